@@ -1,0 +1,313 @@
+#include "analyzer/analysis.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/graph_ir.h"
+#include "analyzer/liveness.h"
+#include "analyzer/schedule.h"
+#include "analyzer/tensor_size.h"
+#include "planner/lower_bound.h"
+#include "planner/planner.h"
+#include "planner/validator.h"
+
+namespace footprint {
+namespace {
+
+// Nesting deeper than this is refused rather than risking the stack.
+constexpr int kMaxSubgraphDepth = 64;
+
+// Everything the analysis of one graph (the main graph or a body) produces.
+struct GraphResult {
+  IrGraph ir;
+  BaselineSchedule schedule;
+  std::vector<TensorRecord> tensors;        // Arena tensors (sized and unsized) and workspaces.
+  std::vector<WeightRecord> weights;        // This graph's weights and its bodies'.
+  planner::Problem problem;                 // Sized arena tensors, in `tensors` order.
+  std::vector<size_t> tensor_of_buffer;     // problem.buffers[i] is tensors[tensor_of_buffer[i]].
+  planner::PlanResult plan;                 // Validated.
+  int64_t nested_unsized = 0;               // Unsized values inside bodies.
+  std::vector<std::string> warnings;
+};
+
+struct Context {
+  const AnalyzeOptions& options;
+};
+
+absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
+                                         const absl::flat_hash_set<std::string>& outer_names,
+                                         const std::string& graph_label, int depth, const Context& context);
+
+std::string ErrorPrefix(const std::string& graph_label) {
+  return graph_label.empty() ? "" : absl::StrCat("in ", graph_label, ": ");
+}
+
+absl::Status WithPrefix(const absl::Status& status, const std::string& graph_label) {
+  if (graph_label.empty()) return status;
+  return absl::Status(status.code(), absl::StrCat(ErrorPrefix(graph_label), status.message()));
+}
+
+// The weights of one graph: initializers and Constant values.
+absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, std::vector<WeightRecord>& weights) {
+  for (const IrValue& value : ir.values) {
+    if (value.origin != ValueOrigin::kInitializer && value.origin != ValueOrigin::kConstant) continue;
+    absl::StatusOr<SizedType> sized = value.origin == ValueOrigin::kInitializer
+                                          ? SizeOfTensorProto(*value.initializer)
+                                          : SizeOfConstantValue(*value.constant);
+    if (!sized.ok()) {
+      return absl::Status(sized.status().code(),
+                          absl::StrCat("weight '", value.name, "': ", sized.status().message()));
+    }
+    weights.push_back(WeightRecord{
+        .name = value.name,
+        .dtype = DataTypeName(sized->data_type),
+        .shape = sized->shape.value_or(std::vector<Dim>{}),
+        .bytes = sized->bytes,
+        .from_constant_node = value.origin == ValueOrigin::kConstant,
+        .graph = graph_label,
+    });
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
+                                         const absl::flat_hash_set<std::string>& outer_names,
+                                         const std::string& graph_label, int depth, const Context& context) {
+  if (depth > kMaxSubgraphDepth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ErrorPrefix(graph_label), "subgraphs nested deeper than ", kMaxSubgraphDepth));
+  }
+  const int64_t alignment = context.options.device.alignment_bytes;
+  GraphResult result;
+  absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
+  if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
+  result.ir = *std::move(ir);
+  absl::StatusOr<BaselineSchedule> schedule = MakeBaselineSchedule(result.ir);
+  if (!schedule.ok()) return WithPrefix(schedule.status(), graph_label);
+  result.schedule = *std::move(schedule);
+  const IrGraph& g = result.ir;
+  if (absl::Status status = CollectWeights(g, graph_label, result.weights); !status.ok()) {
+    return WithPrefix(status, graph_label);
+  }
+
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(g, result.schedule.order);
+  const std::vector<planner::Step> step_of = StepsOf(result.schedule.order, static_cast<int>(g.nodes.size()));
+  const TypeIndex types = IndexTypes(graph);
+
+  // Arena tensors in schedule order: graph inputs first, then each node's outputs.
+  std::vector<ValueId> arena_values;
+  for (ValueId id = 0; id < static_cast<ValueId>(g.values.size()); ++id) {
+    if (g.values[id].origin == ValueOrigin::kGraphInput) arena_values.push_back(id);
+  }
+  absl::flat_hash_set<std::string> body_outer_names;  // Built lazily: only graphs with bodies need it.
+  for (NodeId node_id : result.schedule.order) {
+    const IrNode& node = g.nodes[node_id];
+    for (ValueId id : node.outputs) arena_values.push_back(id);
+  }
+  for (ValueId id : arena_values) {
+    const IrValue& value = g.values[id];
+    auto type = types.find(value.name);
+    absl::StatusOr<SizedType> sized = SizeOfType(type == types.end() ? nullptr : type->second);
+    if (!sized.ok()) {
+      return absl::Status(sized.status().code(), absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name,
+                                                              "': ", sized.status().message()));
+    }
+    TensorRecord record{
+        .name = value.name,
+        .role = value.is_graph_output                       ? TensorRole::kGraphOutput
+                : value.origin == ValueOrigin::kGraphInput ? TensorRole::kGraphInput
+                                                           : TensorRole::kActivation,
+        .dtype = DataTypeName(sized->data_type),
+        .shape = sized->shape,
+        .bytes = sized->bytes,
+        .first_step = lifespans[id].first,
+        .last_step = lifespans[id].last,
+        .producer = value.producer >= 0 ? g.nodes[value.producer].display_name : "",
+        .unsized_reason = sized->unsized_reason,
+    };
+    if (record.bytes.has_value()) {
+      absl::StatusOr<int64_t> aligned = AlignUp(*record.bytes, alignment);
+      if (!aligned.ok()) {
+        return absl::OutOfRangeError(
+            absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name, "': ", aligned.status().message()));
+      }
+      record.aligned_bytes = *aligned;
+    }
+    result.tensors.push_back(std::move(record));
+  }
+
+  // Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
+  // largest body.
+  for (NodeId node_id : result.schedule.order) {
+    const IrNode& node = g.nodes[node_id];
+    if (node.bodies.empty()) continue;
+    if (body_outer_names.empty()) {
+      body_outer_names = outer_names;
+      for (const IrValue& value : g.values) body_outer_names.insert(value.name);
+    }
+    int64_t workspace = 0;
+    for (const onnx::AttributeProto& attribute : node.proto->attribute()) {
+      std::vector<const onnx::GraphProto*> bodies;
+      if (attribute.has_g()) bodies.push_back(&attribute.g());
+      for (const onnx::GraphProto& body : attribute.graphs()) bodies.push_back(&body);
+      for (const onnx::GraphProto* body : bodies) {
+        const std::string body_label =
+            absl::StrCat(graph_label.empty() ? "" : graph_label + " / ", "body '", attribute.name(), "' of node '",
+                         node.display_name, "' (", node.proto->op_type(), ")");
+        absl::StatusOr<GraphResult> body_result = AnalyzeGraph(*body, body_outer_names, body_label, depth + 1, context);
+        if (!body_result.ok()) return body_result.status();
+        workspace = std::max(workspace, body_result->plan.arena_bytes);
+        for (WeightRecord& weight : body_result->weights) result.weights.push_back(std::move(weight));
+        int64_t body_unsized = body_result->nested_unsized;
+        std::vector<std::string> unsized_names;
+        for (const TensorRecord& tensor : body_result->tensors) {
+          if (tensor.bytes.has_value()) continue;
+          ++body_unsized;
+          if (unsized_names.size() < 5) unsized_names.push_back(tensor.name);
+        }
+        result.nested_unsized += body_unsized;
+        if (body_unsized > 0) {
+          result.warnings.push_back(absl::StrCat(body_label, " has ", body_unsized,
+                                                 " unsized tensors (", absl::StrJoin(unsized_names, ", "),
+                                                 body_unsized > 5 ? ", ..." : "", "): its peak is a lower bound"));
+        }
+        for (std::string& warning : body_result->warnings) result.warnings.push_back(std::move(warning));
+      }
+    }
+    result.tensors.push_back(TensorRecord{
+        .name = absl::StrCat(node.display_name, "/body"),
+        .role = TensorRole::kSubgraphWorkspace,
+        .dtype = "",
+        .shape = std::nullopt,
+        .bytes = workspace,
+        .aligned_bytes = workspace,  // A planned arena of aligned tensors is already aligned.
+        .first_step = step_of[node_id],
+        .last_step = step_of[node_id],
+        .producer = node.display_name,
+    });
+  }
+
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    const TensorRecord& tensor = result.tensors[i];
+    if (!tensor.bytes.has_value()) continue;
+    result.problem.buffers.push_back(planner::Buffer{
+        .id = tensor.name,
+        .lifespan = {tensor.first_step, tensor.last_step},
+        .size = tensor.aligned_bytes,
+        .alignment = alignment,
+    });
+    result.tensor_of_buffer.push_back(i);
+  }
+  absl::StatusOr<planner::PlanResult> plan =
+      planner::Solve(result.problem, {.time_limit = context.options.planner_time_limit});
+  if (!plan.ok()) return WithPrefix(plan.status(), graph_label);
+  result.plan = *std::move(plan);
+  for (size_t i = 0; i < result.tensor_of_buffer.size(); ++i) {
+    result.tensors[result.tensor_of_buffer[i]].offset = result.plan.solution.offsets[i];
+  }
+  return result;
+}
+
+}  // namespace
+
+const char* TensorRoleName(TensorRole role) {
+  switch (role) {
+    case TensorRole::kGraphInput:
+      return "graph_input";
+    case TensorRole::kActivation:
+      return "activation";
+    case TensorRole::kGraphOutput:
+      return "graph_output";
+    case TensorRole::kSubgraphWorkspace:
+      return "subgraph_workspace";
+  }
+  return "activation";
+}
+
+absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOptions& options) {
+  if (options.device.alignment_bytes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("device alignment ", options.device.alignment_bytes, " < 1"));
+  }
+  Analysis analysis;
+  analysis.options = options;
+  analysis.device = options.device;
+  analysis.warnings = loaded.warnings;
+  const onnx::ModelProto& source = loaded.model;
+  analysis.model.path = loaded.path;
+  analysis.model.ir_version = source.ir_version();
+  analysis.model.nodes = source.graph().node_size();
+  analysis.model.producer = absl::StrCat(source.producer_name(),
+                                         source.producer_version().empty() ? "" : " ", source.producer_version());
+  for (const onnx::OperatorSetIdProto& opset : source.opset_import()) {
+    analysis.model.opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] = opset.version();
+  }
+
+  onnx::ModelProto model = source;  // Shape inference writes into it.
+  if (absl::Status status = BindDims(options.dims, model); !status.ok()) return status;
+  for (std::string& warning : RunOnnxShapeInference(model)) analysis.warnings.push_back(std::move(warning));
+
+  const Context context{.options = options};
+  absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);
+  if (!main.ok()) return main.status();
+
+  analysis.file_order_was_valid = main->schedule.file_order_was_valid;
+  if (!analysis.file_order_was_valid) {
+    analysis.warnings.push_back(
+        "the file's node order is not a valid topological order; the baseline schedule is a stable topological "
+        "sort of it");
+  }
+  for (NodeId node : main->schedule.order) analysis.schedule.push_back(main->ir.nodes[node].display_name);
+  for (std::string& warning : main->warnings) analysis.warnings.push_back(std::move(warning));
+
+  MemoryFigures& memory = analysis.memory;
+  for (const WeightRecord& weight : main->weights) {
+    if (!weight.bytes.has_value()) {
+      ++memory.unsized_tensors;
+      continue;
+    }
+    absl::StatusOr<int64_t> sum = CheckedAdd(memory.weights_bytes, *weight.bytes);
+    if (!sum.ok()) return absl::OutOfRangeError("the weights' total byte size overflows 64 bits");
+    memory.weights_bytes = *sum;
+  }
+  for (const TensorRecord& tensor : main->tensors) {
+    if (!tensor.bytes.has_value()) {
+      ++memory.unsized_tensors;
+      continue;
+    }
+    absl::StatusOr<int64_t> sum = CheckedAdd(memory.naive_bytes, tensor.aligned_bytes);
+    if (!sum.ok()) return absl::OutOfRangeError("the arena tensors' total byte size overflows 64 bits");
+    memory.naive_bytes = *sum;
+  }
+  memory.unsized_tensors += main->nested_unsized;
+  memory.complete = memory.unsized_tensors == 0;
+  memory.arena_bytes = main->plan.arena_bytes;
+  memory.lower_bound_bytes = main->plan.lower_bound;
+  memory.reuse_savings_bytes = memory.naive_bytes - memory.arena_bytes;
+  absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes, memory.arena_bytes);
+  if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");
+  memory.peak_bytes = *peak;
+  if (!memory.complete) {
+    analysis.warnings.push_back(absl::StrCat(memory.unsized_tensors,
+                                             " tensors have no known size: the figures are incomplete (bind "
+                                             "symbolic dims with --dim NAME=VALUE)"));
+  }
+
+  analysis.plan = PlanSummary{
+      .algorithm = main->plan.algorithm,
+      .proven_optimal = main->plan.proven_optimal,
+      .seconds = main->plan.seconds,
+  };
+  const planner::LiveProfile profile = planner::ComputeLiveProfile(main->problem);
+  analysis.live_bytes_per_step.assign(std::max<size_t>(1, main->schedule.order.size()), 0);
+  for (size_t k = 0; k < profile.live_bytes.size(); ++k) {
+    const size_t step = static_cast<size_t>(profile.first_step) + k;
+    if (step < analysis.live_bytes_per_step.size()) analysis.live_bytes_per_step[step] = profile.live_bytes[k];
+  }
+  analysis.tensors = std::move(main->tensors);
+  analysis.weights = std::move(main->weights);
+  return analysis;
+}
+
+}  // namespace footprint

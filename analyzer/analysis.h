@@ -1,0 +1,125 @@
+// The analysis: from a loaded model to every figure of the memory model.
+//
+// Usage:
+//   absl::StatusOr<LoadedModel> loaded = LoadModel("model.onnx");
+//   absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, {.dims = {{"batch", 1}}});
+//   // analysis->memory.arena_bytes, analysis->tensors[i].offset, ...
+//
+// The steps are kept apart, as XLA keeps its heap simulation apart from its
+// packing: graph view (graph_ir.h) -> shapes (shapes.h) -> schedule
+// (schedule.h) -> live intervals (liveness.h) -> offsets (planner/) -> check
+// (planner/validator.h). Every figure means exactly what
+// ../shared/spec/memory-model.md says.
+#ifndef ONNX_FOOTPRINT_ANALYZER_ANALYSIS_H_
+#define ONNX_FOOTPRINT_ANALYZER_ANALYSIS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "analyzer/model_loader.h"
+#include "analyzer/shapes.h"
+
+namespace footprint {
+
+// The device the arena is planned for. Until device profiles arrive, a
+// generic CPU with 64-byte alignment.
+struct DeviceSpec {
+  std::string name = "generic-cpu";  // Profile name shown in reports.
+  int64_t alignment_bytes = 64;      // Every arena offset and size is a multiple of this.
+};
+
+struct AnalyzeOptions {
+  DimBindings dims;                                   // --dim NAME=VALUE.
+  DeviceSpec device;                                  // Where the arena lives.
+  absl::Duration planner_time_limit = absl::Seconds(1);  // Budget beyond the heuristics.
+  bool optimize_schedule = false;                     // Not yet: the given schedule is used.
+  bool alias = false;                                 // Not yet: no aliasing.
+  bool inplace = false;                               // Not yet: no in-place reuse.
+};
+
+enum class TensorRole {
+  kGraphInput,         // A graph input that is not an initializer.
+  kActivation,         // A node output that is not a graph output.
+  kGraphOutput,        // A node output (or input) the graph returns.
+  kSubgraphWorkspace,  // The peak of an If/Loop/Scan body, held at its node's step.
+};
+const char* TensorRoleName(TensorRole role);
+
+// One arena tensor (or an unsized value that would be one).
+struct TensorRecord {
+  std::string name;                          // ONNX value name.
+  TensorRole role = TensorRole::kActivation;  // Why it is in the arena.
+  std::string dtype;                         // "float32", ...
+  std::optional<std::vector<Dim>> shape;     // nullopt: rank unknown.
+  std::optional<int64_t> bytes;              // Exact byte size; nullopt when unsized.
+  int64_t aligned_bytes = 0;                 // bytes rounded up to the alignment (0 when unsized).
+  int64_t first_step = 0;                    // Live interval [first_step, last_step], closed.
+  int64_t last_step = 0;
+  std::optional<int64_t> offset;             // Arena offset; nullopt when unsized.
+  std::string producer;                      // The node that writes it ("" for graph inputs).
+  std::string unsized_reason;                // Why bytes is unknown.
+};
+
+// One weight: an initializer or a Constant's value.
+struct WeightRecord {
+  std::string name;                       // Initializer or Constant output name.
+  std::string dtype;                      // "float32", ...
+  std::vector<Dim> shape;                 // Its dims.
+  std::optional<int64_t> bytes;           // nullopt for strings.
+  bool from_constant_node = false;        // A Constant node's value rather than an initializer.
+  std::string graph;                      // "" for the main graph, else the body holding it.
+};
+
+struct MemoryFigures {
+  int64_t weights_bytes = 0;        // Sum of weight sizes (resident, never in the arena).
+  int64_t arena_bytes = 0;          // Planned arena: max over tensors of offset + aligned size.
+  int64_t lower_bound_bytes = 0;    // Max over steps of live aligned bytes.
+  int64_t naive_bytes = 0;          // Sum of aligned sizes: one buffer each.
+  int64_t reuse_savings_bytes = 0;  // naive_bytes - arena_bytes.
+  int64_t peak_bytes = 0;           // weights_bytes + arena_bytes.
+  int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
+  bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
+};
+
+struct ModelSummary {
+  std::string path;                      // As given.
+  int64_t ir_version = 0;                // ModelProto.ir_version.
+  std::map<std::string, int64_t> opsets;  // Domain ("" = ai.onnx) -> version.
+  int64_t nodes = 0;                     // Nodes of the main graph, Constants included.
+  std::string producer;                  // "pytorch 2.1", ...
+};
+
+struct PlanSummary {
+  std::string algorithm;        // Which planner algorithm won.
+  bool proven_optimal = false;  // The arena is the least possible for this schedule.
+  double seconds = 0;           // Time spent planning.
+};
+
+struct Analysis {
+  ModelSummary model;
+  DeviceSpec device;
+  AnalyzeOptions options;
+  MemoryFigures memory;
+  PlanSummary plan;
+  std::vector<TensorRecord> tensors;    // Arena tensors, then unsized ones, in schedule order.
+  std::vector<WeightRecord> weights;    // Every weight of the model, bodies included.
+  std::vector<std::string> schedule;    // Node names in the order they run.
+  bool file_order_was_valid = true;     // False: the nodes were sorted topologically.
+  std::vector<int64_t> live_bytes_per_step;  // Live aligned arena bytes at each step.
+  std::optional<bool> fits;             // Unknown until device capacities exist.
+  std::vector<std::string> warnings;    // Things the user should know (incomplete shapes, ...).
+};
+
+// Runs the whole pipeline on a loaded model (which it copies: shape inference
+// writes into it). Errors are InvalidArgument with a one-line message naming
+// the node and op, or OutOfRange for sizes that overflow 64 bits.
+absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOptions& options);
+
+}  // namespace footprint
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_ANALYSIS_H_

@@ -1,0 +1,162 @@
+#include "analyzer/cli.h"
+
+#include <iostream>
+#include <optional>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "analyzer/analysis.h"
+#include "analyzer/model_loader.h"
+#include "analyzer/output_file.h"
+#include "analyzer/report.h"
+
+namespace footprint {
+namespace {
+
+constexpr const char* kProgram = "onnx-footprint";
+constexpr const char* kVersion = "0.1.0";
+
+constexpr const char* kUsage = R"(onnx-footprint: how much memory an ONNX model needs, before you ship it.
+
+Usage:
+  onnx-footprint analyze MODEL.onnx [options]
+  onnx-footprint --version | --help
+
+Commands:
+  analyze   Infer shapes, schedule, plan the activation arena and report the figures.
+
+Run `onnx-footprint COMMAND --help` for a command's options.
+Exit codes: 0 success, 1 over a budget or the device's capacity, 2 usage or input error.
+)";
+
+constexpr const char* kAnalyzeUsage = R"(Usage: onnx-footprint analyze MODEL.onnx [options]
+
+Options:
+  --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1.
+  --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse.
+                       (Today every run is the baseline; later modes will be on by default.)
+  --format text|json   Report format (default text).
+  --output FILE        Write the report to FILE instead of stdout (written whole or not at all).
+  --time-limit SECONDS Planner budget beyond its heuristics (default 1; 0 = heuristics only).
+  -h, --help           This help.
+
+The figures follow the memory model: peak = weights + arena; lower bound = the busiest step's
+live bytes; naive = one buffer per tensor; reuse savings = naive - arena.
+)";
+
+int UsageError(const std::string& message) {
+  std::cerr << kProgram << ": " << message << " (see `onnx-footprint analyze --help`)\n";
+  return kExitBadInput;
+}
+
+// Takes `--flag VALUE` or `--flag=VALUE` at args[i]; advances i past it.
+std::optional<std::string> TakeValue(const std::vector<std::string>& args, size_t& i, const std::string& flag,
+                                     std::string* error) {
+  const std::string& word = args[i];
+  if (word == flag) {
+    if (i + 1 >= args.size()) {
+      *error = absl::StrCat(flag, " needs a value");
+      return std::nullopt;
+    }
+    i += 1;
+    return args[i];
+  }
+  if (absl::StartsWith(word, absl::StrCat(flag, "="))) return word.substr(flag.size() + 1);
+  return std::nullopt;
+}
+
+}  // namespace
+
+int RunAnalyzeCommand(const std::vector<std::string>& args) {
+  std::vector<std::string> models;
+  AnalyzeOptions options;
+  std::string format = "text";
+  std::string output_path;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    std::string error;
+    if (word == "-h" || word == "--help") {
+      std::cout << kAnalyzeUsage;
+      return kExitOk;
+    }
+    if (word == "--baseline") {
+      options.optimize_schedule = false;
+      options.alias = false;
+      options.inplace = false;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--dim", &error)) {
+      const size_t equals = value->find('=');
+      int64_t dim_value = 0;
+      if (equals == std::string::npos || equals == 0 ||
+          !absl::SimpleAtoi(value->substr(equals + 1), &dim_value) || dim_value < 0) {
+        return UsageError(absl::StrCat("--dim expects NAME=VALUE with VALUE a non-negative integer, got '", *value,
+                                       "'"));
+      }
+      options.dims[value->substr(0, equals)] = dim_value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--format", &error)) {
+      if (*value != "text" && *value != "json") {
+        return UsageError(absl::StrCat("--format must be text or json, got '", *value, "'"));
+      }
+      format = *value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--output", &error)) {
+      output_path = *value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--time-limit", &error)) {
+      double seconds = 0;
+      if (!absl::SimpleAtod(*value, &seconds) || seconds < 0 || seconds > 86400) {
+        return UsageError(absl::StrCat("--time-limit expects seconds between 0 and 86400, got '", *value, "'"));
+      }
+      options.planner_time_limit = absl::Seconds(seconds);
+      continue;
+    }
+    if (!error.empty()) return UsageError(error);
+    if (absl::StartsWith(word, "-") && word != "-") return UsageError(absl::StrCat("unknown option ", word));
+    models.push_back(word);
+  }
+  if (models.empty()) return UsageError("analyze needs a MODEL.onnx");
+  if (models.size() > 1) return UsageError("analyze takes one model");
+  const std::string& path = models[0];
+
+  absl::StatusOr<LoadedModel> loaded = LoadModel(path);
+  if (!loaded.ok()) {
+    std::cerr << kProgram << ": " << path << ": " << loaded.status().message() << "\n";
+    return kExitBadInput;
+  }
+  absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, options);
+  if (!analysis.ok()) {
+    std::cerr << kProgram << ": " << path << ": " << analysis.status().message() << "\n";
+    return kExitBadInput;
+  }
+  const std::string report = format == "json" ? RenderJson(*analysis) : RenderText(*analysis);
+  if (output_path.empty()) {
+    std::cout << report << std::flush;
+  } else if (absl::Status status = WriteFileAtomically(output_path, report); !status.ok()) {
+    std::cerr << kProgram << ": " << output_path << ": " << status.message() << "\n";
+    return kExitBadInput;
+  }
+  return analysis->fits.has_value() && !*analysis->fits ? kExitNotWithinLimits : kExitOk;
+}
+
+int RunCli(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    (args.empty() ? std::cerr : std::cout) << kUsage;
+    return args.empty() ? kExitBadInput : kExitOk;
+  }
+  if (args[0] == "--version") {
+    std::cout << kProgram << " " << kVersion << "\n";
+    return kExitOk;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "analyze") return RunAnalyzeCommand(rest);
+  std::cerr << kProgram << ": unknown command '" << args[0] << "' (see `onnx-footprint --help`)\n";
+  return kExitBadInput;
+}
+
+}  // namespace footprint

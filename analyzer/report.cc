@@ -1,0 +1,202 @@
+#include "analyzer/report.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/tensor_size.h"
+
+namespace footprint {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json ShapeToJson(const std::optional<std::vector<Dim>>& shape) {
+  if (!shape.has_value()) return nullptr;
+  Json dims = Json::array();
+  for (const Dim& dim : *shape) {
+    if (dim.value.has_value()) {
+      dims.push_back(*dim.value);
+    } else if (!dim.symbol.empty()) {
+      dims.push_back(dim.symbol);
+    } else {
+      dims.push_back(nullptr);
+    }
+  }
+  return dims;
+}
+
+template <typename T>
+Json OptionalToJson(const std::optional<T>& value) {
+  if (!value.has_value()) return nullptr;
+  return *value;
+}
+
+// "  weights       1.23 MiB  (1,289,732 bytes)"
+std::string FigureLine(const std::string& label, int64_t bytes, const std::string& note = "") {
+  std::string exact = absl::StrCat(bytes);
+  for (int i = static_cast<int>(exact.size()) - 3; i > 0; i -= 3) exact.insert(i, ",");
+  return absl::StrFormat("  %-20s %12s  (%s bytes)%s\n", label, HumanBytes(bytes), exact, note);
+}
+
+}  // namespace
+
+double ReuseSavingsPercent(const MemoryFigures& memory) {
+  if (memory.naive_bytes == 0) return 0;
+  return 100.0 * static_cast<double>(memory.reuse_savings_bytes) / static_cast<double>(memory.naive_bytes);
+}
+
+nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
+  Json json;
+  json["schema_version"] = kJsonSchemaVersion;
+  Json opsets = Json::object();
+  for (const auto& [domain, version] : analysis.model.opsets) opsets[domain.empty() ? "ai.onnx" : domain] = version;
+  json["model"] = {{"path", analysis.model.path},
+                   {"ir_version", analysis.model.ir_version},
+                   {"opsets", opsets},
+                   {"nodes", analysis.model.nodes},
+                   {"producer", analysis.model.producer}};
+  json["device"] = {{"name", analysis.device.name}, {"alignment_bytes", analysis.device.alignment_bytes}};
+  Json dims = Json::object();
+  for (const auto& [name, value] : analysis.options.dims) dims[name] = value;
+  json["options"] = {{"schedule", analysis.options.optimize_schedule ? "optimized" : "given"},
+                     {"alias", analysis.options.alias},
+                     {"inplace", analysis.options.inplace},
+                     {"dims", dims}};
+  const MemoryFigures& memory = analysis.memory;
+  json["memory"] = {{"weights_bytes", memory.weights_bytes},
+                    {"arena_bytes", memory.arena_bytes},
+                    {"lower_bound_bytes", memory.lower_bound_bytes},
+                    {"naive_bytes", memory.naive_bytes},
+                    {"reuse_savings_bytes", memory.reuse_savings_bytes},
+                    {"reuse_savings_percent", ReuseSavingsPercent(memory)},
+                    {"peak_bytes", memory.peak_bytes},
+                    {"unsized_tensors", memory.unsized_tensors},
+                    {"complete", memory.complete}};
+  json["plan"] = {{"algorithm", analysis.plan.algorithm},
+                  {"proven_optimal", analysis.plan.proven_optimal},
+                  {"seconds", analysis.plan.seconds}};
+  Json tensors = Json::array();
+  for (const TensorRecord& tensor : analysis.tensors) {
+    Json entry = {{"name", tensor.name},
+                  {"role", TensorRoleName(tensor.role)},
+                  {"dtype", tensor.dtype},
+                  {"shape", ShapeToJson(tensor.shape)},
+                  {"bytes", OptionalToJson(tensor.bytes)},
+                  {"aligned_bytes", tensor.bytes.has_value() ? Json(tensor.aligned_bytes) : Json(nullptr)},
+                  {"first_step", tensor.first_step},
+                  {"last_step", tensor.last_step},
+                  {"offset", OptionalToJson(tensor.offset)},
+                  {"producer", tensor.producer}};
+    if (!tensor.bytes.has_value()) entry["unsized_reason"] = tensor.unsized_reason;
+    tensors.push_back(std::move(entry));
+  }
+  json["tensors"] = std::move(tensors);
+  Json weights = Json::array();
+  for (const WeightRecord& weight : analysis.weights) {
+    Json entry = {{"name", weight.name},
+                  {"dtype", weight.dtype},
+                  {"shape", ShapeToJson(weight.shape)},
+                  {"bytes", OptionalToJson(weight.bytes)},
+                  {"source", weight.from_constant_node ? "constant" : "initializer"}};
+    if (!weight.graph.empty()) entry["graph"] = weight.graph;
+    weights.push_back(std::move(entry));
+  }
+  json["weights"] = std::move(weights);
+  json["schedule"] = analysis.schedule;
+  json["schedule_is_file_order"] = analysis.file_order_was_valid;
+  json["live_bytes_per_step"] = analysis.live_bytes_per_step;
+  json["fits"] = OptionalToJson(analysis.fits);
+  json["warnings"] = analysis.warnings;
+  return json;
+}
+
+std::string RenderJson(const Analysis& analysis) { return AnalysisToJson(analysis).dump(2) + "\n"; }
+
+std::string RenderText(const Analysis& analysis) {
+  std::string out;
+  const MemoryFigures& memory = analysis.memory;
+  std::vector<std::string> opsets;
+  for (const auto& [domain, version] : analysis.model.opsets) {
+    opsets.push_back(absl::StrCat(domain.empty() ? "ai.onnx" : domain, " ", version));
+  }
+  absl::StrAppend(&out, "onnx-footprint: ", analysis.model.path, "\n");
+  absl::StrAppend(&out, "  model   ", analysis.model.nodes, " nodes, IR ", analysis.model.ir_version, ", opsets ",
+                  absl::StrJoin(opsets, ", "),
+                  analysis.model.producer.empty() ? "" : absl::StrCat(", from ", analysis.model.producer), "\n");
+  absl::StrAppend(&out, "  device  ", analysis.device.name, " (alignment ", analysis.device.alignment_bytes,
+                  " B)\n");
+  std::vector<std::string> dims;
+  for (const auto& [name, value] : analysis.options.dims) dims.push_back(absl::StrCat(name, "=", value));
+  absl::StrAppend(&out, "  mode    schedule ", analysis.options.optimize_schedule ? "optimized" : "given",
+                  analysis.file_order_was_valid ? "" : " (file order sorted topologically)",
+                  ", alias ", analysis.options.alias ? "on" : "off", ", in-place ",
+                  analysis.options.inplace ? "on" : "off", dims.empty() ? "" : ", dims " + absl::StrJoin(dims, " "),
+                  "\n\n");
+
+  absl::StrAppend(&out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
+  absl::StrAppend(&out, FigureLine("peak", memory.peak_bytes, "  = weights + arena"));
+  absl::StrAppend(&out, FigureLine("weights", memory.weights_bytes));
+  absl::StrAppend(&out, FigureLine("arena", memory.arena_bytes,
+                                   absl::StrFormat("  %s, %s", analysis.plan.algorithm,
+                                                   analysis.plan.proven_optimal ? "optimal" : "not proven optimal")));
+  const double ratio = memory.lower_bound_bytes == 0
+                           ? 1.0
+                           : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);
+  absl::StrAppend(&out, FigureLine("lower bound", memory.lower_bound_bytes,
+                                   absl::StrFormat("  arena is %.3fx the bound", ratio)));
+  absl::StrAppend(&out, FigureLine("no reuse (naive)", memory.naive_bytes));
+  absl::StrAppend(&out, FigureLine("reuse savings", memory.reuse_savings_bytes,
+                                   absl::StrFormat("  %.1f%% of naive", ReuseSavingsPercent(memory))));
+  if (memory.unsized_tensors > 0) {
+    absl::StrAppend(&out, absl::StrFormat("  %-20s %12d\n", "unsized tensors", memory.unsized_tensors));
+  }
+
+  std::vector<const TensorRecord*> largest;
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (tensor.bytes.has_value()) largest.push_back(&tensor);
+  }
+  std::stable_sort(largest.begin(), largest.end(),
+                   [](const TensorRecord* a, const TensorRecord* b) { return a->aligned_bytes > b->aligned_bytes; });
+  if (largest.size() > 10) largest.resize(10);
+  if (!largest.empty()) {
+    absl::StrAppend(&out, "\nLargest arena tensors\n");
+    absl::StrAppend(&out, absl::StrFormat("  %-32s %-10s %-20s %10s %11s %12s\n", "name", "dtype", "shape", "size",
+                                          "steps", "offset"));
+    for (const TensorRecord* tensor : largest) {
+      std::string name = tensor->name;
+      if (name.size() > 32) name = name.substr(0, 29) + "...";
+      std::string shape = ShapeToString(tensor->shape);
+      if (shape.size() > 20) shape = shape.substr(0, 17) + "...";
+      absl::StrAppend(&out, absl::StrFormat("  %-32s %-10s %-20s %10s %11s %12d\n", name, tensor->dtype, shape,
+                                            HumanBytes(tensor->aligned_bytes),
+                                            absl::StrCat(tensor->first_step, "-", tensor->last_step),
+                                            tensor->offset.value_or(0)));
+    }
+  }
+  int listed_unsized = 0;
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (tensor.bytes.has_value()) continue;
+    if (listed_unsized == 0) absl::StrAppend(&out, "\nUnsized tensors (not counted in the arena)\n");
+    if (++listed_unsized > 20) continue;
+    absl::StrAppend(&out, "  ", tensor.name, "  ", tensor.dtype, " ", ShapeToString(tensor.shape), "  ",
+                    tensor.unsized_reason, "\n");
+  }
+  if (listed_unsized > 20) absl::StrAppend(&out, "  ... and ", listed_unsized - 20, " more (see --format json)\n");
+  for (const WeightRecord& weight : analysis.weights) {
+    if (weight.bytes.has_value()) continue;
+    absl::StrAppend(&out, "  weight ", weight.name, "  ", weight.dtype, "  no byte size\n");
+  }
+  if (!analysis.warnings.empty()) {
+    absl::StrAppend(&out, "\nWarnings\n");
+    for (const std::string& warning : analysis.warnings) absl::StrAppend(&out, "  - ", warning, "\n");
+  }
+  if (analysis.fits.has_value()) {
+    absl::StrAppend(&out, "\nFits on ", analysis.device.name, ": ", *analysis.fits ? "yes" : "NO", "\n");
+  }
+  return out;
+}
+
+}  // namespace footprint

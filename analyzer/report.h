@@ -1,0 +1,40 @@
+// Reports of an analysis: text for people, JSON for machines.
+//
+// JSON contract (schema_version 1): snake_case keys, byte counts as integers.
+//   {"schema_version": 1,
+//    "model": {"path", "ir_version", "opsets", "nodes", "producer"},
+//    "device": {"name", "alignment_bytes"},
+//    "options": {"schedule", "alias", "inplace", "dims"},
+//    "memory": {"weights_bytes", "arena_bytes", "lower_bound_bytes", "naive_bytes",
+//               "reuse_savings_bytes", "reuse_savings_percent", "peak_bytes",
+//               "unsized_tensors", "complete"},
+//    "plan": {"algorithm", "proven_optimal", "seconds"},
+//    "tensors": [{"name", "role", "dtype", "shape", "bytes", "aligned_bytes",
+//                 "first_step", "last_step", "offset", "producer", "unsized_reason"?}],
+//    "weights": [{"name", "dtype", "shape", "bytes", "source", "graph"?}],
+//    "schedule": ["node name", ...], "schedule_is_file_order": bool,
+//    "live_bytes_per_step": [...], "fits": true | false | null, "warnings": [...]}
+// Unknown values are null (never 0): an unsized tensor has "bytes": null and
+// "offset": null; an unknown dim is null in "shape" and a symbolic one a string.
+#ifndef ONNX_FOOTPRINT_ANALYZER_REPORT_H_
+#define ONNX_FOOTPRINT_ANALYZER_REPORT_H_
+
+#include <string>
+
+#include "analyzer/analysis.h"
+#include "nlohmann/json.hpp"
+
+namespace footprint {
+
+inline constexpr int kJsonSchemaVersion = 1;
+
+nlohmann::ordered_json AnalysisToJson(const Analysis& analysis);
+std::string RenderJson(const Analysis& analysis);
+std::string RenderText(const Analysis& analysis);
+
+// (naive - arena) / naive in percent, 0 when naive is 0.
+double ReuseSavingsPercent(const MemoryFigures& memory);
+
+}  // namespace footprint
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_REPORT_H_
