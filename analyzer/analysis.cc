@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/graph_ir.h"
@@ -289,9 +290,22 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");
   memory.peak_bytes = *peak;
   if (!memory.complete) {
-    analysis.warnings.push_back(absl::StrCat(memory.unsized_tensors,
-                                             " tensors have no known size: the figures are incomplete (bind "
-                                             "symbolic dims with --dim NAME=VALUE)"));
+    absl::flat_hash_set<std::string> unbound;
+    for (const TensorRecord& tensor : main->tensors) {
+      if (tensor.bytes.has_value() || !tensor.shape.has_value()) continue;
+      for (const Dim& dim : *tensor.shape) {
+        if (!dim.value.has_value() && !dim.symbol.empty() && !absl::StartsWith(dim.symbol, "unk__")) {
+          unbound.insert(dim.symbol);
+        }
+      }
+    }
+    std::vector<std::string> names(unbound.begin(), unbound.end());
+    std::sort(names.begin(), names.end());
+    if (names.size() > 8) names.resize(8);
+    analysis.warnings.push_back(absl::StrCat(
+        memory.unsized_tensors, " tensors have no known size: the figures are incomplete",
+        names.empty() ? std::string(" (ops whose output shapes could not be inferred)")
+                      : absl::StrCat(" (unbound dims: ", absl::StrJoin(names, ", "), "; bind with --dim NAME=VALUE)")));
   }
 
   analysis.plan = PlanSummary{

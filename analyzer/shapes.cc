@@ -12,6 +12,10 @@
 namespace footprint {
 namespace {
 
+bool IsConstantNodeProto(const onnx::NodeProto& node) {
+  return node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
+}
+
 void BindInShape(const DimBindings& dims, onnx::TypeProto& type, absl::flat_hash_set<std::string>* used) {
   onnx::TypeProto* tensor_holder = &type;
   while (true) {
@@ -86,16 +90,112 @@ absl::Status BindDims(const DimBindings& dims, onnx::ModelProto& model) {
   return absl::OkStatus();
 }
 
-std::vector<std::string> RunOnnxShapeInference(onnx::ModelProto& model) {
-  std::vector<std::string> warnings;
+namespace {
+
+constexpr const char* kSkippedDomain = "onnx_footprint.skipped";
+
+void InferOrWarn(onnx::ModelProto& model, bool data_propagation, std::vector<std::string>& warnings) {
   try {
-    onnx::ShapeInferenceOptions options(/*check_type_val=*/false, /*strict_mode_val=*/0, /*data_prop_val=*/true);
+    onnx::ShapeInferenceOptions options(/*check_type_val=*/false, /*strict_mode_val=*/0, data_propagation);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
   } catch (const std::exception& error) {
     // ONNX's messages already name the node and op ("(op_type:Reshape, node name: r1)").
     std::string message = error.what();
     std::replace(message.begin(), message.end(), '\n', ' ');
-    warnings.push_back(absl::StrCat("ONNX shape inference stopped early: ", message));
+    warnings.push_back(absl::StrCat("ONNX shape inference: ", message));
+  }
+}
+
+bool HasNodeWithoutSchema(const onnx::GraphProto& graph, const std::map<std::string, int>& opsets) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    auto opset = opsets.find(node.domain() == "ai.onnx" ? "" : node.domain());
+    if (opset == opsets.end() ||
+        onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain()) == nullptr) {
+      return true;
+    }
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g() && HasNodeWithoutSchema(attribute.g(), opsets)) return true;
+      for (const onnx::GraphProto& body : attribute.graphs()) {
+        if (HasNodeWithoutSchema(body, opsets)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// ONNX 1.12's data propagation dereferences the input type of Shape and Size
+// without checking it exists, and crashes when the input comes from an op it
+// cannot infer (a custom op, say). `inferred` is a copy of `model` after
+// inference without data propagation; every Shape/Size node whose input has
+// no type there is moved to a domain ONNX does not know, so that inference
+// passes over it, and recorded for RestoreSkippedNodes.
+void SkipUnsafeShapeNodes(onnx::GraphProto& graph, const onnx::GraphProto& inferred,
+                          absl::flat_hash_set<std::string> typed_outside,
+                          std::vector<std::pair<onnx::NodeProto*, std::string>>& skipped) {
+  absl::flat_hash_set<std::string>& typed = typed_outside;
+  for (const auto& info : inferred.value_info()) {
+    if (info.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) typed.insert(info.name());
+  }
+  for (const auto& info : inferred.input()) typed.insert(info.name());
+  for (const auto& info : inferred.output()) {
+    if (info.type().value_case() != onnx::TypeProto::VALUE_NOT_SET) typed.insert(info.name());
+  }
+  for (const auto& tensor : inferred.initializer()) typed.insert(tensor.name());
+  for (const auto& node : inferred.node()) {
+    if (IsConstantNodeProto(node)) {
+      for (const auto& output : node.output()) typed.insert(output);
+    }
+  }
+  const int count = std::min(graph.node_size(), inferred.node_size());
+  for (int index = 0; index < count; ++index) {
+    onnx::NodeProto& node = *graph.mutable_node(index);
+    const onnx::NodeProto& inferred_node = inferred.node(index);
+    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    if (default_domain && (node.op_type() == "Shape" || node.op_type() == "Size") && node.input_size() > 0 &&
+        !typed.contains(node.input(0))) {
+      skipped.emplace_back(&node, node.domain());
+      node.set_domain(kSkippedDomain);
+    }
+    for (int a = 0; a < node.attribute_size() && a < inferred_node.attribute_size(); ++a) {
+      onnx::AttributeProto& attribute = *node.mutable_attribute(a);
+      const onnx::AttributeProto& inferred_attribute = inferred_node.attribute(a);
+      if (attribute.has_g() && inferred_attribute.has_g()) {
+        SkipUnsafeShapeNodes(*attribute.mutable_g(), inferred_attribute.g(), typed, skipped);
+      }
+      for (int b = 0; b < attribute.graphs_size() && b < inferred_attribute.graphs_size(); ++b) {
+        SkipUnsafeShapeNodes(*attribute.mutable_graphs(b), inferred_attribute.graphs(b), typed, skipped);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> RunOnnxShapeInference(onnx::ModelProto& model) {
+  std::vector<std::string> warnings;
+  std::map<std::string, int> opsets;
+  for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+    opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] = static_cast<int>(opset.version());
+  }
+  std::vector<std::pair<onnx::NodeProto*, std::string>> skipped;
+  if (HasNodeWithoutSchema(model.graph(), opsets)) {
+    onnx::ModelProto inferred = model;
+    std::vector<std::string> ignored;
+    InferOrWarn(inferred, /*data_propagation=*/false, ignored);
+    SkipUnsafeShapeNodes(*model.mutable_graph(), inferred.graph(), {}, skipped);
+  }
+  if (!skipped.empty()) {
+    // Declared, so that ONNX passes over the skipped nodes as it does over any custom op.
+    onnx::OperatorSetIdProto* opset = model.add_opset_import();
+    opset->set_domain(kSkippedDomain);
+    opset->set_version(1);
+  }
+  InferOrWarn(model, /*data_propagation=*/true, warnings);
+  if (!skipped.empty()) model.mutable_opset_import()->RemoveLast();
+  for (auto& [node, domain] : skipped) node->set_domain(domain);
+  if (!skipped.empty()) {
+    warnings.push_back(absl::StrCat(skipped.size(), " Shape/Size node(s) read tensors of unknown type (first: '",
+                                    skipped.front().first->name(), "'); their outputs stay unsized"));
   }
   return warnings;
 }

@@ -1,0 +1,138 @@
+#include "analyzer/cli.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "analyzer/testing/model_builder.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace footprint {
+namespace {
+
+using ::footprint::testing::ModelBuilder;
+
+struct CliRun {
+  int exit_code = 0;   // What RunCli returned.
+  std::string out;     // Captured stdout.
+  std::string err;     // Captured stderr.
+};
+
+CliRun RunCliCaptured(const std::vector<std::string>& args) {
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  CliRun run;
+  run.exit_code = RunCli(args);
+  run.out = ::testing::internal::GetCapturedStdout();
+  run.err = ::testing::internal::GetCapturedStderr();
+  return run;
+}
+
+std::string TempPath(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "footprint_cli_test";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string WriteFile(const std::string& name, const std::string& bytes) {
+  const std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string SmallModel() {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 16})
+      .Initializer("w", onnx::TensorProto::FLOAT, {16})
+      .Add("Add", {"x", "w"}, {"a"}, "add")
+      .Add("Relu", {"a"}, {"y"}, "relu")
+      .Output("y");
+  return builder.Serialize();
+}
+
+void ExpectOneLineError(const CliRun& run, const std::string& must_contain) {
+  EXPECT_EQ(run.exit_code, kExitBadInput);
+  EXPECT_TRUE(run.out.empty()) << run.out;
+  EXPECT_NE(run.err.find(must_contain), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+}
+
+TEST(CliTest, AnalyzesAModelAsText) {
+  const std::string path = WriteFile("small.onnx", SmallModel());
+  const CliRun run = RunCliCaptured({"analyze", path});
+  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
+  EXPECT_NE(run.out.find("peak"), std::string::npos);
+  EXPECT_NE(run.out.find("lower bound"), std::string::npos);
+}
+
+TEST(CliTest, JsonFollowsTheContract) {
+  const std::string path = WriteFile("small.onnx", SmallModel());
+  const CliRun run = RunCliCaptured({"analyze", path, "--baseline", "--format", "json"});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.err;
+  const nlohmann::json json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["schema_version"], 1);
+  for (const char* key : {"path", "ir_version", "opsets", "nodes"}) EXPECT_TRUE(json["model"].contains(key)) << key;
+  EXPECT_EQ(json["device"]["name"], "generic-cpu");
+  EXPECT_EQ(json["device"]["alignment_bytes"], 64);
+  EXPECT_EQ(json["options"]["schedule"], "given");
+  EXPECT_EQ(json["options"]["alias"], false);
+  EXPECT_EQ(json["options"]["inplace"], false);
+  const nlohmann::json& memory = json["memory"];
+  for (const char* key : {"weights_bytes", "arena_bytes", "lower_bound_bytes", "naive_bytes", "reuse_savings_bytes",
+                          "peak_bytes", "unsized_tensors"}) {
+    ASSERT_TRUE(memory.contains(key)) << key;
+    EXPECT_TRUE(memory[key].is_number_integer()) << key;
+  }
+  EXPECT_EQ(memory["weights_bytes"], 64);
+  EXPECT_EQ(memory["naive_bytes"], 3 * 64);  // x, a, y.
+  ASSERT_EQ(json["tensors"].size(), 3u);
+  for (const char* key : {"name", "dtype", "shape", "bytes", "aligned_bytes", "first_step", "last_step", "offset"}) {
+    EXPECT_TRUE(json["tensors"][0].contains(key)) << key;
+  }
+  EXPECT_EQ(json["tensors"][0]["shape"], nlohmann::json::array({1, 16}));
+  EXPECT_EQ(json["schedule"], nlohmann::json::array({"add", "relu"}));
+  EXPECT_TRUE(json["fits"].is_null());
+}
+
+TEST(CliTest, OutputFileIsWrittenWhole) {
+  const std::string path = WriteFile("small.onnx", SmallModel());
+  const std::string report = TempPath("report.json");
+  std::filesystem::remove(report);
+  const CliRun run = RunCliCaptured({"analyze", path, "--format=json", "--output", report});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.err;
+  EXPECT_TRUE(run.out.empty());
+  std::ifstream file(report);
+  EXPECT_NO_THROW(nlohmann::json::parse(file));
+}
+
+TEST(CliTest, TruncatedFileIsExitTwoWithNothingWritten) {
+  const std::string bytes = SmallModel();
+  const std::string path = WriteFile("truncated.onnx", bytes.substr(0, bytes.size() / 2));
+  const std::string report = TempPath("never.json");
+  std::filesystem::remove(report);
+  ExpectOneLineError(RunCliCaptured({"analyze", path, "--output", report}), path);
+  EXPECT_FALSE(std::filesystem::exists(report));
+}
+
+TEST(CliTest, BadInputsAreExitTwo) {
+  ExpectOneLineError(RunCliCaptured({"analyze", TempPath("does-not-exist.onnx")}), "does-not-exist.onnx");
+  ExpectOneLineError(RunCliCaptured({"analyze", WriteFile("text.onnx", "this is not a model\n")}), "text.onnx");
+  ExpectOneLineError(RunCliCaptured({"analyze", WriteFile("empty.onnx", "")}), "empty.onnx");
+  const std::string model = WriteFile("small.onnx", SmallModel());
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--format", "yaml"}), "--format");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--dim", "batch"}), "--dim");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--dim", "nothere=3"}), "nothere");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--frobnicate"}), "--frobnicate");
+  ExpectOneLineError(RunCliCaptured({"analyze"}), "MODEL");
+  ExpectOneLineError(RunCliCaptured({"dance"}), "dance");
+}
+
+TEST(CliTest, InvalidGraphIsExitTwoNamingNodeAndOp) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {4}).Add("Mul", {"x", "ghost"}, {"y"}, "mul").Output("y");
+  const std::string path = WriteFile("undefined.onnx", builder.Serialize());
+  ExpectOneLineError(RunCliCaptured({"analyze", path}), "'mul' (Mul)");
+}
+
+}  // namespace
+}  // namespace footprint

@@ -1,0 +1,94 @@
+// Real models against figures derived independently (testdata/golden/), and
+// every plan re-checked here pair by pair, without the planner's validator.
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "analyzer/analysis.h"
+#include "analyzer/model_loader.h"
+#include "gtest/gtest.h"
+
+namespace footprint {
+namespace {
+
+struct GoldenFigures {
+  std::string model;          // Path under ../shared/models.
+  int64_t weights_bytes = 0;  // As checked by tools/independent_figures.py.
+  int64_t naive_bytes = 0;
+  int64_t lower_bound_bytes = 0;
+};
+
+std::vector<GoldenFigures> ReadGolden() {
+  std::ifstream file(std::string(FOOTPRINT_TESTDATA_DIR) + "/golden/baseline_figures.tsv");
+  std::vector<GoldenFigures> golden;
+  std::string line;
+  while (std::getline(file, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields = absl::StrSplit(line, '\t');
+    if (fields.size() != 4) continue;
+    GoldenFigures entry{.model = fields[0]};
+    if (!absl::SimpleAtoi(fields[1], &entry.weights_bytes) || !absl::SimpleAtoi(fields[2], &entry.naive_bytes) ||
+        !absl::SimpleAtoi(fields[3], &entry.lower_bound_bytes)) {
+      continue;
+    }
+    golden.push_back(entry);
+  }
+  return golden;
+}
+
+// Quadratic and independent of planner/validator.cc on purpose.
+void ExpectValidPlan(const Analysis& analysis) {
+  const int64_t alignment = analysis.device.alignment_bytes;
+  std::vector<const TensorRecord*> planned;
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (!tensor.bytes.has_value()) continue;
+    ASSERT_TRUE(tensor.offset.has_value()) << tensor.name;
+    EXPECT_EQ(*tensor.offset % alignment, 0) << tensor.name;
+    EXPECT_LE(*tensor.offset + tensor.aligned_bytes, analysis.memory.arena_bytes) << tensor.name;
+    if (tensor.aligned_bytes > 0) planned.push_back(&tensor);
+  }
+  int overlaps = 0;
+  for (size_t i = 0; i < planned.size(); ++i) {
+    for (size_t j = i + 1; j < planned.size(); ++j) {
+      const TensorRecord& a = *planned[i];
+      const TensorRecord& b = *planned[j];
+      const bool same_time = a.first_step <= b.last_step && b.first_step <= a.last_step;
+      const bool same_bytes = *a.offset < *b.offset + b.aligned_bytes && *b.offset < *a.offset + a.aligned_bytes;
+      if (same_time && same_bytes && ++overlaps <= 3) ADD_FAILURE() << a.name << " overlaps " << b.name;
+    }
+  }
+  EXPECT_EQ(overlaps, 0);
+}
+
+TEST(GoldenTest, SharedModelsMatchIndependentFigures) {
+  const std::vector<GoldenFigures> golden = ReadGolden();
+  ASSERT_EQ(golden.size(), 7u) << "testdata/golden/baseline_figures.tsv unreadable";
+  int analyzed = 0;
+  for (const GoldenFigures& entry : golden) {
+    const std::string path = std::string(FOOTPRINT_SHARED_DIR) + "/models/" + entry.model;
+    if (!std::ifstream(path).good()) continue;  // shared/ absent: checked below.
+    SCOPED_TRACE(entry.model);
+    absl::StatusOr<LoadedModel> loaded = LoadModel(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, AnalyzeOptions{});
+    ASSERT_TRUE(analysis.ok()) << analysis.status();
+    const MemoryFigures& memory = analysis->memory;
+    EXPECT_EQ(memory.weights_bytes, entry.weights_bytes);
+    EXPECT_EQ(memory.naive_bytes, entry.naive_bytes);
+    EXPECT_EQ(memory.lower_bound_bytes, entry.lower_bound_bytes);
+    EXPECT_GE(memory.arena_bytes, memory.lower_bound_bytes);
+    EXPECT_EQ(memory.reuse_savings_bytes, memory.naive_bytes - memory.arena_bytes);
+    EXPECT_EQ(memory.peak_bytes, memory.weights_bytes + memory.arena_bytes);
+    EXPECT_EQ(memory.unsized_tensors, 0);
+    ExpectValidPlan(*analysis);
+    ++analyzed;
+  }
+  if (analyzed == 0) GTEST_SKIP() << "no shared models at " << FOOTPRINT_SHARED_DIR;
+  EXPECT_EQ(analyzed, 7);
+}
+
+}  // namespace
+}  // namespace footprint
