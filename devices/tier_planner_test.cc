@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "devices/device_catalog.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
@@ -68,7 +69,7 @@ std::vector<Buffer> SyntheticNetwork() {
   for (int k = 0; k < 24; ++k) {
     const Bytes size = 10'000 + 7'919 * ((k * 5) % 13);
     const planner::Step last = (k % 4 == 0) ? 24 : k + 1;
-    buffers.push_back({.id = "t" + std::to_string(k), .lifespan = {k, last}, .size = size});
+    buffers.push_back({.id = absl::StrCat("t", k), .lifespan = {k, last}, .size = size});
   }
   return buffers;
 }
@@ -169,7 +170,7 @@ TEST(TierPlannerTest, Stm32h743RejectsHundredsOfMegabytes) {
   absl::StatusOr<DeviceProfile> stm32 = FindDevice("stm32h743");
   ASSERT_TRUE(stm32.ok());
   std::vector<Buffer> buffers;
-  for (int k = 0; k < 6; ++k) buffers.push_back({.id = "l" + std::to_string(k), .lifespan = {k, k + 1}, .size = 150 * MiB});
+  for (int k = 0; k < 6; ++k) buffers.push_back({.id = absl::StrCat("l", k), .lifespan = {k, k + 1}, .size = 150 * MiB});
   absl::StatusOr<DevicePlan> plan = PlanOnDevice(buffers, 250 * MiB, *stm32);
   ASSERT_TRUE(plan.ok()) << plan.status();
   ExpectConsistent(buffers, *plan);
