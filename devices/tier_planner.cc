@@ -77,10 +77,10 @@ int ChooseSpill(const std::vector<planner::Buffer>& aligned, const std::vector<i
   auto key = [&](int index) {
     const planner::Buffer& buffer = aligned[index];
     const Bytes length = buffer.lifespan.last - buffer.lifespan.first + 1;
-    // Compare as (primary, secondary); the lower index wins remaining ties.
-    if (policy == SpillPolicy::kPeakLargestFirst) return std::pair<double, double>(buffer.size, length);
-    return std::pair<double, double>(static_cast<double>(buffer.size) * static_cast<double>(length),
-                                     buffer.size);
+    // Compare as (primary, secondary), exactly (size x length can pass 2^63);
+    // the lower index wins remaining ties.
+    if (policy == SpillPolicy::kPeakLargestFirst) return std::pair<__int128, __int128>(buffer.size, length);
+    return std::pair<__int128, __int128>(static_cast<__int128>(buffer.size) * length, buffer.size);
   };
   for (int index : members) {
     const planner::Buffer& buffer = aligned[index];
