@@ -10,6 +10,8 @@
 #include "analyzer/liveness.h"
 #include "analyzer/schedule.h"
 #include "analyzer/tensor_size.h"
+#include "devices/device_catalog.h"
+#include "devices/tier_planner.h"
 #include "planner/lower_bound.h"
 #include "planner/planner.h"
 #include "planner/validator.h"
@@ -201,14 +203,109 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     });
     result.tensor_of_buffer.push_back(i);
   }
-  absl::StatusOr<planner::PlanResult> plan =
-      planner::Solve(result.problem, {.time_limit = context.options.planner_time_limit});
+  // Bodies get the heuristics only: there may be many, and the main graph's
+  // arena is the figure users act on.
+  absl::StatusOr<planner::PlanResult> plan = planner::Solve(
+      result.problem, {.time_limit = depth == 0 ? context.options.planner_time_limit : absl::ZeroDuration()});
   if (!plan.ok()) return WithPrefix(plan.status(), graph_label);
   result.plan = *std::move(plan);
   for (size_t i = 0; i < result.tensor_of_buffer.size(); ++i) {
     result.tensors[result.tensor_of_buffer[i]].offset = result.plan.solution.offsets[i];
   }
   return result;
+}
+
+// The device's view: weights into the tiers that hold them, arena tensors
+// into the activation tiers (spilling when one is full), and the verdict.
+// The spec's figures above stay those of one arena at the device's
+// alignment; the tiers say where that arena actually goes.
+absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis) {
+  devices::DeviceProfile profile;
+  if (options.device_profile.has_value()) {
+    profile = *options.device_profile;
+  } else {
+    profile.set_name(options.device.name);
+    profile.set_alignment_bytes(options.device.alignment_bytes);
+    devices::Memory* memory = profile.add_memory();
+    memory->set_name("arena");
+    memory->set_holds_activations(true);
+    memory->set_holds_weights(true);
+  }
+  std::vector<planner::Buffer> buffers;
+  std::vector<size_t> tensor_of_buffer;
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    const TensorRecord& tensor = analysis.tensors[i];
+    if (!tensor.bytes.has_value()) continue;
+    buffers.push_back(planner::Buffer{
+        .id = tensor.name,
+        .lifespan = {tensor.first_step, tensor.last_step},
+        .size = *tensor.bytes,
+    });
+    tensor_of_buffer.push_back(i);
+  }
+  // With one activation tier at the device's alignment, that tier's problem is
+  // the single arena's, already planned with the full budget: plan the tiers
+  // with heuristics only and keep the better of the two plans.
+  int activation_tiers = 0;
+  bool same_alignment = true;
+  for (const devices::Memory& memory : profile.memory()) {
+    if (!memory.holds_activations()) continue;
+    ++activation_tiers;
+    same_alignment = devices::TierAlignment(profile, memory) == options.device.alignment_bytes;
+  }
+  const bool reuse_single_arena = activation_tiers == 1 && same_alignment;
+  absl::StatusOr<devices::DevicePlan> plan = devices::PlanOnDevice(
+      buffers, analysis.memory.weights_bytes, profile,
+      {.time_limit = reuse_single_arena ? absl::ZeroDuration() : options.planner_time_limit});
+  if (!plan.ok()) return plan.status();
+  if (reuse_single_arena && plan->spilled_buffers > 0) {
+    // The heuristics alone did not fit the tier: let the search try too.
+    plan = devices::PlanOnDevice(buffers, analysis.memory.weights_bytes, profile,
+                                 {.time_limit = options.planner_time_limit});
+    if (!plan.ok()) return plan.status();
+  }
+  if (reuse_single_arena && plan->spilled_buffers == 0) {
+    for (devices::TierPlan& tier : plan->tiers) {
+      if (!tier.holds_activations || tier.arena_bytes <= analysis.memory.arena_bytes) continue;
+      // Same problem, better plan: the single arena's offsets (already validated).
+      tier.arena_bytes = analysis.memory.arena_bytes;
+      tier.plan.proven_optimal = analysis.plan.proven_optimal;
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        plan->placements[i].offset = *analysis.tensors[tensor_of_buffer[i]].offset;
+      }
+    }
+  }
+  for (const devices::TierPlan& tier : plan->tiers) {
+    analysis.tiers.push_back(TierSummary{
+        .name = tier.name,
+        .capacity_bytes = tier.capacity_bytes,
+        .arena_limit_bytes = tier.arena_limit_bytes,
+        .alignment_bytes = tier.alignment_bytes,
+        .arena_bytes = tier.arena_bytes,
+        .weights_bytes = tier.weights_bytes,
+        .tensors = static_cast<int64_t>(tier.buffer_indices.size()),
+        .holds_weights = tier.holds_weights,
+        .holds_activations = tier.holds_activations,
+        .proven_optimal = tier.plan.proven_optimal,
+    });
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const devices::BufferPlacement& placement = plan->placements[i];
+    TensorRecord& tensor = analysis.tensors[tensor_of_buffer[i]];
+    if (placement.tier < 0) continue;
+    tensor.tier = plan->tiers[placement.tier].name;
+    tensor.tier_offset = placement.offset;
+  }
+  analysis.fits = plan->fits;
+  analysis.fits_reason = plan->reason;
+  analysis.spill_policy = plan->spill_policy;
+  analysis.spilled_tensors = plan->spilled_buffers;
+  if (analysis.fits.has_value() && *analysis.fits && !analysis.memory.complete) {
+    // Unsized tensors are missing from every tier: "fits" would be a guess.
+    analysis.fits = std::nullopt;
+    analysis.fits_reason = "some tensors have no known size";
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -227,7 +324,15 @@ const char* TensorRoleName(TensorRole role) {
   return "activation";
 }
 
-absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOptions& options) {
+absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOptions& requested) {
+  AnalyzeOptions options = requested;
+  if (options.device_profile.has_value()) {
+    if (absl::Status status = devices::CheckDeviceProfile(*options.device_profile); !status.ok()) return status;
+    options.device.name = options.device_profile->name();
+    options.device.alignment_bytes = options.device_profile->has_alignment_bytes()
+                                         ? options.device_profile->alignment_bytes()
+                                         : devices::kDefaultAlignmentBytes;
+  }
   if (options.device.alignment_bytes < 1) {
     return absl::InvalidArgumentError(absl::StrCat("device alignment ", options.device.alignment_bytes, " < 1"));
   }
@@ -321,6 +426,7 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   }
   analysis.tensors = std::move(main->tensors);
   analysis.weights = std::move(main->weights);
+  if (absl::Status status = PlanOnDeviceTiers(options, analysis); !status.ok()) return status;
   return analysis;
 }
 

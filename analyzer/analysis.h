@@ -23,11 +23,11 @@
 #include "absl/time/time.h"
 #include "analyzer/model_loader.h"
 #include "analyzer/shapes.h"
+#include "devices/device_profile.pb.h"
 
 namespace footprint {
 
-// The device the arena is planned for. Until device profiles arrive, a
-// generic CPU with 64-byte alignment.
+// The device the arena is planned for, as the reports name it.
 struct DeviceSpec {
   std::string name = "generic-cpu";  // Profile name shown in reports.
   int64_t alignment_bytes = 64;      // Every arena offset and size is a multiple of this.
@@ -35,8 +35,10 @@ struct DeviceSpec {
 
 struct AnalyzeOptions {
   DimBindings dims;                                   // --dim NAME=VALUE.
-  DeviceSpec device;                                  // Where the arena lives.
-  absl::Duration planner_time_limit = absl::Seconds(1);  // Budget beyond the heuristics.
+  DeviceSpec device;                                  // Used when no profile is given.
+  std::optional<devices::DeviceProfile> device_profile;  // When set: its name and alignment, and
+                                                         // the tiers and capacity verdict.
+  absl::Duration planner_time_limit = absl::Milliseconds(300);  // Budget beyond the heuristics.
   bool optimize_schedule = false;                     // Not yet: the given schedule is used.
   bool alias = false;                                 // Not yet: no aliasing.
   bool inplace = false;                               // Not yet: no in-place reuse.
@@ -63,6 +65,22 @@ struct TensorRecord {
   std::optional<int64_t> offset;             // Arena offset; nullopt when unsized.
   std::string producer;                      // The node that writes it ("" for graph inputs).
   std::string unsized_reason;                // Why bytes is unknown.
+  std::string tier;                          // The device memory tier holding it ("" when unsized).
+  std::optional<int64_t> tier_offset;        // Its offset within that tier's arena.
+};
+
+// One memory tier of the device, as planned.
+struct TierSummary {
+  std::string name;                         // The profile's memory name.
+  std::optional<int64_t> capacity_bytes;    // nullopt: the profile does not say.
+  std::optional<int64_t> arena_limit_bytes;  // Largest activation arena allowed here, when known.
+  int64_t alignment_bytes = 0;              // Alignment used in this tier.
+  int64_t arena_bytes = 0;                  // Activations planned here.
+  int64_t weights_bytes = 0;                // Weights placed here.
+  int64_t tensors = 0;                      // Arena tensors planned here.
+  bool holds_weights = false;               // From the profile.
+  bool holds_activations = false;           // From the profile.
+  bool proven_optimal = false;              // This tier's arena is the least possible for its tensors.
 };
 
 // One weight: an initializer or a Constant's value.
@@ -111,7 +129,11 @@ struct Analysis {
   std::vector<std::string> schedule;    // Node names in the order they run.
   bool file_order_was_valid = true;     // False: the nodes were sorted topologically.
   std::vector<int64_t> live_bytes_per_step;  // Live aligned arena bytes at each step.
-  std::optional<bool> fits;             // Unknown until device capacities exist.
+  std::vector<TierSummary> tiers;       // The device's memories, in profile order.
+  std::optional<bool> fits;             // nullopt: a tier in use has no known capacity.
+  std::string fits_reason;              // Why it does not fit (or why unknown); "" when it fits.
+  std::string spill_policy;             // How tensors leave a full tier.
+  int64_t spilled_tensors = 0;          // Tensors planned outside the first activation tier.
   std::vector<std::string> warnings;    // Things the user should know (incomplete shapes, ...).
 };
 

@@ -10,6 +10,8 @@
 #include "analyzer/model_loader.h"
 #include "analyzer/output_file.h"
 #include "analyzer/report.h"
+#include "devices/device_catalog.h"
+#include "devices/devices_command.h"
 
 namespace footprint {
 namespace {
@@ -21,10 +23,12 @@ constexpr const char* kUsage = R"(onnx-footprint: how much memory an ONNX model 
 
 Usage:
   onnx-footprint analyze MODEL.onnx [options]
+  onnx-footprint devices [--format text|json]
   onnx-footprint --version | --help
 
 Commands:
   analyze   Infer shapes, schedule, plan the activation arena and report the figures.
+  devices   List the built-in hardware profiles and their memory tiers.
 
 Run `onnx-footprint COMMAND --help` for a command's options.
 Exit codes: 0 success, 1 over a budget or the device's capacity, 2 usage or input error.
@@ -36,9 +40,11 @@ Options:
   --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1.
   --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse.
                        (Today every run is the baseline; later modes will be on by default.)
+  --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).
+  --device-file FILE   Plan for a profile of your own (text-format DeviceProfile, see devices/).
   --format text|json   Report format (default text).
   --output FILE        Write the report to FILE instead of stdout (written whole or not at all).
-  --time-limit SECONDS Planner budget beyond its heuristics (default 1; 0 = heuristics only).
+  --time-limit SECONDS Planner budget beyond its heuristics (default 0.3; 0 = heuristics only).
   -h, --help           This help.
 
 The figures follow the memory model: peak = weights + arena; lower bound = the busiest step's
@@ -73,6 +79,8 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
   AnalyzeOptions options;
   std::string format = "text";
   std::string output_path;
+  std::string device_name(devices::kDefaultDeviceName);
+  std::string device_file;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     std::string error;
@@ -104,6 +112,14 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
       format = *value;
       continue;
     }
+    if (std::optional<std::string> value = TakeValue(args, i, "--device", &error)) {
+      device_name = *value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--device-file", &error)) {
+      device_file = *value;
+      continue;
+    }
     if (std::optional<std::string> value = TakeValue(args, i, "--output", &error)) {
       output_path = *value;
       continue;
@@ -123,6 +139,13 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
   if (models.empty()) return UsageError("analyze needs a MODEL.onnx");
   if (models.size() > 1) return UsageError("analyze takes one model");
   const std::string& path = models[0];
+  absl::StatusOr<devices::DeviceProfile> profile =
+      device_file.empty() ? devices::FindDevice(device_name) : devices::LoadDeviceFile(device_file);
+  if (!profile.ok()) {
+    std::cerr << kProgram << ": " << profile.status().message() << "\n";
+    return kExitBadInput;
+  }
+  options.device_profile = *std::move(profile);
 
   absl::StatusOr<LoadedModel> loaded = LoadModel(path);
   if (!loaded.ok()) {
@@ -155,6 +178,7 @@ int RunCli(const std::vector<std::string>& args) {
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "analyze") return RunAnalyzeCommand(rest);
+  if (args[0] == "devices") return devices::RunDevicesCommand(rest);
   std::cerr << kProgram << ": unknown command '" << args[0] << "' (see `onnx-footprint --help`)\n";
   return kExitBadInput;
 }

@@ -75,6 +75,20 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                     {"peak_bytes", memory.peak_bytes},
                     {"unsized_tensors", memory.unsized_tensors},
                     {"complete", memory.complete}};
+  Json tiers = Json::array();
+  for (const TierSummary& tier : analysis.tiers) {
+    tiers.push_back({{"name", tier.name},
+                     {"capacity_bytes", OptionalToJson(tier.capacity_bytes)},
+                     {"arena_bytes", tier.arena_bytes},
+                     {"weights_bytes", tier.weights_bytes},
+                     {"arena_limit_bytes", OptionalToJson(tier.arena_limit_bytes)},
+                     {"alignment_bytes", tier.alignment_bytes},
+                     {"tensors", tier.tensors},
+                     {"holds_weights", tier.holds_weights},
+                     {"holds_activations", tier.holds_activations},
+                     {"proven_optimal", tier.proven_optimal}});
+  }
+  json["memory"]["tiers"] = std::move(tiers);
   json["plan"] = {{"algorithm", analysis.plan.algorithm},
                   {"proven_optimal", analysis.plan.proven_optimal},
                   {"seconds", analysis.plan.seconds}};
@@ -89,7 +103,9 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                   {"first_step", tensor.first_step},
                   {"last_step", tensor.last_step},
                   {"offset", OptionalToJson(tensor.offset)},
-                  {"producer", tensor.producer}};
+                  {"producer", tensor.producer},
+                  {"tier", tensor.tier.empty() ? Json(nullptr) : Json(tensor.tier)},
+                  {"tier_offset", OptionalToJson(tensor.tier_offset)}};
     if (!tensor.bytes.has_value()) entry["unsized_reason"] = tensor.unsized_reason;
     tensors.push_back(std::move(entry));
   }
@@ -109,6 +125,9 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
   json["schedule_is_file_order"] = analysis.file_order_was_valid;
   json["live_bytes_per_step"] = analysis.live_bytes_per_step;
   json["fits"] = OptionalToJson(analysis.fits);
+  json["fits_reason"] = analysis.fits_reason;
+  json["spill_policy"] = analysis.spill_policy;
+  json["spilled_tensors"] = analysis.spilled_tensors;
   json["warnings"] = analysis.warnings;
   return json;
 }
@@ -193,9 +212,24 @@ std::string RenderText(const Analysis& analysis) {
     absl::StrAppend(&out, "\nWarnings\n");
     for (const std::string& warning : analysis.warnings) absl::StrAppend(&out, "  - ", warning, "\n");
   }
-  if (analysis.fits.has_value()) {
-    absl::StrAppend(&out, "\nFits on ", analysis.device.name, ": ", *analysis.fits ? "yes" : "NO", "\n");
+  if (!analysis.tiers.empty()) {
+    absl::StrAppend(&out, "\nMemory tiers of ", analysis.device.name, "\n");
+    absl::StrAppend(&out, absl::StrFormat("  %-14s %12s %12s %12s %8s\n", "tier", "capacity", "activations",
+                                          "weights", "tensors"));
+    for (const TierSummary& tier : analysis.tiers) {
+      absl::StrAppend(&out, absl::StrFormat("  %-14s %12s %12s %12s %8d\n", tier.name,
+                                            tier.capacity_bytes.has_value() ? HumanBytes(*tier.capacity_bytes) : "?",
+                                            tier.holds_activations ? HumanBytes(tier.arena_bytes) : "-",
+                                            tier.holds_weights ? HumanBytes(tier.weights_bytes) : "-", tier.tensors));
+    }
+    if (analysis.spilled_tensors > 0) {
+      absl::StrAppend(&out, "  ", analysis.spilled_tensors, " tensors spilled past the first tier (policy ",
+                      analysis.spill_policy, ")\n");
+    }
   }
+  absl::StrAppend(&out, "\nFits on ", analysis.device.name, ": ",
+                  !analysis.fits.has_value() ? "unknown" : (*analysis.fits ? "yes" : "NO"),
+                  analysis.fits_reason.empty() ? "" : absl::StrCat(" (", analysis.fits_reason, ")"), "\n");
   return out;
 }
 
