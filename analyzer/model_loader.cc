@@ -132,6 +132,11 @@ class Reducer {
   Reducer(const char* origin, const LoadOptions& options, std::string model_dir, LoadedModel& loaded)
       : origin_(origin), options_(options), checker_(std::move(model_dir)), loaded_(loaded) {}
 
+  // Lets the walk give back the pages of a read-only file mapping it has
+  // passed (see MaybeRelease). Only for memory that MADV_DONTNEED cannot
+  // lose: a private, never written file mapping re-reads the file if touched again.
+  void ReleasePagesOf(const char* mapping_begin) { released_up_to_ = mapping_begin; }
+
   // Appends `bytes` (a message of `kind`) to `out` without the data of large tensors.
   absl::Status Message(Kind kind, std::string_view bytes, int graph_depth, std::string_view owner,
                        std::string& out) {
@@ -162,6 +167,7 @@ class Reducer {
                                     kind == Kind::kNode ? node_output : owner, reduced);
       if (!status.ok()) return status;
       wire::AppendLengthDelimited(out, f.number, reduced);
+      if (kind == Kind::kGraph) MaybeRelease(f.raw.data() + f.raw.size());
     }
     return absl::OkStatus();
   }
@@ -374,7 +380,23 @@ class Reducer {
     return absl::OkStatus();
   }
 
+  // Why: the kernel maps up to 16 pages around each page fault
+  // ("fault-around"), so walking a graph whose weights are many small tensors
+  // maps nearly every page of the file, and mapped file pages count in the
+  // process's RSS. Dropping the pages already walked, a few MiB at a time,
+  // keeps RSS independent of the file's size.
+  void MaybeRelease(const char* walked_up_to) {
+    constexpr size_t kReleaseEvery = 8 << 20;
+    if (released_up_to_ == nullptr) return;
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const char* end = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(walked_up_to) & ~(page - 1));
+    if (end <= released_up_to_ || static_cast<size_t>(end - released_up_to_) < kReleaseEvery) return;
+    madvise(const_cast<char*>(released_up_to_), static_cast<size_t>(end - released_up_to_), MADV_DONTNEED);
+    released_up_to_ = end;
+  }
+
   const char* origin_;
+  const char* released_up_to_ = nullptr;  // Set only for our own file mappings.
   const LoadOptions& options_;
   ExternalDataChecker checker_;
   LoadedModel& loaded_;
@@ -480,14 +502,18 @@ int64_t DenseByteSize(int32_t data_type, const std::vector<int64_t>& dims) {
   return (elements * bits + 7) / 8;
 }
 
-absl::StatusOr<LoadedModel> LoadModelFromBytes(std::string_view bytes, const std::string& model_dir,
-                                               const LoadOptions& options) {
+namespace {
+
+// `mapped`: `bytes` is a private read-only file mapping whose pages may be dropped.
+absl::StatusOr<LoadedModel> Load(std::string_view bytes, const std::string& model_dir,
+                                 const LoadOptions& options, bool mapped) {
   LoadedModel loaded;
   loaded.file_bytes = static_cast<int64_t>(bytes.size());
   if (bytes.empty()) return absl::InvalidArgumentError("not an ONNX model (empty file)");
 
   std::string reduced;
   Reducer reducer(bytes.data(), options, model_dir, loaded);
+  if (mapped) reducer.ReleasePagesOf(bytes.data());
   absl::Status walked = reducer.Message(Kind::kModel, bytes, /*graph_depth=*/0, /*owner=*/"", reduced);
   if (!walked.ok()) return walked;
   reducer.FinishWarnings();
@@ -506,10 +532,17 @@ absl::StatusOr<LoadedModel> LoadModelFromBytes(std::string_view bytes, const std
   return loaded;
 }
 
+}  // namespace
+
+absl::StatusOr<LoadedModel> LoadModelFromBytes(std::string_view bytes, const std::string& model_dir,
+                                               const LoadOptions& options) {
+  return Load(bytes, model_dir, options, /*mapped=*/false);
+}
+
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path, const LoadOptions& options) {
   absl::StatusOr<MappedFile> file = MappedFile::Open(path);
   if (!file.ok()) return file.status();
-  absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(file->bytes(), DirectoryOf(path), options);
+  absl::StatusOr<LoadedModel> loaded = Load(file->bytes(), DirectoryOf(path), options, /*mapped=*/true);
   if (loaded.ok()) loaded->path = path;
   return loaded;
 }
