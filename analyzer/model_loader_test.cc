@@ -304,6 +304,32 @@ TEST(LoadModelTest, LoadsAFileWithAMebibyteOfWeightsWithoutThem) {
   fs::remove_all(dir);
 }
 
+TEST(LoadModelTest, AMappedFileGivesTheSameModelAsBytesInMemory) {
+  // 12 MB of small tensors, all kept: the walk over the mapping gives back
+  // the pages behind it every 8 MiB, and must still copy every byte intact.
+  const std::string dir = MakeTempDir();
+  onnx::ModelProto model = SmallModel();
+  for (int i = 0; i < 3000; ++i) *model.mutable_graph()->add_initializer() = FloatTensor(absl::StrCat("t", i), {1000});
+  const std::string bytes = model.SerializeAsString();
+  WriteFile(dir + "/many.onnx", bytes);
+  absl::StatusOr<LoadedModel> mapped = LoadModel(dir + "/many.onnx");
+  absl::StatusOr<LoadedModel> in_memory = LoadModelFromBytes(bytes, dir);
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  ASSERT_TRUE(in_memory.ok()) << in_memory.status();
+  EXPECT_EQ(mapped->model.graph().initializer(2999).raw_data(), model.graph().initializer(2999).raw_data());
+  EXPECT_EQ(mapped->model.SerializeAsString(), in_memory->model.SerializeAsString());
+  EXPECT_THAT(mapped->tensors, SizeIs(3003));
+  fs::remove_all(dir);
+}
+
+TEST(LoadModelTest, AFolderIsNotAModel) {
+  const std::string dir = MakeTempDir();
+  absl::StatusOr<LoadedModel> loaded = LoadModel(dir);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(), "not a regular file");
+  fs::remove_all(dir);
+}
+
 TEST(LoadModelTest, MissingModelFileIsNotFound) {
   absl::StatusOr<LoadedModel> loaded = LoadModel(MakeTempDir() + "/absent.onnx");
   ASSERT_FALSE(loaded.ok());
