@@ -341,7 +341,7 @@ class Reducer {
         (key == "offset" ? offset : length) = number;
       }
     }
-    if (!location) {
+    if (!location || location->empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("tensor ", Quoted(tensor.name), ": external data has no location"));
     }

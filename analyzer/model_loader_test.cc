@@ -430,8 +430,14 @@ INSTANTIATE_TEST_SUITE_P(Locations, RefusesEscapeTest,
                                            EscapeCase{.location = "sub/../../outside.bin"},
                                            EscapeCase{.location = "./sub/./../.."},
                                            EscapeCase{.location = "link_out.bin"},
-                                           EscapeCase{.location = "sub/up/outside.bin"},
-                                           EscapeCase{.location = ""}));
+                                           EscapeCase{.location = "sub/up/outside.bin"}));
+
+TEST(ExternalDataTest, RefusesAnEmptyLocation) {
+  const onnx::ModelProto model = Externalize(SmallModel(), ".", "", "");
+  absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(model.SerializeAsString(), ".");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(), "tensor 'W': external data has no location");
+}
 
 TEST(ExternalDataTest, AllowsPathsAndLinksThatStayInside) {
   const std::string dir = MakeTempDir();
