@@ -162,11 +162,20 @@ class Reducer {
         out.append(f.raw);
         continue;
       }
-      std::string reduced;
+      // The child is reduced in place, into `out` itself, after a length of
+      // fixed width that is filled in afterwards: one buffer for the whole
+      // model, no copy per nesting level.
+      wire::AppendTag(out, f.number, WireType::kLengthDelimited);
+      const size_t length_at = out.size();
+      out.append(wire::kPaddedVarint32Size, '\0');
       absl::Status status = Message(*child, f.payload, graph_depth,
-                                    kind == Kind::kNode ? node_output : owner, reduced);
+                                    kind == Kind::kNode ? node_output : owner, out);
       if (!status.ok()) return status;
-      wire::AppendLengthDelimited(out, f.number, reduced);
+      const size_t length = out.size() - length_at - wire::kPaddedVarint32Size;
+      if (length > static_cast<size_t>(INT32_MAX)) {
+        return absl::InvalidArgumentError("not supported: the model's structure alone is over 2 GiB");
+      }
+      wire::WritePaddedVarint32(&out[length_at], static_cast<uint32_t>(length));
       if (kind == Kind::kGraph) MaybeRelease(f.raw.data() + f.raw.size());
     }
     return absl::OkStatus();

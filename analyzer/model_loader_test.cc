@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/proto_wire.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -571,6 +572,18 @@ TEST(MalformedInputTest, BadWireDataNamesTheProblem) {
     absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(c.bytes, ".");
     ASSERT_FALSE(loaded.ok()) << c.message;
     EXPECT_THAT(loaded.status().message(), HasSubstr(c.message));
+  }
+}
+
+TEST(WireTest, PaddedVarintsDecodeToTheirValue) {
+  for (uint32_t value : {0u, 1u, 127u, 128u, 300u, 1u << 28, 0x7fffffffu, 0xffffffffu}) {
+    std::string bytes(wire::kPaddedVarint32Size, '\0');
+    wire::WritePaddedVarint32(bytes.data(), value);
+    size_t pos = 0;
+    uint64_t decoded = 0;
+    ASSERT_TRUE(wire::DecodeVarint(bytes, pos, decoded)) << value;
+    EXPECT_EQ(decoded, value);
+    EXPECT_EQ(pos, wire::kPaddedVarint32Size);
   }
 }
 

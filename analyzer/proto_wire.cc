@@ -102,4 +102,11 @@ void AppendLengthDelimited(std::string& out, uint32_t number, std::string_view p
   out.append(payload);
 }
 
+void WritePaddedVarint32(char* at, uint32_t value) {
+  for (size_t i = 0; i + 1 < kPaddedVarint32Size; ++i) {
+    at[i] = static_cast<char>(((value >> (7 * i)) & 0x7f) | 0x80);
+  }
+  at[kPaddedVarint32Size - 1] = static_cast<char>(value >> 28);
+}
+
 }  // namespace footprint::wire

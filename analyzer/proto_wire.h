@@ -69,6 +69,12 @@ void AppendVarint(std::string& out, uint64_t value);
 void AppendTag(std::string& out, uint32_t number, WireType type);
 void AppendLengthDelimited(std::string& out, uint32_t number, std::string_view payload);
 
+// A varint always written on 5 bytes (continuation bits on the first four):
+// protobuf decoders accept such redundant encodings, which lets a writer
+// reserve a length before it knows it, then fill it in.
+inline constexpr size_t kPaddedVarint32Size = 5;
+void WritePaddedVarint32(char* at, uint32_t value);
+
 }  // namespace footprint::wire
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_PROTO_WIRE_H_
