@@ -1,61 +1,557 @@
 #include "analyzer/model_loader.h"
 
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/external_data.h"
+#include "analyzer/proto_wire.h"
+#include "google/protobuf/io/coded_stream.h"
 
 namespace footprint {
 namespace {
 
-int64_t StoredDataBytes(const onnx::TensorProto& tensor) {
-  return static_cast<int64_t>(tensor.raw_data().size()) + tensor.float_data_size() * 4 +
-         tensor.int32_data_size() * 4 + tensor.int64_data_size() * 8 + tensor.double_data_size() * 8 +
-         tensor.uint64_data_size() * 8;
+using wire::Field;
+using wire::Reader;
+using wire::WireType;
+
+// The messages the walker descends into; everything else is copied verbatim.
+enum class Kind { kModel, kTrainingInfo, kFunction, kGraph, kNode, kAttribute, kSparseTensor, kTensor };
+
+// Field numbers, checked against onnx.proto (ONNX 1.12).
+namespace field {
+constexpr uint32_t kModelGraph = 7, kModelTrainingInfo = 20, kModelFunctions = 25;
+constexpr uint32_t kTrainingInitialization = 1, kTrainingAlgorithm = 2;
+constexpr uint32_t kFunctionNode = 7;
+constexpr uint32_t kGraphNode = 1, kGraphInitializer = 5, kGraphSparseInitializer = 15;
+constexpr uint32_t kNodeOutput = 2, kNodeAttribute = 5;
+constexpr uint32_t kAttributeT = 5, kAttributeG = 6, kAttributeTensors = 10, kAttributeGraphs = 11,
+                   kAttributeSparseTensor = 22, kAttributeSparseTensors = 23;
+constexpr uint32_t kSparseValues = 1, kSparseIndices = 2;
+constexpr uint32_t kTensorDims = 1, kTensorDataType = 2, kTensorFloatData = 4, kTensorInt32Data = 5,
+                   kTensorStringData = 6, kTensorInt64Data = 7, kTensorName = 8, kTensorRawData = 9,
+                   kTensorDoubleData = 10, kTensorUint64Data = 11, kTensorExternalData = 13,
+                   kTensorDataLocation = 14;
+constexpr uint32_t kEntryKey = 1, kEntryValue = 2;
+}  // namespace field
+
+constexpr int kTensorDataLocationExternal = 1;
+// Packed varint fields larger than this are not scanned to count their
+// elements: that would touch every page of the weights.
+constexpr size_t kMaxVarintScanBytes = 1 << 20;
+
+std::optional<Kind> ChildKind(Kind parent, uint32_t number) {
+  switch (parent) {
+    case Kind::kModel:
+      if (number == field::kModelGraph) return Kind::kGraph;
+      if (number == field::kModelTrainingInfo) return Kind::kTrainingInfo;
+      if (number == field::kModelFunctions) return Kind::kFunction;
+      break;
+    case Kind::kTrainingInfo:
+      if (number == field::kTrainingInitialization || number == field::kTrainingAlgorithm) {
+        return Kind::kGraph;
+      }
+      break;
+    case Kind::kFunction:
+      if (number == field::kFunctionNode) return Kind::kNode;
+      break;
+    case Kind::kGraph:
+      if (number == field::kGraphNode) return Kind::kNode;
+      if (number == field::kGraphInitializer) return Kind::kTensor;
+      if (number == field::kGraphSparseInitializer) return Kind::kSparseTensor;
+      break;
+    case Kind::kNode:
+      if (number == field::kNodeAttribute) return Kind::kAttribute;
+      break;
+    case Kind::kAttribute:
+      if (number == field::kAttributeT || number == field::kAttributeTensors) return Kind::kTensor;
+      if (number == field::kAttributeG || number == field::kAttributeGraphs) return Kind::kGraph;
+      if (number == field::kAttributeSparseTensor || number == field::kAttributeSparseTensors) {
+        return Kind::kSparseTensor;
+      }
+      break;
+    case Kind::kSparseTensor:
+      if (number == field::kSparseValues || number == field::kSparseIndices) return Kind::kTensor;
+      break;
+    case Kind::kTensor:
+      break;
+  }
+  return std::nullopt;
 }
 
-void DropLargeData(onnx::TensorProto& tensor, const LoadOptions& options) {
-  if (StoredDataBytes(tensor) <= options.keep_data_up_to_bytes) return;
-  tensor.clear_raw_data();
-  tensor.clear_float_data();
-  tensor.clear_int32_data();
-  tensor.clear_int64_data();
-  tensor.clear_double_data();
-  tensor.clear_uint64_data();
+bool IsDataField(uint32_t number) {
+  switch (number) {
+    case field::kTensorFloatData:
+    case field::kTensorInt32Data:
+    case field::kTensorStringData:
+    case field::kTensorInt64Data:
+    case field::kTensorRawData:
+    case field::kTensorDoubleData:
+    case field::kTensorUint64Data:
+      return true;
+    default:
+      return false;
+  }
 }
 
-void DropLargeData(onnx::GraphProto& graph, const LoadOptions& options) {
-  for (onnx::TensorProto& tensor : *graph.mutable_initializer()) DropLargeData(tensor, options);
-  for (onnx::NodeProto& node : *graph.mutable_node()) {
-    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-      if (attribute.has_t()) DropLargeData(*attribute.mutable_t(), options);
-      if (attribute.has_g()) DropLargeData(*attribute.mutable_g(), options);
-      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) DropLargeData(subgraph, options);
+int64_t CountVarints(std::string_view payload) {
+  int64_t count = 0;
+  for (char c : payload) count += (static_cast<uint8_t>(c) & 0x80) == 0;
+  return count;
+}
+
+// Debian's Abseil has its own string_view type.
+absl::string_view Av(std::string_view view) { return absl::string_view(view.data(), view.size()); }
+
+std::string Quoted(std::string_view name) { return absl::StrCat("'", absl::CHexEscape(Av(name)), "'"); }
+
+// A missing or short external file, reported once per file.
+struct ExternalFinding {
+  std::string location;
+  std::string first_tensor;
+  std::string problem;  // Empty when the file exists but is short.
+  int64_t file_size = 0;
+  int64_t needed = 0;   // offset + length of the first tensor reading past the end.
+  int tensors = 0;
+};
+
+class Reducer {
+ public:
+  Reducer(const char* origin, const LoadOptions& options, std::string model_dir, LoadedModel& loaded)
+      : origin_(origin), options_(options), checker_(std::move(model_dir)), loaded_(loaded) {}
+
+  // Lets the walk give back the pages of a read-only file mapping it has
+  // passed (see MaybeRelease). Only for memory that MADV_DONTNEED cannot
+  // lose: a private, never written file mapping re-reads the file if touched again.
+  void ReleasePagesOf(const char* mapping_begin) { released_up_to_ = mapping_begin; }
+
+  // Appends `bytes` (a message of `kind`) to `out` without the data of large tensors.
+  absl::Status Message(Kind kind, std::string_view bytes, int graph_depth, std::string_view owner,
+                       std::string& out) {
+    if (kind == Kind::kTensor) return Tensor(bytes, owner, out);
+    if (kind == Kind::kGraph && ++graph_depth > kMaxGraphDepth) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("subgraphs nested deeper than ", kMaxGraphDepth, " levels"));
+    }
+    Reader reader(bytes, origin_);
+    Field f;
+    // A Constant's value usually has no name of its own: it takes the node's first output.
+    std::string_view node_output;
+    while (true) {
+      absl::StatusOr<bool> more = reader.Next(f);
+      if (!more.ok()) return more.status();
+      if (!*more) break;
+      if (kind == Kind::kNode && f.number == field::kNodeOutput && node_output.empty() &&
+          f.type == WireType::kLengthDelimited) {
+        node_output = f.payload;
+      }
+      std::optional<Kind> child = ChildKind(kind, f.number);
+      if (!child || f.type != WireType::kLengthDelimited) {
+        out.append(f.raw);
+        continue;
+      }
+      // The child is reduced in place, into `out` itself, after a length of
+      // fixed width that is filled in afterwards: one buffer for the whole
+      // model, no copy per nesting level.
+      wire::AppendTag(out, f.number, WireType::kLengthDelimited);
+      const size_t length_at = out.size();
+      out.append(wire::kPaddedVarint32Size, '\0');
+      absl::Status status = Message(*child, f.payload, graph_depth,
+                                    kind == Kind::kNode ? node_output : owner, out);
+      if (!status.ok()) return status;
+      const size_t length = out.size() - length_at - wire::kPaddedVarint32Size;
+      if (length > static_cast<size_t>(INT32_MAX)) {
+        return absl::InvalidArgumentError("not supported: the model's structure alone is over 2 GiB");
+      }
+      wire::WritePaddedVarint32(&out[length_at], static_cast<uint32_t>(length));
+      if (kind == Kind::kGraph) MaybeRelease(f.raw.data() + f.raw.size());
+    }
+    return absl::OkStatus();
+  }
+
+  void FinishWarnings() {
+    for (const std::string& location : finding_order_) {
+      const ExternalFinding& finding = findings_[location];
+      const std::string others =
+          finding.tensors > 1 ? absl::StrCat(" (and ", finding.tensors - 1, " more tensors)") : "";
+      if (!finding.problem.empty()) {
+        loaded_.warnings.push_back(absl::StrCat("tensor ", Quoted(finding.first_tensor), others,
+                                                ": external data file ", Quoted(location),
+                                                " is missing (", finding.problem, ")"));
+      } else {
+        loaded_.warnings.push_back(absl::StrCat(
+            "tensor ", Quoted(finding.first_tensor), others, ": external data file ", Quoted(location),
+            " has ", finding.file_size, " bytes, fewer than offset + length = ", finding.needed));
+      }
     }
   }
+
+ private:
+  absl::Status Tensor(std::string_view bytes, std::string_view owner, std::string& out) {
+    StoredTensor tensor;
+    std::string_view name;
+    int64_t data_location = 0;
+    std::vector<std::string_view> external_entries;
+    int64_t payload_bytes = 0;    // Bytes of all data fields on the wire.
+    int64_t raw_bytes = -1;       // raw_data's size, when present.
+    int64_t typed_elements = 0;   // Values in the typed fields; -1 when not counted.
+    bool has_typed = false;
+
+    Reader reader(bytes, origin_);
+    Field f;
+    while (true) {
+      absl::StatusOr<bool> more = reader.Next(f);
+      if (!more.ok()) return more.status();
+      if (!*more) break;
+      if (IsDataField(f.number)) {
+        payload_bytes += static_cast<int64_t>(f.type == WireType::kVarint ? f.raw.size() : f.payload.size());
+      }
+      switch (f.number) {
+        case field::kTensorDims:
+          if (f.type == WireType::kVarint) {
+            tensor.dims.push_back(static_cast<int64_t>(f.varint));
+          } else if (f.type == WireType::kLengthDelimited) {
+            size_t pos = 0;
+            uint64_t dim = 0;
+            while (pos < f.payload.size()) {
+              if (!wire::DecodeVarint(f.payload, pos, dim)) {
+                return absl::InvalidArgumentError("not an ONNX model: malformed protobuf (bad tensor dims)");
+              }
+              tensor.dims.push_back(static_cast<int64_t>(dim));
+            }
+          }
+          break;
+        case field::kTensorDataType:
+          if (f.type == WireType::kVarint) tensor.data_type = static_cast<int32_t>(f.varint);
+          break;
+        case field::kTensorName:
+          if (f.type == WireType::kLengthDelimited) name = f.payload;
+          break;
+        case field::kTensorDataLocation:
+          if (f.type == WireType::kVarint) data_location = static_cast<int64_t>(f.varint);
+          break;
+        case field::kTensorExternalData:
+          if (f.type == WireType::kLengthDelimited) external_entries.push_back(f.payload);
+          break;
+        case field::kTensorRawData:
+          if (f.type == WireType::kLengthDelimited) raw_bytes = static_cast<int64_t>(f.payload.size());
+          break;
+        case field::kTensorFloatData:
+        case field::kTensorDoubleData:
+        case field::kTensorInt32Data:
+        case field::kTensorInt64Data:
+        case field::kTensorUint64Data: {
+          has_typed = true;
+          if (typed_elements < 0) break;
+          const bool fixed4 = f.number == field::kTensorFloatData;
+          const bool fixed8 = f.number == field::kTensorDoubleData;
+          if (f.type != WireType::kLengthDelimited) {
+            ++typed_elements;  // One unpacked value.
+          } else if (fixed4 || fixed8) {
+            typed_elements += static_cast<int64_t>(f.payload.size() / (fixed4 ? 4 : 8));
+          } else if (f.payload.size() <= kMaxVarintScanBytes) {
+            typed_elements += CountVarints(f.payload);
+          } else {
+            typed_elements = -1;
+          }
+          break;
+        }
+        case field::kTensorStringData:
+          has_typed = true;
+          break;
+        default:
+          break;
+      }
+    }
+    tensor.name = std::string(name.empty() ? owner : name);
+    tensor.external = data_location == kTensorDataLocationExternal;
+    const int64_t expected_bytes = DenseByteSize(tensor.data_type, tensor.dims);
+    const int bits = ElementBits(tensor.data_type);
+
+    if (tensor.external) {
+      absl::Status status = CheckExternal(tensor, external_entries, expected_bytes);
+      if (!status.ok()) return status;
+    } else if (raw_bytes >= 0) {
+      tensor.stored_bytes = raw_bytes;
+    } else if (has_typed && typed_elements >= 0 && bits > 0) {
+      const bool complex = tensor.data_type == onnx::TensorProto::COMPLEX64 ||
+                           tensor.data_type == onnx::TensorProto::COMPLEX128;
+      const int64_t elements = complex ? typed_elements / 2 : typed_elements;
+      tensor.stored_bytes = (elements * bits + 7) / 8;
+    } else if (!has_typed) {
+      tensor.stored_bytes = 0;
+    }
+    if (!tensor.external && tensor.stored_bytes >= 0 && expected_bytes >= 0 &&
+        tensor.stored_bytes != expected_bytes) {
+      loaded_.warnings.push_back(absl::StrCat("tensor ", Quoted(tensor.name), " holds ",
+                                              tensor.stored_bytes,
+                                              " bytes of values, but its dims and type say ",
+                                              expected_bytes));
+    }
+
+    const int64_t keep = options_.keep_data_up_to_bytes;
+    tensor.data_dropped = payload_bytes > keep || tensor.stored_bytes > keep ||
+                          (has_typed && typed_elements < 0);
+    if (payload_bytes == 0) tensor.data_dropped = false;
+    if (!tensor.data_dropped) {
+      out.append(bytes);
+    } else {
+      loaded_.dropped_bytes += payload_bytes;
+      Reader again(bytes, origin_);
+      while (true) {
+        absl::StatusOr<bool> more = again.Next(f);
+        if (!more.ok()) return more.status();
+        if (!*more) break;
+        if (!IsDataField(f.number)) out.append(f.raw);
+      }
+    }
+    loaded_.tensors.push_back(std::move(tensor));
+    return absl::OkStatus();
+  }
+
+  absl::Status CheckExternal(StoredTensor& tensor, const std::vector<std::string_view>& entries,
+                             int64_t expected_bytes) {
+    std::optional<std::string_view> location;
+    int64_t offset = 0;
+    int64_t length = -1;
+    for (std::string_view entry : entries) {
+      std::string_view key, value;
+      Reader reader(entry, origin_);
+      Field f;
+      while (true) {
+        absl::StatusOr<bool> more = reader.Next(f);
+        if (!more.ok()) return more.status();
+        if (!*more) break;
+        if (f.type != WireType::kLengthDelimited) continue;
+        if (f.number == field::kEntryKey) key = f.payload;
+        if (f.number == field::kEntryValue) value = f.payload;
+      }
+      if (key == "location") {
+        location = value;
+      } else if (key == "offset" || key == "length") {
+        int64_t number = 0;
+        if (!absl::SimpleAtoi(Av(value), &number) || number < 0) {
+          return absl::InvalidArgumentError(absl::StrCat("tensor ", Quoted(tensor.name), ": external data ",
+                                                         Av(key), " ", Quoted(value),
+                                                         " is not a non-negative integer"));
+        }
+        (key == "offset" ? offset : length) = number;
+      }
+    }
+    if (!location || location->empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor ", Quoted(tensor.name), ": external data has no location"));
+    }
+    absl::StatusOr<ExternalFile> file = checker_.Check(tensor.name, *location);
+    if (!file.ok()) return file.status();
+    tensor.external_path = file->path;
+
+    const int64_t extent = length >= 0 ? length : expected_bytes;
+    if (length >= 0) {
+      tensor.stored_bytes = length;
+    } else if (file->found && file->size >= offset) {
+      tensor.stored_bytes = file->size - offset;  // ONNX reads to the end of the file.
+    }
+    if (length >= 0 && expected_bytes >= 0 && length != expected_bytes) {
+      loaded_.warnings.push_back(absl::StrCat("tensor ", Quoted(tensor.name), ": external data length ",
+                                              length, " differs from its dims and type, ",
+                                              expected_bytes, " bytes"));
+    }
+    const int64_t needed = extent >= 0 && offset <= INT64_MAX - extent ? offset + extent : offset;
+    if (file->found && file->size >= needed) {
+      tensor.external_present = true;
+      return absl::OkStatus();
+    }
+    const std::string key(*location);
+    auto [it, inserted] = findings_.try_emplace(key);
+    ExternalFinding& finding = it->second;
+    if (inserted) {
+      finding_order_.push_back(key);
+      finding.location = key;
+      finding.first_tensor = tensor.name;
+      finding.problem = file->found ? "" : file->problem;
+      finding.file_size = file->size;
+      finding.needed = needed;
+    }
+    ++finding.tensors;
+    return absl::OkStatus();
+  }
+
+  // Why: the kernel maps up to 16 pages around each page fault
+  // ("fault-around"), so walking a graph whose weights are many small tensors
+  // maps nearly every page of the file, and mapped file pages count in the
+  // process's RSS. Dropping the pages already walked, a few MiB at a time,
+  // keeps RSS independent of the file's size.
+  void MaybeRelease(const char* walked_up_to) {
+    constexpr size_t kReleaseEvery = 8 << 20;
+    if (released_up_to_ == nullptr) return;
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const char* end = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(walked_up_to) & ~(page - 1));
+    if (end <= released_up_to_ || static_cast<size_t>(end - released_up_to_) < kReleaseEvery) return;
+    madvise(const_cast<char*>(released_up_to_), static_cast<size_t>(end - released_up_to_), MADV_DONTNEED);
+    released_up_to_ = end;
+  }
+
+  const char* origin_;
+  const char* released_up_to_ = nullptr;  // Set only for our own file mappings.
+  const LoadOptions& options_;
+  ExternalDataChecker checker_;
+  LoadedModel& loaded_;
+  std::map<std::string, ExternalFinding> findings_;
+  std::vector<std::string> finding_order_;
+};
+
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// A read-only mapping of a whole file, unmapped when it goes out of scope.
+class MappedFile {
+ public:
+  static absl::StatusOr<MappedFile> Open(const std::string& path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return absl::NotFoundError(absl::StrCat("cannot open the file: ", std::strerror(errno)));
+    struct stat info;
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+      close(fd);
+      return absl::InvalidArgumentError("not a regular file");
+    }
+    MappedFile file;
+    file.size_ = static_cast<size_t>(info.st_size);
+    if (file.size_ > 0) {
+      void* data = mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (data == MAP_FAILED) {
+        const int error = errno;
+        close(fd);
+        return absl::InvalidArgumentError(absl::StrCat("cannot map the file: ", std::strerror(error)));
+      }
+      // The walk jumps over the weights: no read-ahead into pages it will skip.
+      madvise(data, file.size_, MADV_RANDOM);
+      file.data_ = static_cast<const char*>(data);
+    }
+    close(fd);
+    return file;
+  }
+  MappedFile(MappedFile&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  MappedFile& operator=(MappedFile&&) = delete;
+  ~MappedFile() {
+    if (data_ != nullptr) munmap(const_cast<char*>(data_), size_);
+  }
+  std::string_view bytes() const { return {data_, size_}; }
+
+ private:
+  MappedFile() = default;
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace
+
+int ElementBits(int32_t data_type) {
+  switch (data_type) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT32:
+      return 32;
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::COMPLEX64:
+      return 64;
+    case onnx::TensorProto::COMPLEX128:
+      return 128;
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16:
+      return 16;
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
+    case 17:  // FLOAT8E4M3FN (ONNX 1.14; numbered here since Debian ships ONNX 1.12).
+    case 18:  // FLOAT8E4M3FNUZ
+    case 19:  // FLOAT8E5M2
+    case 20:  // FLOAT8E5M2FNUZ
+      return 8;
+    case 21:  // UINT4 (ONNX 1.16)
+    case 22:  // INT4
+      return 4;
+    default:
+      return 0;  // STRING, UNDEFINED and unknown types have no byte size.
+  }
+}
+
+int64_t DenseByteSize(int32_t data_type, const std::vector<int64_t>& dims) {
+  const int bits = ElementBits(data_type);
+  if (bits == 0) return -1;
+  int64_t elements = 1;
+  for (int64_t dim : dims) {
+    if (dim < 0) return -1;
+    if (dim == 0) return 0;
+    if (elements > INT64_MAX / dim) return -1;
+    elements *= dim;
+  }
+  if (elements > (INT64_MAX - 7) / bits) return -1;
+  return (elements * bits + 7) / 8;
+}
+
+namespace {
+
+// `mapped`: `bytes` is a private read-only file mapping whose pages may be dropped.
+absl::StatusOr<LoadedModel> Load(std::string_view bytes, const std::string& model_dir,
+                                 const LoadOptions& options, bool mapped) {
+  LoadedModel loaded;
+  loaded.file_bytes = static_cast<int64_t>(bytes.size());
+  if (bytes.empty()) return absl::InvalidArgumentError("not an ONNX model (empty file)");
+
+  std::string reduced;
+  Reducer reducer(bytes.data(), options, model_dir, loaded);
+  if (mapped) reducer.ReleasePagesOf(bytes.data());
+  absl::Status walked = reducer.Message(Kind::kModel, bytes, /*graph_depth=*/0, /*owner=*/"", reduced);
+  if (!walked.ok()) return walked;
+  reducer.FinishWarnings();
+
+  if (reduced.size() > static_cast<size_t>(INT32_MAX)) {
+    return absl::InvalidArgumentError("not supported: the model's structure alone is over 2 GiB");
+  }
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(reduced.data()),
+                                               static_cast<int>(reduced.size()));
+  // Each nested graph costs three message levels (graph, node, attribute).
+  input.SetRecursionLimit(4 * kMaxGraphDepth + 64);
+  if (!loaded.model.ParseFromCodedStream(&input) || !input.ConsumedEntireMessage()) {
+    return absl::InvalidArgumentError("not an ONNX model (protobuf parse failed)");
+  }
+  if (!loaded.model.has_graph()) return absl::InvalidArgumentError("not an ONNX model (no graph)");
+  return loaded;
 }
 
 }  // namespace
 
 absl::StatusOr<LoadedModel> LoadModelFromBytes(std::string_view bytes, const std::string& model_dir,
                                                const LoadOptions& options) {
-  LoadedModel loaded;
-  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
-      !loaded.model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return absl::InvalidArgumentError("not an ONNX model (protobuf parse failed)");
-  }
-  if (!loaded.model.has_graph()) return absl::InvalidArgumentError("not an ONNX model (no graph)");
-  DropLargeData(*loaded.model.mutable_graph(), options);
-  return loaded;
+  return Load(bytes, model_dir, options, /*mapped=*/false);
 }
 
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path, const LoadOptions& options) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return absl::NotFoundError("cannot open the file");
-  std::stringstream contents;
-  contents << file.rdbuf();
-  const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(contents.str(), dir, options);
+  absl::StatusOr<MappedFile> file = MappedFile::Open(path);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<LoadedModel> loaded = Load(file->bytes(), DirectoryOf(path), options, /*mapped=*/true);
   if (loaded.ok()) loaded->path = path;
   return loaded;
 }

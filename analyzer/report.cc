@@ -132,7 +132,10 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
   return json;
 }
 
-std::string RenderJson(const Analysis& analysis) { return AnalysisToJson(analysis).dump(2) + "\n"; }
+std::string RenderJson(const Analysis& analysis) {
+  // Names come from the model file: invalid UTF-8 is replaced, not thrown on.
+  return AnalysisToJson(analysis).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
 
 std::string RenderText(const Analysis& analysis) {
   std::string out;
