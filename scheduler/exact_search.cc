@@ -1,0 +1,180 @@
+#include "scheduler/exact_search.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <queue>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/clock.h"
+
+namespace footprint::scheduler {
+namespace {
+
+// A set of node indices as W 64-bit words.
+template <int W>
+struct NodeSet {
+  std::array<uint64_t, W> words{};
+
+  bool Has(int n) const { return (words[n >> 6] >> (n & 63)) & 1; }
+  void Add(int n) { words[n >> 6] |= uint64_t{1} << (n & 63); }
+  void Remove(int n) { words[n >> 6] &= ~(uint64_t{1} << (n & 63)); }
+  bool Includes(const NodeSet& other) const {
+    for (int i = 0; i < W; ++i) {
+      if (other.words[i] & ~words[i]) return false;
+    }
+    return true;
+  }
+  bool operator==(const NodeSet&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const NodeSet& set) {
+    return H::combine_contiguous(std::move(h), set.words.data(), W);
+  }
+};
+
+template <int W>
+ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits) {
+  using Set = NodeSet<W>;
+  const int num_nodes = model.num_nodes;
+  ExactSearchResult result;
+
+  std::vector<Set> predecessor_set(num_nodes);
+  for (int n = 0; n < num_nodes; ++n) {
+    for (int p : model.predecessors[n]) predecessor_set[n].Add(p);
+  }
+  std::vector<Set> reader_set(model.readers.size());
+  for (size_t v = 0; v < model.readers.size(); ++v) {
+    for (int r : model.readers[v]) reader_set[v].Add(r);
+  }
+  // h(E): the largest local_bytes among the nodes not in E.
+  std::vector<int> by_local(num_nodes);
+  for (int n = 0; n < num_nodes; ++n) by_local[n] = n;
+  std::sort(by_local.begin(), by_local.end(),
+            [&](int a, int b) { return model.local_bytes[a] > model.local_bytes[b]; });
+  auto remaining_bound = [&](const Set& done) -> int64_t {
+    for (int n : by_local) {
+      if (!done.Has(n)) return model.local_bytes[n];
+    }
+    return 0;
+  };
+
+  struct Record {
+    Set done;         // Nodes already run.
+    int64_t live;     // Live bytes before the next step.
+    int64_t peak;     // Peak of the best order found to reach `done`.
+    int64_t key;      // max(peak, remaining_bound(done), good_enough).
+    int parent;       // Record this one was reached from (-1 for the start).
+    int node;         // Node run last to get here.
+    int depth;        // Nodes in `done`.
+    bool closed;      // Expanded: its key is final.
+  };
+  std::vector<Record> records;
+  absl::flat_hash_map<Set, int> record_of;
+  using Entry = std::tuple<int64_t, int, int>;  // key, -depth, record.
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+
+  const Set empty;
+  const int64_t start_key = std::max(remaining_bound(empty), limits.good_enough);
+  if (start_key >= limits.upper_bound) {
+    result.outcome = ExactOutcome::kNoneBelow;
+    return result;
+  }
+  records.push_back({empty, model.initial_live, 0, start_key, -1, -1, 0, false});
+  record_of.emplace(empty, 0);
+  queue.emplace(start_key, 0, 0);
+
+  struct Candidate {
+    int node;
+    int64_t step_bytes;
+    int64_t live_after;
+  };
+  std::vector<Candidate> candidates;
+  int64_t pops = 0;
+  while (!queue.empty()) {
+    const auto [key, negative_depth, index] = queue.top();
+    queue.pop();
+    if ((++pops & 255) == 0 && absl::Now() > limits.deadline) {
+      result.outcome = ExactOutcome::kStopped;
+      result.states = static_cast<int64_t>(records.size());
+      return result;
+    }
+    if (records[index].closed || records[index].key != key) continue;
+    records[index].closed = true;
+    const Record current = records[index];
+    if (current.depth == num_nodes) {
+      result.outcome = ExactOutcome::kFound;
+      result.peak = current.peak;
+      result.order.resize(num_nodes);
+      for (int r = index; records[r].parent != -1; r = records[r].parent) {
+        result.order[records[r].depth - 1] = records[r].node;
+      }
+      result.states = static_cast<int64_t>(records.size());
+      return result;
+    }
+
+    candidates.clear();
+    const int64_t first_step = current.depth == 0 ? model.first_step_bytes : 0;
+    for (int n = 0; n < num_nodes; ++n) {
+      if (current.done.Has(n) || !current.done.Includes(predecessor_set[n])) continue;
+      int64_t freed = 0;
+      for (int v : model.inputs[n]) {
+        if (model.value_is_graph_output[v]) continue;
+        Set others = reader_set[v];
+        others.Remove(n);
+        if (current.done.Includes(others)) freed += model.value_bytes[v];
+      }
+      const Candidate candidate = {n, current.live + model.run_bytes[n] + first_step,
+                                   current.live + model.kept_bytes[n] - freed};
+      if (candidate.step_bytes <= current.key && candidate.live_after <= current.live) {
+        candidates.assign(1, candidate);  // A free move: no alternative needed.
+        break;
+      }
+      candidates.push_back(candidate);
+    }
+
+    for (const Candidate& candidate : candidates) {
+      Set next = current.done;
+      next.Add(candidate.node);
+      const int64_t peak = std::max(current.peak, candidate.step_bytes);
+      const int64_t next_key =
+          std::max({peak, remaining_bound(next), limits.good_enough});
+      if (next_key >= limits.upper_bound) continue;
+      const auto found = record_of.find(next);
+      if (found != record_of.end()) {
+        Record& known = records[found->second];
+        if (known.closed || known.key <= next_key) continue;
+        known.peak = peak;
+        known.key = next_key;
+        known.parent = index;
+        known.node = candidate.node;
+        queue.emplace(next_key, -known.depth, found->second);
+        continue;
+      }
+      if (static_cast<int64_t>(records.size()) >= limits.max_states) {
+        result.outcome = ExactOutcome::kStopped;
+        result.states = static_cast<int64_t>(records.size());
+        return result;
+      }
+      const int next_index = static_cast<int>(records.size());
+      records.push_back({next, candidate.live_after, peak, next_key, index, candidate.node,
+                         current.depth + 1, false});
+      record_of.emplace(next, next_index);
+      queue.emplace(next_key, -(current.depth + 1), next_index);
+    }
+  }
+  result.outcome = ExactOutcome::kNoneBelow;
+  result.states = static_cast<int64_t>(records.size());
+  return result;
+}
+
+}  // namespace
+
+ExactSearchResult ExactSearch(const StepModel& model, const ExactSearchLimits& limits) {
+  if (model.num_nodes <= 64) return Search<1>(model, limits);
+  if (model.num_nodes <= 128) return Search<2>(model, limits);
+  return Search<4>(model, limits);
+}
+
+}  // namespace footprint::scheduler

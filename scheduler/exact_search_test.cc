@@ -1,0 +1,72 @@
+#include "scheduler/exact_search.h"
+
+#include <random>
+
+#include "gtest/gtest.h"
+#include "scheduler/greedy.h"
+#include "scheduler/schedule.h"
+#include "scheduler/step_model.h"
+#include "scheduler/testing/brute_force.h"
+#include "scheduler/testing/graphs.h"
+
+namespace footprint::scheduler {
+namespace {
+
+// The exact search alone (no greedy start, no splitting) against enumeration.
+TEST(ExactSearchTest, FindsTheLeastPeakAndProvesNothingIsLower) {
+  int compared = 0;
+  for (uint64_t seed = 2000; seed < 2300; ++seed) {
+    const DataflowGraph graph = testing::RandomDag(seed);
+    const std::optional<int64_t> best = testing::BruteForceMinPeak(graph, 30'000);
+    if (!best.has_value()) continue;
+    ++compared;
+    const StepModel model = BuildStepModel(graph);
+    const ExactSearchResult found = ExactSearch(model, {.upper_bound = *best + 1});
+    ASSERT_EQ(found.outcome, ExactOutcome::kFound) << "seed " << seed;
+    ASSERT_TRUE(IsTopologicalOrder(graph, found.order)) << "seed " << seed;
+    EXPECT_EQ(found.peak, *best) << "seed " << seed;
+    EXPECT_EQ(SchedulePeak(graph, found.order), *best) << "seed " << seed;
+    EXPECT_EQ(ExactSearch(model, {.upper_bound = *best}).outcome, ExactOutcome::kNoneBelow)
+        << "seed " << seed;
+  }
+  EXPECT_GE(compared, 150);
+}
+
+TEST(ExactSearchTest, StopsAtGoodEnough) {
+  const DataflowGraph graph = testing::RandomDag(5);
+  const StepModel model = BuildStepModel(graph);
+  const std::optional<int64_t> best = testing::BruteForceMinPeak(graph, 1'000'000);
+  ASSERT_TRUE(best.has_value());
+  const int64_t ceiling = *best + 1'000'000;
+  const ExactSearchResult found =
+      ExactSearch(model, {.upper_bound = ceiling, .good_enough = ceiling - 1});
+  ASSERT_EQ(found.outcome, ExactOutcome::kFound);
+  EXPECT_LT(found.peak, ceiling);
+  EXPECT_EQ(found.peak, SchedulePeak(graph, found.order));
+}
+
+TEST(ExactSearchTest, StopsAtTheStateCap) {
+  // 40 independent towers: far more executed sets than the cap allows.
+  const DataflowGraph graph = testing::ParallelTowers(40, 4);
+  const StepModel model = BuildStepModel(graph);
+  const ExactSearchResult found = ExactSearch(model, {.upper_bound = 1, .max_states = 1000});
+  EXPECT_NE(found.outcome, ExactOutcome::kFound);
+  const ExactSearchResult capped =
+      ExactSearch(model, {.upper_bound = int64_t{1} << 60, .max_states = 50});
+  EXPECT_EQ(capped.outcome, ExactOutcome::kStopped);
+}
+
+TEST(GreedyScheduleTest, EveryRuleGivesATopologicalOrder) {
+  std::mt19937_64 random(3);
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    const DataflowGraph graph = testing::RandomDag(seed, {.min_nodes = 1, .max_nodes = 80});
+    const StepModel model = BuildStepModel(graph);
+    std::vector<int> rank = testing::RandomTopologicalOrder(graph, random);
+    for (GreedyRule rule : {GreedyRule::kLeastGrowth, GreedyRule::kPeakAware, GreedyRule::kDepthFirst}) {
+      EXPECT_TRUE(IsTopologicalOrder(graph, GreedySchedule(model, rule, rank))) << seed;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace footprint::scheduler

@@ -1,0 +1,141 @@
+#include "scheduler/optimizer.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "scheduler/exact_search.h"
+#include "scheduler/greedy.h"
+#include "scheduler/schedule.h"
+#include "scheduler/segments.h"
+#include "scheduler/step_model.h"
+
+namespace footprint::scheduler {
+namespace {
+
+// Neighbouring parts between chokepoints are joined up to this many nodes:
+// fewer, larger segments cost less to set up, and the exact search handles
+// this size at once when the parts are chained.
+constexpr int kJoinSegmentsUpTo = 24;
+
+struct SegmentState {
+  std::vector<int> order;       // Local node indices.
+  int64_t peak = 0;             // Including passing bytes.
+  int64_t lower_bound = 0;      // Including passing bytes.
+  bool solved = false;          // The exact search settled it.
+  std::string method = "given";  // What produced `order`.
+};
+
+}  // namespace
+
+absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
+                                                const std::vector<int>& given_order,
+                                                const ScheduleOptions& options) {
+  const absl::Time start = absl::Now();
+  const absl::Time deadline = start + options.time_limit;
+  if (absl::Status status = ValidateGraph(graph); !status.ok()) return status;
+  if (!IsTopologicalOrder(graph, given_order)) {
+    return absl::InvalidArgumentError(
+        "the given order is not a topological order of the graph's nodes "
+        "(StableTopologicalOrder gives one)");
+  }
+  ScheduleResult result;
+  result.given_peak = SchedulePeak(graph, given_order);
+
+  std::vector<Segment> segments = SplitIntoSegments(graph, given_order, kJoinSegmentsUpTo);
+  std::vector<StepModel> models;
+  std::vector<SegmentState> states(segments.size());
+  models.reserve(segments.size());
+  int64_t lower_bound = 0;
+  for (size_t s = 0; s < segments.size(); ++s) {
+    const Segment& segment = segments[s];
+    const StepModel& model = models.emplace_back(BuildStepModel(segment.graph));
+    SegmentState& state = states[s];
+    std::vector<int> rank(model.num_nodes);
+    for (int i = 0; i < model.num_nodes; ++i) rank[i] = i;
+    state.order = rank;  // The segment's nodes are in the given order.
+    state.peak = SchedulePeak(segment.graph, state.order) + segment.passing_bytes;
+    for (auto [rule, name] : {std::pair{GreedyRule::kLeastGrowth, "greedy-least-growth"},
+                              std::pair{GreedyRule::kPeakAware, "greedy-peak-aware"},
+                              std::pair{GreedyRule::kDepthFirst, "greedy-depth-first"}}) {
+      std::vector<int> order = GreedySchedule(model, rule, rank);
+      const int64_t peak = SchedulePeak(segment.graph, order) + segment.passing_bytes;
+      if (peak < state.peak) {
+        state.order = std::move(order);
+        state.peak = peak;
+        state.method = name;
+      }
+    }
+    int64_t largest_local = 0;
+    for (int64_t bytes : model.local_bytes) largest_local = std::max(largest_local, bytes);
+    state.lower_bound = largest_local + segment.passing_bytes;
+    lower_bound = std::max(lower_bound, state.lower_bound);
+  }
+
+  // Work on the segment that holds the peak until it is solved or time is out.
+  while (!states.empty()) {
+    size_t top = 0;
+    for (size_t s = 1; s < states.size(); ++s) {
+      if (states[s].peak > states[top].peak ||
+          (states[s].peak == states[top].peak && states[s].solved && !states[top].solved)) {
+        top = s;
+      }
+    }
+    SegmentState& state = states[top];
+    if (state.peak <= lower_bound || state.solved) break;
+    if (models[top].num_nodes > kExactSearchMaxNodes || absl::Now() >= deadline) {
+      break;
+    }
+    const int64_t passing = segments[top].passing_bytes;
+    const ExactSearchResult exact = ExactSearch(
+        models[top], {.upper_bound = state.peak - passing,
+                      .good_enough = std::max<int64_t>(0, lower_bound - passing),
+                      .deadline = deadline});
+    if (exact.outcome == ExactOutcome::kStopped) {
+      break;
+    }
+    state.solved = true;
+    if (exact.outcome == ExactOutcome::kFound) {
+      state.order = exact.order;
+      state.peak = exact.peak + passing;
+      state.method = "exact";
+    }
+    // Solved: no schedule of this segment, hence of the graph, peaks lower
+    // (or it stopped at good_enough, which is no higher than the bound).
+    lower_bound = std::max(lower_bound, state.peak);
+  }
+
+  std::vector<int> order;
+  order.reserve(graph.nodes.size());
+  std::set<std::string> methods;
+  for (size_t s = 0; s < segments.size(); ++s) {
+    for (int local : states[s].order) order.push_back(segments[s].nodes[local]);
+    if (states[s].method != "given") methods.insert(states[s].method);
+  }
+  const int64_t peak = SchedulePeak(graph, order);
+  int64_t segments_peak = 0;
+  for (const SegmentState& state : states) segments_peak = std::max(segments_peak, state.peak);
+  if (!IsTopologicalOrder(graph, order) || peak != segments_peak) {
+    return absl::InternalError(absl::StrCat("the schedule optimizer assembled an invalid order (peak ",
+                                            peak, ", segments say ", segments_peak, ")"));
+  }
+  if (peak < result.given_peak) {
+    result.order = std::move(order);
+    result.peak = peak;
+    result.algorithm = absl::StrCat(absl::StrJoin(methods, "+"), " over ", segments.size(),
+                                    segments.size() == 1 ? " segment" : " segments");
+  } else {
+    result.order = given_order;
+    result.peak = result.given_peak;
+    result.algorithm = "given";
+  }
+  result.lower_bound = std::min(lower_bound, result.peak);
+  result.proven_optimal = result.peak <= lower_bound;
+  result.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  return result;
+}
+
+}  // namespace footprint::scheduler

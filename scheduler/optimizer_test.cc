@@ -1,0 +1,179 @@
+#include "scheduler/optimizer.h"
+
+#include <random>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/schedule.h"
+#include "scheduler/testing/brute_force.h"
+#include "scheduler/testing/graphs.h"
+
+namespace footprint::scheduler {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Checks what every result must satisfy, whatever the algorithm.
+void ExpectSound(const DataflowGraph& graph, const std::vector<int>& given,
+                 const ScheduleResult& result) {
+  EXPECT_TRUE(IsTopologicalOrder(graph, result.order));
+  EXPECT_EQ(result.peak, SchedulePeak(graph, result.order));
+  EXPECT_EQ(result.given_peak, SchedulePeak(graph, given));
+  EXPECT_LE(result.peak, result.given_peak);
+  EXPECT_LE(result.lower_bound, result.peak);
+  EXPECT_EQ(result.proven_optimal, result.lower_bound == result.peak);
+  if (result.peak == result.given_peak) {
+    EXPECT_EQ(result.order, given);
+    EXPECT_EQ(result.algorithm, "given");
+  }
+}
+
+// Two branches of a big then a small value each: finishing one branch before
+// starting the other keeps only one big value live.
+DataflowGraph TwoBranches() {
+  DataflowGraph graph{.nodes = {{.inputs = {0}, .outputs = {1}, .name = "a1"},
+                                {.inputs = {0}, .outputs = {3}, .name = "b1"},
+                                {.inputs = {1}, .outputs = {2}, .name = "a2"},
+                                {.inputs = {3}, .outputs = {4}, .name = "b2"},
+                                {.inputs = {2, 4}, .outputs = {5}, .name = "join"}},
+                      .values = {{.bytes = 10},
+                                 {.bytes = 100},
+                                 {.bytes = 1},
+                                 {.bytes = 100},
+                                 {.bytes = 1},
+                                 {.bytes = 1, .is_graph_output = true}}};
+  ConnectValues(graph);
+  return graph;
+}
+
+TEST(OptimizeScheduleTest, FinishesOneBranchBeforeTheOther) {
+  const DataflowGraph graph = TwoBranches();
+  const std::vector<int> given = {0, 1, 2, 3, 4};  // a1, b1: both big values live.
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, given);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ExpectSound(graph, given, *result);
+  EXPECT_EQ(result->given_peak, 10 + 100 + 100);
+  // a1, a2, b1, b2, join: x + A1 + A2 = 111 and x + A2 + B1 = 111.
+  EXPECT_EQ(result->peak, 111);
+  EXPECT_TRUE(result->proven_optimal);
+  EXPECT_NE(result->algorithm, "given");
+}
+
+TEST(OptimizeScheduleTest, KeepsTheGivenOrderWhenNothingIsBetter) {
+  const DataflowGraph graph = TwoBranches();
+  const std::vector<int> given = {0, 2, 1, 3, 4};
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, given);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ExpectSound(graph, given, *result);
+  EXPECT_EQ(result->order, given);
+  EXPECT_EQ(result->algorithm, "given");
+  EXPECT_TRUE(result->proven_optimal);
+}
+
+TEST(OptimizeScheduleTest, RejectsAnOrderThatIsNotTopological) {
+  const DataflowGraph graph = TwoBranches();
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, {2, 0, 1, 3, 4});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(), HasSubstr("topological"));
+  EXPECT_FALSE(OptimizeSchedule(graph, {0, 1, 2, 3}).ok());
+}
+
+TEST(OptimizeScheduleTest, RejectsAnInconsistentGraph) {
+  DataflowGraph graph = TwoBranches();
+  graph.values[1].consumers.clear();
+  EXPECT_FALSE(OptimizeSchedule(graph, {0, 1, 2, 3, 4}).ok());
+}
+
+TEST(OptimizeScheduleTest, EmptyGraph) {
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(DataflowGraph{}, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->peak, 0);
+  EXPECT_TRUE(result->proven_optimal);
+}
+
+// The exact search against enumeration of every topological order.
+TEST(OptimizeScheduleTest, MatchesBruteForceOnRandomSmallGraphs) {
+  int compared = 0;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    const DataflowGraph graph = testing::RandomDag(seed);
+    const std::optional<int64_t> best = testing::BruteForceMinPeak(graph, 30'000);
+    if (!best.has_value()) continue;
+    ++compared;
+    absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
+    ASSERT_TRUE(given.ok()) << given.status();
+    absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(10)});
+    ASSERT_TRUE(result.ok()) << result.status();
+    ExpectSound(graph, *given, *result);
+    EXPECT_EQ(result->peak, *best) << "seed " << seed;
+    EXPECT_TRUE(result->proven_optimal) << "seed " << seed;
+    EXPECT_EQ(result->lower_bound, *best) << "seed " << seed;
+  }
+  EXPECT_GE(compared, 200);
+}
+
+// The same with every node in one segment (no chokepoint to lean on).
+TEST(OptimizeScheduleTest, MatchesBruteForceOnWideRandomGraphs) {
+  int compared = 0;
+  for (uint64_t seed = 1000; seed < 1200; ++seed) {
+    const DataflowGraph graph = testing::RandomDag(seed, {.max_inputs = 2, .max_outputs = 3});
+    const std::optional<int64_t> best = testing::BruteForceMinPeak(graph, 100'000);
+    if (!best.has_value()) continue;
+    ++compared;
+    absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
+    ASSERT_TRUE(given.ok()) << given.status();
+    absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(10)});
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->peak, *best) << "seed " << seed;
+    EXPECT_TRUE(result->proven_optimal) << "seed " << seed;
+  }
+  EXPECT_GE(compared, 100);
+}
+
+TEST(OptimizeScheduleTest, NeverWorseThanGivenOnLargerRandomGraphs) {
+  std::mt19937_64 random(11);
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    const DataflowGraph graph = testing::RandomDag(
+        seed, {.min_nodes = 30, .max_nodes = 300, .max_inputs = 3, .max_outputs = 3});
+    const std::vector<int> given = testing::RandomTopologicalOrder(graph, random);
+    for (absl::Duration limit : {absl::ZeroDuration(), absl::Milliseconds(20)}) {
+      absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, given, {.time_limit = limit});
+      ASSERT_TRUE(result.ok()) << result.status();
+      ExpectSound(graph, given, *result);
+    }
+  }
+}
+
+TEST(OptimizeScheduleTest, ProvesTransformerChainsOptimal) {
+  const DataflowGraph graph = testing::TransformerChain(50);
+  absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ExpectSound(graph, *given, *result);
+  EXPECT_TRUE(result->proven_optimal);
+}
+
+TEST(OptimizeScheduleTest, ImprovesBreadthFirstInceptionModules) {
+  const DataflowGraph graph = testing::InceptionChain(20);
+  absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ExpectSound(graph, *given, *result);
+  EXPECT_LT(result->peak, result->given_peak);
+  EXPECT_TRUE(result->proven_optimal);
+}
+
+TEST(OptimizeScheduleTest, ImprovesRoundRobinTowersWithoutChokepoints) {
+  const DataflowGraph graph = testing::ParallelTowers(8, 12);
+  absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ExpectSound(graph, *given, *result);
+  EXPECT_LT(result->peak, result->given_peak);
+}
+
+}  // namespace
+}  // namespace footprint::scheduler

@@ -1,0 +1,142 @@
+#include "scheduler/segments.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace footprint::scheduler {
+
+std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<int>& order) {
+  const int num_nodes = static_cast<int>(order.size());
+  std::vector<int> position(graph.nodes.size(), 0);
+  for (int k = 0; k < num_nodes; ++k) position[order[k]] = k;
+  std::vector<int> last_predecessor(num_nodes, -1);       // By position.
+  std::vector<int> first_successor(num_nodes, num_nodes);  // By position.
+  for (int k = 0; k < num_nodes; ++k) {
+    const Node& node = graph.nodes[order[k]];
+    for (int v : node.inputs) {
+      const int producer = graph.values[v].producer;
+      if (producer != -1) last_predecessor[k] = std::max(last_predecessor[k], position[producer]);
+    }
+    for (int v : node.outputs) {
+      for (int consumer : graph.values[v].consumers) {
+        first_successor[k] = std::min(first_successor[k], position[consumer]);
+      }
+    }
+  }
+  // after[p] = min over q > p of last_predecessor[q].
+  std::vector<int> after(num_nodes + 1, std::numeric_limits<int>::max());
+  for (int q = num_nodes - 1; q >= 0; --q) after[q] = std::min(after[q + 1], last_predecessor[q]);
+  std::vector<bool> chokepoint(num_nodes, false);
+  int before = std::numeric_limits<int>::min();  // Max over a < p of first_successor[a].
+  for (int p = 0; p < num_nodes; ++p) {
+    chokepoint[p] = before <= p && after[p + 1] >= p;
+    before = std::max(before, first_successor[p]);
+  }
+  return chokepoint;
+}
+
+std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::vector<int>& order,
+                                       int join_up_to) {
+  const int num_nodes = static_cast<int>(order.size());
+  std::vector<Segment> segments;
+  if (num_nodes == 0) return segments;
+
+  // Parts: [start, end) ranges of positions, cut around every chokepoint.
+  const std::vector<bool> chokepoint = FindChokepoints(graph, order);
+  std::vector<int> starts;
+  for (int p = 0; p < num_nodes; ++p) {
+    if (p == 0 || chokepoint[p] || chokepoint[p - 1]) starts.push_back(p);
+  }
+  starts.push_back(num_nodes);
+  std::vector<int> segment_of(graph.nodes.size(), 0);
+  int group_start = 0;
+  for (size_t i = 0; i + 1 < starts.size(); ++i) {
+    const int end = starts[i + 1];
+    const bool last = i + 2 == starts.size();
+    if (last || starts[i + 2] - group_start > join_up_to) {
+      Segment& segment = segments.emplace_back();
+      for (int p = group_start; p < end; ++p) {
+        segment_of[order[p]] = static_cast<int>(segments.size()) - 1;
+        segment.nodes.push_back(order[p]);
+      }
+      group_start = end;
+    }
+  }
+  const int num_segments = static_cast<int>(segments.size());
+
+  // Where each value is live, by segment, and where it is touched.
+  const int num_values = static_cast<int>(graph.values.size());
+  std::vector<int> last_segment(num_values);  // num_segments: live to the end.
+  std::vector<int64_t> passing_delta(num_segments + 1, 0);
+  std::vector<int> touched;
+  for (int v = 0; v < num_values; ++v) {
+    const Value& value = graph.values[v];
+    const int first = value.producer == -1 ? 0 : segment_of[value.producer];
+    int last = first;
+    for (int consumer : value.consumers) last = std::max(last, segment_of[consumer]);
+    if (value.is_graph_output) last = num_segments;
+    last_segment[v] = last;
+    if (value.bytes == 0) continue;
+    touched.clear();
+    if (value.producer != -1) touched.push_back(first);
+    for (int consumer : value.consumers) touched.push_back(segment_of[consumer]);
+    if (value.producer == -1 && value.consumers.empty() && !value.is_graph_output) {
+      touched.push_back(0);  // Live at step 0 only: segment 0 keeps it.
+    }
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    const int live_until = std::min(last, num_segments - 1);
+    passing_delta[first] += value.bytes;
+    passing_delta[live_until + 1] -= value.bytes;
+    for (int s : touched) {
+      passing_delta[s] -= value.bytes;
+      passing_delta[s + 1] += value.bytes;
+    }
+  }
+  int64_t passing = 0;
+  for (int s = 0; s < num_segments; ++s) {
+    passing += passing_delta[s];
+    segments[s].passing_bytes = passing;
+  }
+
+  // Each segment's own graph.
+  std::vector<int> local_id(num_values, -1);
+  std::vector<int> local_of_segment(num_values, -1);
+  for (int s = 0; s < num_segments; ++s) {
+    Segment& segment = segments[s];
+    DataflowGraph& local = segment.graph;
+    std::vector<int> global_of_local;
+    auto local_value = [&](int v) {
+      if (local_of_segment[v] != s) {
+        local_of_segment[v] = s;
+        local_id[v] = static_cast<int>(local.values.size());
+        local.values.push_back({.bytes = graph.values[v].bytes});
+        global_of_local.push_back(v);
+      }
+      return local_id[v];
+    };
+    for (int n : segment.nodes) {
+      const Node& node = graph.nodes[n];
+      Node& copy = local.nodes.emplace_back();
+      copy.extra_bytes = node.extra_bytes;
+      copy.name = node.name;
+      for (int v : node.inputs) copy.inputs.push_back(local_value(v));
+      for (int v : node.outputs) copy.outputs.push_back(local_value(v));
+    }
+    if (s == 0) {
+      for (int v = 0; v < num_values; ++v) {
+        const Value& value = graph.values[v];
+        if (value.producer == -1 && value.consumers.empty() && !value.is_graph_output) {
+          local_value(v);
+        }
+      }
+    }
+    ConnectValues(local);
+    for (size_t i = 0; i < global_of_local.size(); ++i) {
+      local.values[i].is_graph_output = last_segment[global_of_local[i]] > s;
+    }
+  }
+  return segments;
+}
+
+}  // namespace footprint::scheduler

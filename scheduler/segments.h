@@ -1,0 +1,43 @@
+// Splitting a schedule at the nodes every schedule must pass through
+// (internal to the scheduler).
+//
+// Why: a node c such that every other node is an ancestor or a descendant of
+// c (a "chokepoint": the Add that closes a residual block, the Concat that
+// closes an inception module) splits every valid schedule into the same
+// before/c/after parts. The parts can then be scheduled one by one: the peak
+// of the whole is the max over the parts, each counted with the bytes of the
+// values that only pass over it. Finding them takes O(nodes + edges): in a
+// topological order, c at position p is a chokepoint when every node before
+// it has a successor at a position <= p and every node after it has a
+// predecessor at a position >= p.
+#ifndef ONNX_FOOTPRINT_SCHEDULER_SEGMENTS_H_
+#define ONNX_FOOTPRINT_SCHEDULER_SEGMENTS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "scheduler/dataflow_graph.h"
+
+namespace footprint::scheduler {
+
+struct Segment {
+  std::vector<int> nodes;    // Graph node indices, in the order given to SplitIntoSegments.
+  DataflowGraph graph;       // Its nodes (local node i is nodes[i]) and the values they touch.
+  int64_t passing_bytes = 0;  // Bytes live over the whole segment that none of its nodes touches.
+};
+
+// Whether each position of `order` (a topological order) holds a chokepoint.
+std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<int>& order);
+
+// Cuts `order` around every chokepoint, then joins neighbouring parts while
+// they hold at most `join_up_to` nodes together. In each segment's graph a
+// value made earlier is a graph input, a value read later (or a graph output)
+// is a graph output, so that for a local order L_s of every segment s:
+//   SchedulePeak(graph, L_0 + L_1 + ...) = max over s of
+//       SchedulePeak(segment s graph, L_s) + segment s passing_bytes.
+std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::vector<int>& order,
+                                       int join_up_to);
+
+}  // namespace footprint::scheduler
+
+#endif  // ONNX_FOOTPRINT_SCHEDULER_SEGMENTS_H_

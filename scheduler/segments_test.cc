@@ -1,0 +1,96 @@
+#include "scheduler/segments.h"
+
+#include <random>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "scheduler/schedule.h"
+#include "scheduler/testing/brute_force.h"
+#include "scheduler/testing/graphs.h"
+
+namespace footprint::scheduler {
+namespace {
+
+using ::testing::ElementsAre;
+
+TEST(FindChokepointsTest, ForkAndJoinOfADiamondButNotItsBranches) {
+  // fork -> left, right -> join
+  DataflowGraph graph{
+      .nodes = {{.inputs = {0}, .outputs = {1}, .name = "fork"},
+                {.inputs = {1}, .outputs = {2}, .name = "left"},
+                {.inputs = {1}, .outputs = {3}, .name = "right"},
+                {.inputs = {2, 3}, .outputs = {4}, .name = "join"}},
+      .values = {{.bytes = 1}, {.bytes = 1}, {.bytes = 1}, {.bytes = 1}, {.bytes = 1}}};
+  ConnectValues(graph);
+  EXPECT_THAT(FindChokepoints(graph, {0, 1, 2, 3}), ElementsAre(true, false, false, true));
+  EXPECT_THAT(FindChokepoints(graph, {0, 2, 1, 3}), ElementsAre(true, false, false, true));
+}
+
+TEST(FindChokepointsTest, IndependentNodesAreNotChokepoints) {
+  DataflowGraph graph{.nodes = {{.inputs = {0}, .outputs = {1}}, {.inputs = {0}, .outputs = {2}}},
+                      .values = {{.bytes = 1}, {.bytes = 1}, {.bytes = 1}}};
+  ConnectValues(graph);
+  EXPECT_THAT(FindChokepoints(graph, {0, 1}), ElementsAre(false, false));
+}
+
+TEST(FindChokepointsTest, EveryNodeOfAChainAndEveryResidualAdd) {
+  const DataflowGraph graph = testing::TransformerChain(3);
+  std::vector<int> order(graph.nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  const std::vector<bool> chokepoints = FindChokepoints(graph, order);
+  // Inside a block: Mul, ReduceMean, Sqrt, Div, Scale, MatMul, Gelu, MatMul, Add are all
+  // on the one path, except that x skips over the first four to reach Div and Add.
+  for (int b = 0; b < 3; ++b) {
+    EXPECT_TRUE(chokepoints[b * 9 + 0]) << b;  // norm/Mul: everything before feeds it.
+    EXPECT_TRUE(chokepoints[b * 9 + 8]) << b;  // The residual Add.
+  }
+}
+
+// The contract of SplitIntoSegments: any local orders, concatenated, peak at
+// the max over segments of the local peak plus the passing bytes.
+TEST(SplitIntoSegmentsTest, PeakOfConcatenatedOrdersIsTheMaxOverSegments) {
+  std::mt19937_64 random(7);
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    const DataflowGraph graph =
+        testing::RandomDag(seed, {.min_nodes = 5, .max_nodes = 40, .shuffle_nodes = seed % 2 == 0});
+    ASSERT_TRUE(ValidateGraph(graph).ok()) << seed;
+    const std::vector<int> given = testing::RandomTopologicalOrder(graph, random);
+    for (int join_up_to : {1, 6, 1000}) {
+      const std::vector<Segment> segments = SplitIntoSegments(graph, given, join_up_to);
+      std::vector<int> order;
+      int64_t expected = 0;
+      for (const Segment& segment : segments) {
+        ASSERT_TRUE(ValidateGraph(segment.graph).ok()) << seed;
+        const std::vector<int> local = testing::RandomTopologicalOrder(segment.graph, random);
+        for (int n : local) order.push_back(segment.nodes[n]);
+        expected = std::max(expected, SchedulePeak(segment.graph, local) + segment.passing_bytes);
+      }
+      ASSERT_TRUE(IsTopologicalOrder(graph, order)) << seed;
+      EXPECT_EQ(SchedulePeak(graph, order), expected) << "seed " << seed << " join " << join_up_to;
+    }
+  }
+}
+
+TEST(SplitIntoSegmentsTest, ValuesPassingOverASegmentAreCounted) {
+  // in(1000) is read by n0 and by the last node n3: while n1 and n2 run, it
+  // only passes over them. Every node here is a chokepoint.
+  DataflowGraph graph{.nodes = {{.inputs = {0}, .outputs = {1}},
+                                {.inputs = {1}, .outputs = {2}},
+                                {.inputs = {2}, .outputs = {3}},
+                                {.inputs = {0, 3}, .outputs = {4}}},
+                      .values = {{.bytes = 1000},
+                                 {.bytes = 1},
+                                 {.bytes = 1},
+                                 {.bytes = 1},
+                                 {.bytes = 1, .is_graph_output = true}}};
+  ConnectValues(graph);
+  const std::vector<Segment> segments = SplitIntoSegments(graph, {0, 1, 2, 3}, 1);
+  ASSERT_EQ(segments.size(), 4u);
+  EXPECT_EQ(segments[0].passing_bytes, 0);
+  EXPECT_EQ(segments[1].passing_bytes, 1000);
+  EXPECT_EQ(segments[2].passing_bytes, 1000);
+  EXPECT_EQ(segments[3].passing_bytes, 0);
+}
+
+}  // namespace
+}  // namespace footprint::scheduler
