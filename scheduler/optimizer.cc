@@ -12,6 +12,7 @@
 #include "scheduler/schedule.h"
 #include "scheduler/segments.h"
 #include "scheduler/step_model.h"
+#include "scheduler/window_search.h"
 
 namespace footprint::scheduler {
 namespace {
@@ -21,11 +22,19 @@ namespace {
 // this size at once when the parts are chained.
 constexpr int kJoinSegmentsUpTo = 24;
 
+// A small exact search settles most segments; beyond this many executed sets
+// it waits until the cheaper windows have had a go.
+constexpr int64_t kQuickExactStates = 20'000;
+
+// What is tried, in turn, on the segment that holds the peak.
+enum class Phase { kQuickExact, kWindows, kFullExact, kStuck };
+
 struct SegmentState {
   std::vector<int> order;       // Local node indices.
   int64_t peak = 0;             // Including passing bytes.
   int64_t lower_bound = 0;      // Including passing bytes.
   bool solved = false;          // The exact search settled it.
+  Phase phase = Phase::kQuickExact;  // What to try next on it.
   std::string method = "given";  // What produced `order`.
 };
 
@@ -75,8 +84,9 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
     lower_bound = std::max(lower_bound, state.lower_bound);
   }
 
-  // Work on the segment that holds the peak until it is solved or time is out.
-  while (!states.empty()) {
+  // Work on the segment that holds the peak until it is solved, nothing
+  // improves it, or time is out: no other segment can lower the peak.
+  while (!states.empty() && absl::Now() < deadline) {
     size_t top = 0;
     for (size_t s = 1; s < states.size(); ++s) {
       if (states[s].peak > states[top].peak ||
@@ -86,17 +96,37 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
     }
     SegmentState& state = states[top];
     if (state.peak <= lower_bound || state.solved) break;
-    if (models[top].num_nodes > kExactSearchMaxNodes || absl::Now() >= deadline) {
-      break;
-    }
     const int64_t passing = segments[top].passing_bytes;
-    const ExactSearchResult exact = ExactSearch(
-        models[top], {.upper_bound = state.peak - passing,
-                      .good_enough = std::max<int64_t>(0, lower_bound - passing),
-                      .deadline = deadline});
-    if (exact.outcome == ExactOutcome::kStopped) {
-      break;
+    const int64_t good_enough = std::max<int64_t>(0, lower_bound - passing);
+    const bool exact_fits = models[top].num_nodes <= kExactSearchMaxNodes;
+    ExactSearchResult exact;
+    if (state.phase == Phase::kQuickExact) {
+      // Most segments are narrow: a small exact search settles them at once.
+      state.phase = Phase::kWindows;
+      if (!exact_fits) continue;
+      exact = ExactSearch(models[top], {.upper_bound = state.peak - passing,
+                                        .good_enough = good_enough,
+                                        .deadline = deadline,
+                                        .max_states = kQuickExactStates});
+    } else if (state.phase == Phase::kWindows) {
+      // With at most half the time left: windows are cheap, and a lower peak
+      // to beat prunes the full exact search that follows.
+      state.phase = Phase::kFullExact;
+      if (ImproveByWindows(segments[top].graph, state.order, good_enough,
+                           absl::Now() + (deadline - absl::Now()) / 2)) {
+        state.peak = SchedulePeak(segments[top].graph, state.order) + passing;
+        state.method = state.method == "given" ? "windows" : state.method + "+windows";
+      }
+      continue;
+    } else if (state.phase == Phase::kFullExact && exact_fits) {
+      state.phase = Phase::kStuck;
+      exact = ExactSearch(models[top], {.upper_bound = state.peak - passing,
+                                        .good_enough = good_enough,
+                                        .deadline = deadline});
+    } else {
+      break;  // Nothing more to try on the segment that holds the peak.
     }
+    if (exact.outcome == ExactOutcome::kStopped) continue;
     state.solved = true;
     if (exact.outcome == ExactOutcome::kFound) {
       state.order = exact.order;

@@ -2,8 +2,14 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace footprint::scheduler {
+
+namespace {
+std::vector<Segment> Split(const DataflowGraph& graph, const std::vector<int>& order,
+                           const std::vector<int>& starts, const std::vector<bool>& build);
+}  // namespace
 
 std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<int>& order) {
   const int num_nodes = static_cast<int>(order.size());
@@ -48,21 +54,32 @@ std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::ve
     if (p == 0 || chokepoint[p] || chokepoint[p - 1]) starts.push_back(p);
   }
   starts.push_back(num_nodes);
-  std::vector<int> segment_of(graph.nodes.size(), 0);
-  int group_start = 0;
+  std::vector<int> joined = {0};
   for (size_t i = 0; i + 1 < starts.size(); ++i) {
     const int end = starts[i + 1];
     const bool last = i + 2 == starts.size();
-    if (last || starts[i + 2] - group_start > join_up_to) {
-      Segment& segment = segments.emplace_back();
-      for (int p = group_start; p < end; ++p) {
-        segment_of[order[p]] = static_cast<int>(segments.size()) - 1;
-        segment.nodes.push_back(order[p]);
-      }
-      group_start = end;
+    if (!last && starts[i + 2] - joined.back() > join_up_to) joined.push_back(end);
+  }
+  return Split(graph, order, joined, std::vector<bool>(joined.size(), true));
+}
+
+namespace {
+
+// SplitAtPositions, building the graphs of the segments with build[s] set only.
+std::vector<Segment> Split(const DataflowGraph& graph, const std::vector<int>& order,
+                           const std::vector<int>& starts, const std::vector<bool>& build) {
+  const int num_nodes = static_cast<int>(order.size());
+  std::vector<Segment> segments(starts.size());
+  if (num_nodes == 0) return {};
+  const int num_segments = static_cast<int>(segments.size());
+  std::vector<int> segment_of(graph.nodes.size(), 0);
+  for (int s = 0; s < num_segments; ++s) {
+    const int end = s + 1 < num_segments ? starts[s + 1] : num_nodes;
+    for (int p = starts[s]; p < end; ++p) {
+      segment_of[order[p]] = s;
+      segments[s].nodes.push_back(order[p]);
     }
   }
-  const int num_segments = static_cast<int>(segments.size());
 
   // Where each value is live, by segment, and where it is touched.
   const int num_values = static_cast<int>(graph.values.size());
@@ -103,6 +120,7 @@ std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::ve
   std::vector<int> local_id(num_values, -1);
   std::vector<int> local_of_segment(num_values, -1);
   for (int s = 0; s < num_segments; ++s) {
+    if (!build[s]) continue;
     Segment& segment = segments[s];
     DataflowGraph& local = segment.graph;
     std::vector<int> global_of_local;
@@ -137,6 +155,24 @@ std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::ve
     }
   }
   return segments;
+}
+
+}  // namespace
+
+std::vector<Segment> SplitAtPositions(const DataflowGraph& graph, const std::vector<int>& order,
+                                      const std::vector<int>& starts) {
+  return Split(graph, order, starts, std::vector<bool>(starts.size(), true));
+}
+
+Segment ExtractPositions(const DataflowGraph& graph, const std::vector<int>& order, int first,
+                         int end) {
+  std::vector<int> starts = {0};
+  if (first > 0) starts.push_back(first);
+  const size_t wanted = starts.size() - 1;
+  if (end < static_cast<int>(order.size())) starts.push_back(end);
+  std::vector<bool> build(starts.size(), false);
+  build[wanted] = true;
+  return std::move(Split(graph, order, starts, build)[wanted]);
 }
 
 }  // namespace footprint::scheduler

@@ -38,6 +38,18 @@ std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<
 std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::vector<int>& order,
                                        int join_up_to);
 
+// The same contract for any cut: segment s holds positions [starts[s],
+// starts[s+1]) of `order` (starts[0] must be 0, increasing, below the node
+// count). Reordering within a segment is then only safe for the positions'
+// own dependencies, which each segment's graph keeps.
+std::vector<Segment> SplitAtPositions(const DataflowGraph& graph, const std::vector<int>& order,
+                                      const std::vector<int>& starts);
+
+// Only the segment of positions [first, end) of SplitAtPositions with cuts at
+// first and end: O(nodes + edges) but builds one small graph.
+Segment ExtractPositions(const DataflowGraph& graph, const std::vector<int>& order, int first,
+                         int end);
+
 }  // namespace footprint::scheduler
 
 #endif  // ONNX_FOOTPRINT_SCHEDULER_SEGMENTS_H_

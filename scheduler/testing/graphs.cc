@@ -180,8 +180,16 @@ DataflowGraph ParallelTowers(int towers, int depth) {
       levels[d].push_back(added++);
     }
   }
+  // Each tower ends in a global pooling to a small vector, so that the join
+  // is cheap and the peak depends on how the towers are interleaved.
+  std::vector<int> pools;
+  for (int t = 0; t < towers; ++t) {
+    tips[t] = builder.Add1(absl::StrCat("tower", t, "/pool"), {tips[t]}, 32 * 4);
+    pools.push_back(added++);
+  }
+  levels.push_back(pools);
   for (const std::vector<int>& level : levels) order.insert(order.end(), level.begin(), level.end());
-  const int joined = builder.Add1("concat", tips, towers * 32 * kPixels);
+  const int joined = builder.Add1("concat", tips, towers * 32 * 4);
   order.push_back(added);
   builder.MarkOutput(joined);
   return builder.Finish(&order);

@@ -34,8 +34,9 @@ DataflowGraph TransformerChain(int blocks);
 // breadth-first do.
 DataflowGraph InceptionChain(int modules);
 
-// `towers` independent chains of `depth` Conv/Relu nodes of varying widths
-// read from one input and joined by a single Concat: no chokepoint inside.
+// `towers` independent chains of `depth` Conv/Relu nodes of varying widths and
+// a global pooling, read from one input and joined by a single Concat: no
+// chokepoint inside, towers x (depth + 1) + 1 nodes.
 // Listed round-robin across towers (one level at a time).
 DataflowGraph ParallelTowers(int towers, int depth);
 
