@@ -1,76 +1,159 @@
 #include "scheduler/greedy.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <limits>
+#include <numeric>
 #include <tuple>
 
 namespace footprint::scheduler {
+namespace {
+
+// A rule's key: three criteria, then the node index (unique, so that the
+// minimum names its node).
+using Key = std::array<int64_t, 4>;
+constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+constexpr Key kInactive = {kNone, kNone, kNone, kNone};
+
+// Minimum of keys over ranges of slots, with point updates: O(log n) each, so
+// that a step costs O(log n) however many nodes are ready.
+class MinTree {
+ public:
+  explicit MinTree(int size) : size_(std::max(size, 1)), tree_(2 * size_, kInactive) {}
+  void Set(int slot, const Key& key) {
+    int i = slot + size_;
+    tree_[i] = key;
+    for (i /= 2; i >= 1; i /= 2) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
+  }
+  // Min over slots [first, end).
+  Key Min(int first, int end) const {
+    Key best = kInactive;
+    for (int lo = first + size_, hi = end + size_; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) best = std::min(best, tree_[lo++]);
+      if (hi & 1) best = std::min(best, tree_[--hi]);
+    }
+    return best;
+  }
+
+ private:
+  int size_;
+  std::vector<Key> tree_;
+};
+
+}  // namespace
 
 std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
                                 const std::vector<int>& rank) {
   const int num_nodes = model.num_nodes;
+  // Slots: nodes sorted by run_bytes (then rank), so that "the ready nodes
+  // whose step fits under a threshold" is a prefix of slots.
+  std::vector<int> node_at(num_nodes);
+  std::iota(node_at.begin(), node_at.end(), 0);
+  std::sort(node_at.begin(), node_at.end(), [&](int a, int b) {
+    return std::tie(model.run_bytes[a], rank[a], a) < std::tie(model.run_bytes[b], rank[b], b);
+  });
+  std::vector<int> slot_of(num_nodes);
+  std::vector<int64_t> sorted_run(num_nodes);
+  for (int s = 0; s < num_nodes; ++s) {
+    slot_of[node_at[s]] = s;
+    sorted_run[s] = model.run_bytes[node_at[s]];
+  }
+
   std::vector<int> remaining_readers(model.readers.size());
   for (size_t v = 0; v < model.readers.size(); ++v) {
     remaining_readers[v] = static_cast<int>(model.readers[v].size());
   }
   std::vector<int> missing(num_nodes);
-  std::vector<int> ready;
+  std::vector<bool> ready(num_nodes, false);
+  std::vector<bool> done(num_nodes, false);
+  std::vector<int64_t> freed(num_nodes, 0);  // For ready nodes: bytes they would free now.
   std::vector<int> ready_since(num_nodes, 0);
+  MinTree by_rule(num_nodes);      // The rule's key of each ready node, by slot.
+  MinTree ready_slots(num_nodes);  // {slot, 0, 0, node} of each ready node.
+
+  auto update = [&](int n) {
+    const int64_t growth = model.kept_bytes[n] - freed[n];
+    Key key;
+    switch (rule) {
+      case GreedyRule::kLeastGrowth:
+        key = {growth, model.run_bytes[n], rank[n], n};
+        break;
+      case GreedyRule::kPeakAware:  // The step's height is handled by the slot ranges.
+        key = {growth, rank[n], 0, n};
+        break;
+      case GreedyRule::kDepthFirst:
+        key = {-ready_since[n], growth, rank[n], n};
+        break;
+    }
+    by_rule.Set(slot_of[n], key);
+  };
+  auto make_ready = [&](int n, int step) {
+    ready[n] = true;
+    ready_since[n] = step;
+    freed[n] = 0;
+    for (int v : model.inputs[n]) {
+      if (remaining_readers[v] == 1 && !model.value_is_graph_output[v]) {
+        freed[n] += model.value_bytes[v];
+      }
+    }
+    update(n);
+    ready_slots.Set(slot_of[n], {slot_of[n], 0, 0, n});
+  };
   for (int n = 0; n < num_nodes; ++n) {
     missing[n] = static_cast<int>(model.predecessors[n].size());
-    if (missing[n] == 0) ready.push_back(n);
+    if (missing[n] == 0) make_ready(n, 0);
   }
+
   std::vector<int> order;
   order.reserve(num_nodes);
   int64_t live = model.initial_live;
   int64_t peak = 0;
-  using Key = std::tuple<int64_t, int64_t, int64_t>;
-  for (int step = 0; step < num_nodes && !ready.empty(); ++step) {
-    size_t best = 0;
-    Key best_key;
-    int64_t best_growth = 0;
-    int64_t best_cost = 0;
-    for (size_t i = 0; i < ready.size(); ++i) {
-      const int n = ready[i];
-      int64_t freed = 0;
-      for (int v : model.inputs[n]) {
-        if (remaining_readers[v] == 1 && !model.value_is_graph_output[v]) {
-          freed += model.value_bytes[v];
+  for (int step = 0; step < num_nodes; ++step) {
+    const int64_t first_step = step == 0 ? model.first_step_bytes : 0;
+    Key best = kInactive;
+    if (rule == GreedyRule::kPeakAware) {
+      // Ready nodes whose step stays under the peak: least growth, then rank.
+      const int64_t room = peak - live - first_step;
+      const int fits = static_cast<int>(
+          std::upper_bound(sorted_run.begin(), sorted_run.end(), room) - sorted_run.begin());
+      best = by_rule.Min(0, fits);
+      if (best == kInactive) {
+        // None: the lowest step, then least growth, then rank.
+        const Key first_ready = ready_slots.Min(fits, num_nodes);
+        if (first_ready == kInactive) break;
+        const int first = static_cast<int>(first_ready[0]);
+        const int end = static_cast<int>(
+            std::upper_bound(sorted_run.begin(), sorted_run.end(), sorted_run[first]) -
+            sorted_run.begin());
+        best = by_rule.Min(first, end);
+      }
+    } else {
+      best = by_rule.Min(0, num_nodes);
+    }
+    if (best == kInactive) break;  // Not reached for an acyclic graph.
+    const int n = static_cast<int>(best[3]);
+    order.push_back(n);
+    ready[n] = false;
+    done[n] = true;
+    by_rule.Set(slot_of[n], kInactive);
+    ready_slots.Set(slot_of[n], kInactive);
+    peak = std::max(peak, live + model.run_bytes[n] + first_step);
+    live += model.kept_bytes[n] - freed[n];
+    for (int v : model.inputs[n]) {
+      if (--remaining_readers[v] != 1 || model.value_is_graph_output[v]) continue;
+      // One reader left: running it will free v.
+      for (int reader : model.readers[v]) {
+        if (done[reader]) continue;
+        if (ready[reader]) {
+          freed[reader] += model.value_bytes[v];
+          update(reader);
         }
-      }
-      const int64_t growth = model.kept_bytes[n] - freed;
-      const int64_t cost = live + model.run_bytes[n] + (step == 0 ? model.first_step_bytes : 0);
-      Key key;
-      switch (rule) {
-        case GreedyRule::kLeastGrowth:
-          key = {growth, cost, rank[n]};
-          break;
-        case GreedyRule::kPeakAware:
-          key = {std::max(cost, peak), growth, rank[n]};
-          break;
-        case GreedyRule::kDepthFirst:
-          key = {-ready_since[n], growth, rank[n]};
-          break;
-      }
-      if (i == 0 || key < best_key) {
-        best = i;
-        best_key = key;
-        best_growth = growth;
-        best_cost = cost;
+        break;
       }
     }
-    const int n = ready[best];
-    ready[best] = ready.back();
-    ready.pop_back();
-    order.push_back(n);
-    live += best_growth;
-    peak = std::max(peak, best_cost);
-    for (int v : model.inputs[n]) --remaining_readers[v];
     for (int s : model.successors[n]) {
-      if (--missing[s] == 0) {
-        ready.push_back(s);
-        ready_since[s] = step + 1;
-      }
+      if (--missing[s] == 0) make_ready(s, step + 1);
     }
   }
   return order;

@@ -102,7 +102,7 @@ TEST(OptimizeScheduleTest, MatchesBruteForceOnRandomSmallGraphs) {
     ++compared;
     absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
     ASSERT_TRUE(given.ok()) << given.status();
-    absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(10)});
+    absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(60)});
     ASSERT_TRUE(result.ok()) << result.status();
     ExpectSound(graph, *given, *result);
     EXPECT_EQ(result->peak, *best) << "seed " << seed;
@@ -122,7 +122,7 @@ TEST(OptimizeScheduleTest, MatchesBruteForceOnWideRandomGraphs) {
     ++compared;
     absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
     ASSERT_TRUE(given.ok()) << given.status();
-    absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(10)});
+    absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(60)});
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_EQ(result->peak, *best) << "seed " << seed;
     EXPECT_TRUE(result->proven_optimal) << "seed " << seed;
@@ -148,7 +148,7 @@ TEST(OptimizeScheduleTest, ProvesTransformerChainsOptimal) {
   const DataflowGraph graph = testing::TransformerChain(50);
   absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
   ASSERT_TRUE(given.ok()) << given.status();
-  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given);
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(60)});
   ASSERT_TRUE(result.ok()) << result.status();
   ExpectSound(graph, *given, *result);
   EXPECT_TRUE(result->proven_optimal);
@@ -158,7 +158,7 @@ TEST(OptimizeScheduleTest, ImprovesBreadthFirstInceptionModules) {
   const DataflowGraph graph = testing::InceptionChain(20);
   absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
   ASSERT_TRUE(given.ok()) << given.status();
-  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given);
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(60)});
   ASSERT_TRUE(result.ok()) << result.status();
   ExpectSound(graph, *given, *result);
   EXPECT_LT(result->peak, result->given_peak);
@@ -169,7 +169,7 @@ TEST(OptimizeScheduleTest, ImprovesRoundRobinTowersWithoutChokepoints) {
   const DataflowGraph graph = testing::ParallelTowers(8, 12);
   absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
   ASSERT_TRUE(given.ok()) << given.status();
-  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given);
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(60)});
   ASSERT_TRUE(result.ok()) << result.status();
   ExpectSound(graph, *given, *result);
   EXPECT_LT(result->peak, result->given_peak);

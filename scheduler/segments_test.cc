@@ -71,6 +71,38 @@ TEST(SplitIntoSegmentsTest, PeakOfConcatenatedOrdersIsTheMaxOverSegments) {
   }
 }
 
+// The same contract holds for any cut, and ExtractPositions builds the same part.
+TEST(SplitAtPositionsTest, AnyCutKeepsThePeakFormula) {
+  std::mt19937_64 random(9);
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    const DataflowGraph graph = testing::RandomDag(seed, {.min_nodes = 2, .max_nodes = 40});
+    const std::vector<int> given = testing::RandomTopologicalOrder(graph, random);
+    const int num_nodes = static_cast<int>(given.size());
+    std::vector<int> starts = {0};
+    for (int p = 1; p < num_nodes; ++p) {
+      if (random() % 4 == 0) starts.push_back(p);
+    }
+    const std::vector<Segment> segments = SplitAtPositions(graph, given, starts);
+    ASSERT_EQ(segments.size(), starts.size());
+    std::vector<int> order;
+    int64_t expected = 0;
+    for (size_t s = 0; s < segments.size(); ++s) {
+      const Segment& segment = segments[s];
+      ASSERT_TRUE(ValidateGraph(segment.graph).ok()) << seed;
+      const std::vector<int> local = testing::RandomTopologicalOrder(segment.graph, random);
+      for (int n : local) order.push_back(segment.nodes[n]);
+      expected = std::max(expected, SchedulePeak(segment.graph, local) + segment.passing_bytes);
+      const int end = s + 1 < starts.size() ? starts[s + 1] : num_nodes;
+      const Segment alone = ExtractPositions(graph, given, starts[s], end);
+      EXPECT_EQ(alone.nodes, segment.nodes) << seed;
+      EXPECT_EQ(alone.passing_bytes, segment.passing_bytes) << seed;
+      EXPECT_EQ(SchedulePeak(alone.graph, local), SchedulePeak(segment.graph, local)) << seed;
+    }
+    ASSERT_TRUE(IsTopologicalOrder(graph, order)) << seed;
+    EXPECT_EQ(SchedulePeak(graph, order), expected) << "seed " << seed;
+  }
+}
+
 TEST(SplitIntoSegmentsTest, ValuesPassingOverASegmentAreCounted) {
   // in(1000) is read by n0 and by the last node n3: while n1 and n2 run, it
   // only passes over them. Every node here is a chokepoint.
