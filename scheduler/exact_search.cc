@@ -7,7 +7,8 @@
 #include <tuple>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/time/clock.h"
 
 namespace footprint::scheduler {
@@ -32,6 +33,42 @@ struct NodeSet {
   friend H AbslHashValue(H h, const NodeSet& set) {
     return H::combine_contiguous(std::move(h), set.words.data(), W);
   }
+};
+
+// One per executed set reached.
+template <int W>
+struct Record {
+  NodeSet<W> done;  // Nodes already run.
+  int64_t live;     // Live bytes before the next step.
+  int64_t peak;     // Peak of the best order found to reach `done`.
+  int64_t key;      // max(peak, bound on the nodes left, good_enough).
+  int parent;       // Record this one was reached from (-1 for the start).
+  int node;         // Node run last to get here.
+  int depth;        // Nodes in `done`.
+  bool closed;      // Expanded: its key is final.
+};
+
+// Hashing and comparing record indices by their sets, so that the index of
+// records can be looked up by set while storing each set only once.
+template <int W>
+struct SetHash {
+  using Set = NodeSet<W>;
+  using is_transparent = void;
+  const std::vector<Record<W>>* records;
+  size_t operator()(int index) const { return absl::Hash<Set>()((*records)[index].done); }
+  size_t operator()(const Set& set) const { return absl::Hash<Set>()(set); }
+};
+template <int W>
+struct SetEq {
+  using Set = NodeSet<W>;
+  using is_transparent = void;
+  const std::vector<Record<W>>* records;
+  const Set& Of(int index) const { return (*records)[index].done; }
+  const Set& Of(const Set& set) const { return set; }
+  bool operator()(int a, int b) const { return Of(a) == Of(b); }
+  bool operator()(int a, const Set& b) const { return Of(a) == b; }
+  bool operator()(const Set& a, int b) const { return a == Of(b); }
+  bool operator()(const Set& a, const Set& b) const { return a == b; }
 };
 
 template <int W>
@@ -60,18 +97,10 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
     return 0;
   };
 
-  struct Record {
-    Set done;         // Nodes already run.
-    int64_t live;     // Live bytes before the next step.
-    int64_t peak;     // Peak of the best order found to reach `done`.
-    int64_t key;      // max(peak, remaining_bound(done), good_enough).
-    int parent;       // Record this one was reached from (-1 for the start).
-    int node;         // Node run last to get here.
-    int depth;        // Nodes in `done`.
-    bool closed;      // Expanded: its key is final.
-  };
-  std::vector<Record> records;
-  absl::flat_hash_map<Set, int> record_of;
+
+  std::vector<Record<W>> records;
+  absl::flat_hash_set<int, SetHash<W>, SetEq<W>> record_of(0, SetHash<W>{&records},
+                                                           SetEq<W>{&records});
   using Entry = std::tuple<int64_t, int, int>;  // key, -depth, record.
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
 
@@ -82,7 +111,7 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
     return result;
   }
   records.push_back({empty, model.initial_live, 0, start_key, -1, -1, 0, false});
-  record_of.emplace(empty, 0);
+  record_of.insert(0);
   queue.emplace(start_key, 0, 0);
 
   struct Candidate {
@@ -102,7 +131,7 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
     }
     if (records[index].closed || records[index].key != key) continue;
     records[index].closed = true;
-    const Record current = records[index];
+    const Record<W> current = records[index];
     if (current.depth == num_nodes) {
       result.outcome = ExactOutcome::kFound;
       result.peak = current.peak;
@@ -143,13 +172,13 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
       if (next_key >= limits.upper_bound) continue;
       const auto found = record_of.find(next);
       if (found != record_of.end()) {
-        Record& known = records[found->second];
+        Record<W>& known = records[*found];
         if (known.closed || known.key <= next_key) continue;
         known.peak = peak;
         known.key = next_key;
         known.parent = index;
         known.node = candidate.node;
-        queue.emplace(next_key, -known.depth, found->second);
+        queue.emplace(next_key, -known.depth, *found);
         continue;
       }
       if (static_cast<int64_t>(records.size()) >= limits.max_states) {
@@ -160,7 +189,7 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
       const int next_index = static_cast<int>(records.size());
       records.push_back({next, candidate.live_after, peak, next_key, index, candidate.node,
                          current.depth + 1, false});
-      record_of.emplace(next, next_index);
+      record_of.insert(next_index);
       queue.emplace(next_key, -(current.depth + 1), next_index);
     }
   }

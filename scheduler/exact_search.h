@@ -35,7 +35,8 @@ struct ExactSearchLimits {
   int64_t upper_bound = 0;     // Only schedules with a peak below this are searched for.
   int64_t good_enough = 0;     // A peak at or below this is accepted at once (0: least peak).
   absl::Time deadline = absl::InfiniteFuture();  // Stop (kStopped) when it passes.
-  int64_t max_states = 2'000'000;                // Stop (kStopped) beyond this many executed sets.
+  int64_t max_states = 1'000'000;                // Stop (kStopped) beyond this many executed sets
+                                                 // (each costs 60-120 bytes).
 };
 
 enum class ExactOutcome {
