@@ -59,13 +59,19 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
   std::vector<SegmentState> states(segments.size());
   models.reserve(segments.size());
   int64_t lower_bound = 0;
+  size_t offset = 0;  // Of the segment in the given order.
   for (size_t s = 0; s < segments.size(); ++s) {
     const Segment& segment = segments[s];
     const StepModel& model = models.emplace_back(BuildStepModel(segment.graph));
     SegmentState& state = states[s];
     std::vector<int> rank(model.num_nodes);
     for (int i = 0; i < model.num_nodes; ++i) rank[i] = i;
-    state.order = rank;  // The segment's nodes are in the given order.
+    // The segment's nodes are in the given order, but for floating groups.
+    state.order = rank;
+    if (!std::equal(segment.nodes.begin(), segment.nodes.end(), given_order.begin() + offset)) {
+      state.method = "floating-groups-to-readers";
+    }
+    offset += segment.nodes.size();
     state.peak = SchedulePeak(segment.graph, state.order) + segment.passing_bytes;
     for (auto [rule, name] : {std::pair{GreedyRule::kLeastGrowth, "greedy-least-growth"},
                               std::pair{GreedyRule::kPeakAware, "greedy-peak-aware"},
@@ -143,7 +149,7 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
   std::set<std::string> methods;
   for (size_t s = 0; s < segments.size(); ++s) {
     for (int local : states[s].order) order.push_back(segments[s].nodes[local]);
-    if (states[s].method != "given") methods.insert(states[s].method);
+    if (states[s].method != "given") methods.insert(states[s].method);  // Sorted, once each.
   }
   const int64_t peak = SchedulePeak(graph, order);
   int64_t segments_peak = 0;
@@ -155,7 +161,7 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
   if (peak < result.given_peak) {
     result.order = std::move(order);
     result.peak = peak;
-    result.algorithm = absl::StrCat(absl::StrJoin(methods, "+"), " over ", segments.size(),
+    result.algorithm = absl::StrCat(absl::StrJoin(methods, ", "), " over ", segments.size(),
                                     segments.size() == 1 ? " segment" : " segments");
   } else {
     result.order = given_order;

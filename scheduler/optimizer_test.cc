@@ -130,6 +130,84 @@ TEST(OptimizeScheduleTest, MatchesBruteForceOnWideRandomGraphs) {
   EXPECT_GE(compared, 100);
 }
 
+// Adds chains of 1-3 nodes that read nothing at first (like ConstantOfShape,
+// then Unsqueeze), each feeding one random node: floating groups.
+DataflowGraph WithWeightChains(DataflowGraph graph, uint64_t seed, int max_extra_nodes) {
+  std::mt19937_64 random(seed);
+  auto uniform = [&random](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(random);
+  };
+  const int core_nodes = static_cast<int>(graph.nodes.size());
+  int added = 0;
+  while (added < max_extra_nodes) {
+    const int length = static_cast<int>(std::min<int64_t>(uniform(1, 3), max_extra_nodes - added));
+    int previous = -1;
+    for (int i = 0; i < length; ++i) {
+      graph.values.push_back({.bytes = uniform(1, 400)});
+      Node node{.outputs = {static_cast<int>(graph.values.size()) - 1}};
+      if (previous != -1) node.inputs.push_back(previous);
+      previous = node.outputs[0];
+      graph.nodes.push_back(std::move(node));
+    }
+    graph.nodes[uniform(0, core_nodes - 1)].inputs.push_back(previous);
+    added += length;
+  }
+  ConnectValues(graph);
+  return graph;
+}
+
+TEST(OptimizeScheduleTest, MatchesBruteForceWithFloatingWeightChains) {
+  int compared = 0;
+  for (uint64_t seed = 3000; seed < 3300; ++seed) {
+    DataflowGraph graph = testing::RandomDag(seed, {.min_nodes = 5, .max_nodes = 9});
+    // No unread graph input: they turn floating groups off.
+    for (Value& value : graph.values) {
+      if (value.producer == -1 && value.consumers.empty()) value.is_graph_output = true;
+    }
+    graph = WithWeightChains(std::move(graph), seed, 5);
+    const std::optional<int64_t> best = testing::BruteForceMinPeak(graph, 50'000);
+    if (!best.has_value()) continue;
+    ++compared;
+    absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
+    ASSERT_TRUE(given.ok()) << given.status();
+    absl::StatusOr<ScheduleResult> result =
+        OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(60)});
+    ASSERT_TRUE(result.ok()) << result.status();
+    ExpectSound(graph, *given, *result);
+    EXPECT_EQ(result->peak, *best) << "seed " << seed;
+    EXPECT_TRUE(result->proven_optimal) << "seed " << seed;
+  }
+  EXPECT_GE(compared, 100);
+}
+
+TEST(OptimizeScheduleTest, RunsAShrinkingWeightChainWhereLittleIsLive) {
+  // A chain in -> A -> B -> C -> D with big values between A-B and C-D, and a
+  // weight chain W (2000 bytes) -> R (1 byte) that only D reads. Gluing W, R
+  // right before D would hold 2000 bytes next to c: they must run early.
+  DataflowGraph graph{.nodes = {{.inputs = {0}, .outputs = {1}, .name = "A"},
+                                {.inputs = {1}, .outputs = {2}, .name = "B"},
+                                {.inputs = {2}, .outputs = {3}, .name = "C"},
+                                {.inputs = {3, 6}, .outputs = {4}, .name = "D"},
+                                {.outputs = {5}, .name = "W"},
+                                {.inputs = {5}, .outputs = {6}, .name = "R"}},
+                      .values = {{.bytes = 1},
+                                 {.bytes = 1000},
+                                 {.bytes = 1},
+                                 {.bytes = 1000},
+                                 {.bytes = 1, .is_graph_output = true},
+                                 {.bytes = 2000},
+                                 {.bytes = 1}}};
+  ConnectValues(graph);
+  const std::vector<int> given = {0, 1, 2, 4, 5, 3};
+  absl::StatusOr<ScheduleResult> result = OptimizeSchedule(graph, given, {.time_limit = absl::Seconds(60)});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ExpectSound(graph, given, *result);
+  EXPECT_EQ(result->given_peak, 1000 + 2000 + 1);
+  EXPECT_EQ(result->peak, *testing::BruteForceMinPeak(graph, 1000));
+  EXPECT_EQ(result->peak, 1 + 2000 + 1);  // W, R first, while only `in` is live.
+  EXPECT_TRUE(result->proven_optimal);
+}
+
 TEST(OptimizeScheduleTest, NeverWorseThanGivenOnLargerRandomGraphs) {
   std::mt19937_64 random(11);
   for (uint64_t seed = 0; seed < 60; ++seed) {

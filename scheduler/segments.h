@@ -27,10 +27,25 @@ struct Segment {
 };
 
 // Whether each position of `order` (a topological order) holds a chokepoint.
+// Nodes missing from `order` are ignored.
 std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<int>& order);
 
-// Cuts `order` around every chokepoint, then joins neighbouring parts while
-// they hold at most `join_up_to` nodes together. In each segment's graph a
+// Floating groups: in-trees of nodes that depend on no other node and read
+// no graph input with bytes (weights made by ConstantOfShape, a Transpose or
+// DequantizeLinear of an initializer), each read by one node except the root,
+// with no extra_bytes and every output read. Some best schedule runs each
+// group right before the first reader of its root: moving it there only
+// shortens its values' lives, and it is kept only when its own steps stay
+// below any reader's step (checked on the group's order in `order`).
+// root[n] = the root of n's group, or -1. None when a graph input nobody
+// reads makes step 0 special.
+std::vector<int> FindFloatingGroups(const DataflowGraph& graph, const std::vector<int>& order);
+
+// Moves every floating group right before the first reader of its root, cuts
+// the order around every chokepoint of the other nodes (a floating node would
+// otherwise hide them all), then joins neighbouring parts while they hold at most
+// `join_up_to` nodes together. The segments' nodes, concatenated, are that
+// order. In each segment's graph a
 // value made earlier is a graph input, a value read later (or a graph output)
 // is a graph output, so that for a local order L_s of every segment s:
 //   SchedulePeak(graph, L_0 + L_1 + ...) = max over s of

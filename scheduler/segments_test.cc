@@ -46,6 +46,52 @@ TEST(FindChokepointsTest, EveryNodeOfAChainAndEveryResidualAdd) {
   }
 }
 
+TEST(FindFloatingGroupsTest, AWeightChainFeedingOneNodeIsOneGroup) {
+  // in -> A -> a;  W -> w (64) -> Unsqueeze -> u (64);  B reads a and u.
+  DataflowGraph graph{.nodes = {{.inputs = {0}, .outputs = {1}, .name = "A"},
+                                {.outputs = {2}, .name = "W"},
+                                {.inputs = {2}, .outputs = {3}, .name = "Unsqueeze"},
+                                {.inputs = {1, 3}, .outputs = {4}, .name = "B"}},
+                      .values = {{.bytes = 100},
+                                 {.bytes = 100},
+                                 {.bytes = 64},
+                                 {.bytes = 64},
+                                 {.bytes = 100, .is_graph_output = true}}};
+  ConnectValues(graph);
+  EXPECT_THAT(FindFloatingGroups(graph, {1, 2, 0, 3}), ElementsAre(-1, 2, 2, -1));
+  // They are placed right before B, and A becomes a chokepoint again.
+  const std::vector<Segment> segments = SplitIntoSegments(graph, {1, 2, 0, 3}, 1);
+  ASSERT_EQ(segments.size(), 2u);
+  EXPECT_THAT(segments[0].nodes, ElementsAre(0));
+  EXPECT_THAT(segments[1].nodes, ElementsAre(1, 2, 3));
+}
+
+TEST(FindFloatingGroupsTest, AChainThatShrinksABigWeightStaysFree) {
+  // W makes 2000 bytes that R reduces to 1 for B (whose own step is 1 byte):
+  // running W, R right before B could cost far more than B's step, so R is
+  // not glued; W alone is (R is its only reader, and W's step is below R's).
+  DataflowGraph graph{.nodes = {{.inputs = {0}, .outputs = {1}, .name = "A"},
+                                {.outputs = {2}, .name = "W"},
+                                {.inputs = {2}, .outputs = {3}, .name = "R"},
+                                {.inputs = {1, 3}, .outputs = {4}, .name = "B"}},
+                      .values = {{.bytes = 1},
+                                 {.bytes = 1000},
+                                 {.bytes = 2000},
+                                 {.bytes = 1},
+                                 {.bytes = 1, .is_graph_output = true}}};
+  ConnectValues(graph);
+  EXPECT_THAT(FindFloatingGroups(graph, {1, 2, 0, 3}), ElementsAre(-1, 1, -1, -1));
+}
+
+TEST(FindFloatingGroupsTest, NoneWhenAGraphInputIsReadByNobody) {
+  DataflowGraph graph{.nodes = {{.outputs = {1}}, {.inputs = {1}, .outputs = {2}}},
+                      .values = {{.bytes = 5}, {.bytes = 1}, {.bytes = 1, .is_graph_output = true}}};
+  ConnectValues(graph);
+  EXPECT_THAT(FindFloatingGroups(graph, {0, 1}), ElementsAre(-1, -1));
+  graph.values[0].bytes = 0;
+  EXPECT_THAT(FindFloatingGroups(graph, {0, 1}), ElementsAre(0, -1));
+}
+
 // The contract of SplitIntoSegments: any local orders, concatenated, peak at
 // the max over segments of the local peak plus the passing bytes.
 TEST(SplitIntoSegmentsTest, PeakOfConcatenatedOrdersIsTheMaxOverSegments) {

@@ -68,7 +68,9 @@ DataflowGraph RandomDag(uint64_t seed, const RandomDagOptions& options) {
   const int num_nodes = static_cast<int>(uniform(options.min_nodes, options.max_nodes));
   for (int n = 0; n < num_nodes; ++n) {
     std::vector<int> inputs;
-    const int fan_in = static_cast<int>(uniform(1, options.max_inputs));
+    const int fan_in = uniform(0, 99) < options.no_input_percent
+                           ? 0
+                           : static_cast<int>(uniform(1, options.max_inputs));
     for (int i = 0; i < fan_in; ++i) {
       // Favour recent values so that the graphs have depth as well as width.
       const int64_t count = static_cast<int64_t>(available.size());

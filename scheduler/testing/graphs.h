@@ -17,6 +17,7 @@ struct RandomDagOptions {
   int max_outputs = 2;        // Values a node writes (1..max_outputs).
   int64_t max_bytes = 1000;   // Sizes are drawn from [0, max_bytes], small ones more often.
   bool shuffle_nodes = true;  // List the nodes in a random order (not topological).
+  int no_input_percent = 10;  // Nodes that read nothing (like ConstantOfShape).
 };
 
 // A random DAG with 1-3 graph inputs, random fan-in and fan-out, some values
