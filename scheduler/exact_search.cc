@@ -77,10 +77,28 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
   const int num_nodes = model.num_nodes;
   ExactSearchResult result;
 
-  std::vector<Set> predecessor_set(num_nodes);
+  // Floating groups run only right before a node that reads their root:
+  // candidates are the other nodes, each with the groups it still needs.
+  std::vector<Set> predecessor_set(num_nodes);  // Leaving floating nodes out.
+  std::vector<std::vector<int>> glued_roots(num_nodes);
   for (int n = 0; n < num_nodes; ++n) {
-    for (int p : model.predecessors[n]) predecessor_set[n].Add(p);
+    for (int p : model.predecessors[n]) {
+      if (model.floating_root[p] == -1) {
+        predecessor_set[n].Add(p);
+      } else if (model.floating_root[n] == -1) {
+        glued_roots[n].push_back(p);  // Readers of roots are never floating.
+      }
+    }
   }
+  // The nodes a candidate runs from `done`: its groups not yet run, then it.
+  auto macro = [&](const Set& done, int node, std::vector<int>& run) {
+    run.clear();
+    for (int root : glued_roots[node]) {
+      if (!done.Has(root)) run.insert(run.end(), model.floating_members[root].begin(),
+                                      model.floating_members[root].end());
+    }
+    run.push_back(node);
+  };
   std::vector<Set> reader_set(model.readers.size());
   for (size_t v = 0; v < model.readers.size(); ++v) {
     for (int r : model.readers[v]) reader_set[v].Add(r);
@@ -115,11 +133,14 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
   queue.emplace(start_key, 0, 0);
 
   struct Candidate {
-    int node;
-    int64_t step_bytes;
-    int64_t live_after;
+    int node;            // The node run last (with the floating groups it needs before it).
+    int64_t step_bytes;  // The highest of those steps.
+    int64_t live_after;  // Live bytes after them.
+    Set done;            // The executed set after them.
+    int count;           // How many nodes they are.
   };
   std::vector<Candidate> candidates;
+  std::vector<int> run;
   int64_t pops = 0;
   while (!queue.empty()) {
     const auto [key, negative_depth, index] = queue.top();
@@ -136,26 +157,38 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
       result.outcome = ExactOutcome::kFound;
       result.peak = current.peak;
       result.order.resize(num_nodes);
+      std::vector<int> run;
       for (int r = index; records[r].parent != -1; r = records[r].parent) {
-        result.order[records[r].depth - 1] = records[r].node;
+        const Record<W>& parent = records[records[r].parent];
+        macro(parent.done, records[r].node, run);
+        std::copy(run.begin(), run.end(), result.order.begin() + parent.depth);
       }
       result.states = static_cast<int64_t>(records.size());
       return result;
     }
 
     candidates.clear();
-    const int64_t first_step = current.depth == 0 ? model.first_step_bytes : 0;
     for (int n = 0; n < num_nodes; ++n) {
-      if (current.done.Has(n) || !current.done.Includes(predecessor_set[n])) continue;
-      int64_t freed = 0;
-      for (int v : model.inputs[n]) {
-        if (model.value_is_graph_output[v]) continue;
-        Set others = reader_set[v];
-        others.Remove(n);
-        if (current.done.Includes(others)) freed += model.value_bytes[v];
+      if (current.done.Has(n) || model.floating_root[n] != -1 ||
+          !current.done.Includes(predecessor_set[n])) {
+        continue;
       }
-      const Candidate candidate = {n, current.live + model.run_bytes[n] + first_step,
-                                   current.live + model.kept_bytes[n] - freed};
+      macro(current.done, n, run);
+      Candidate candidate = {n, 0, current.live, current.done, static_cast<int>(run.size())};
+      for (int m : run) {
+        int64_t freed = 0;
+        for (int v : model.inputs[m]) {
+          if (model.value_is_graph_output[v]) continue;
+          Set others = reader_set[v];
+          others.Remove(m);
+          if (candidate.done.Includes(others)) freed += model.value_bytes[v];
+        }
+        const int64_t first_step = candidate.done == empty ? model.first_step_bytes : 0;
+        candidate.step_bytes =
+            std::max(candidate.step_bytes, candidate.live_after + model.run_bytes[m] + first_step);
+        candidate.live_after += model.kept_bytes[m] - freed;
+        candidate.done.Add(m);
+      }
       if (candidate.step_bytes <= current.key && candidate.live_after <= current.live) {
         candidates.assign(1, candidate);  // A free move: no alternative needed.
         break;
@@ -164,8 +197,7 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
     }
 
     for (const Candidate& candidate : candidates) {
-      Set next = current.done;
-      next.Add(candidate.node);
+      const Set& next = candidate.done;
       const int64_t peak = std::max(current.peak, candidate.step_bytes);
       const int64_t next_key =
           std::max({peak, remaining_bound(next), limits.good_enough});
@@ -188,9 +220,9 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
       }
       const int next_index = static_cast<int>(records.size());
       records.push_back({next, candidate.live_after, peak, next_key, index, candidate.node,
-                         current.depth + 1, false});
+                         current.depth + candidate.count, false});
       record_of.insert(next_index);
-      queue.emplace(next_key, -(current.depth + 1), next_index);
+      queue.emplace(next_key, -(current.depth + candidate.count), next_index);
     }
   }
   result.outcome = ExactOutcome::kNoneBelow;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "scheduler/schedule.h"
+#include "scheduler/segments.h"
+
 namespace footprint::scheduler {
 namespace {
 
@@ -57,6 +60,15 @@ StepModel BuildStepModel(const DataflowGraph& graph) {
     }
     model.run_bytes[n] += graph.nodes[n].extra_bytes;
     model.local_bytes[n] = input_bytes + model.run_bytes[n];
+  }
+  model.floating_members.resize(num_nodes);
+  if (absl::StatusOr<std::vector<int>> order = StableTopologicalOrder(graph); order.ok()) {
+    model.floating_root = FindFloatingGroups(graph, *order);
+    for (int n : *order) {
+      if (model.floating_root[n] != -1) model.floating_members[model.floating_root[n]].push_back(n);
+    }
+  } else {
+    model.floating_root.assign(num_nodes, -1);
   }
   return model;
 }

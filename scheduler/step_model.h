@@ -31,8 +31,13 @@ struct StepModel {
   std::vector<std::vector<int>> readers;     // Distinct readers of each value.
   int64_t initial_live = 0;      // Graph inputs that are read or are graph outputs: live from step 0.
   int64_t first_step_bytes = 0;  // Graph inputs nobody reads: live at step 0 only.
+  // Floating groups (segments.h): some best schedule runs each right before
+  // the first reader of its root, so searches need not try other places.
+  std::vector<int> floating_root;                  // Per node: its group's root, or -1.
+  std::vector<std::vector<int>> floating_members;  // Per root: its group in run order, root last.
 };
 
+// `graph` must be valid and acyclic.
 StepModel BuildStepModel(const DataflowGraph& graph);
 
 // Bytes `node` frees when it runs after the nodes with done[n] set: its inputs
