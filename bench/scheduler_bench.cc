@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   }
   const std::vector<BenchGraph> graphs = {
       {"transformer-chain (2000 blocks x 9)", [] { return testing::TransformerChain(2000); }},
+      {"transformer-weights-first (2000 x 11)", [] { return testing::TransformerChain(2000, true); }},
       {"inception-breadth-first (1286 x 14)", [] { return testing::InceptionChain(1286); }},
       {"parallel-towers (100 x 179, 1 join)", [] { return testing::ParallelTowers(100, 179); }},
       {"parallel-towers (8 x 12, 1 join)", [] { return testing::ParallelTowers(8, 12); }},

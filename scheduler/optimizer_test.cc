@@ -232,6 +232,19 @@ TEST(OptimizeScheduleTest, ProvesTransformerChainsOptimal) {
   EXPECT_TRUE(result->proven_optimal);
 }
 
+TEST(OptimizeScheduleTest, MovesWeightsListedFirstToTheirReaders) {
+  const DataflowGraph graph = testing::TransformerChain(30, /*weights_first=*/true);
+  absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<ScheduleResult> result =
+      OptimizeSchedule(graph, *given, {.time_limit = absl::Seconds(60)});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ExpectSound(graph, *given, *result);
+  // Given: all 60 weights live before the first block; then at most a few.
+  EXPECT_LT(result->peak * 10, result->given_peak);
+  EXPECT_TRUE(result->proven_optimal);
+}
+
 TEST(OptimizeScheduleTest, ImprovesBreadthFirstInceptionModules) {
   const DataflowGraph graph = testing::InceptionChain(20);
   absl::StatusOr<std::vector<int>> given = StableTopologicalOrder(graph);

@@ -107,15 +107,31 @@ DataflowGraph RandomDag(uint64_t seed, const RandomDagOptions& options) {
   return graph;
 }
 
-DataflowGraph TransformerChain(int blocks) {
+DataflowGraph TransformerChain(int blocks, bool weights_first) {
   constexpr int64_t kTokens = 128;
   constexpr int64_t kHidden = 768;
   constexpr int64_t kFloat = 4;
   constexpr int64_t kActivation = kTokens * kHidden * kFloat;  // 384 KiB.
   constexpr int64_t kPerToken = kTokens * kFloat;
   constexpr int64_t kFeedForward = 4 * kActivation;
+  constexpr int64_t kWeight = kHidden * 4 * kHidden * kFloat;
   GraphBuilder builder;
   int x = builder.Input(kActivation);
+  std::vector<int> weights;  // Per block: two weight values.
+  if (weights_first) {
+    for (int b = 0; b < blocks; ++b) {
+      for (int w = 0; w < 2; ++w) {
+        weights.push_back(builder.Add1(absl::StrCat("block", b, "/weight", w), {}, kWeight));
+      }
+    }
+  }
+  auto weight = [&](int b, int w) {
+    return weights_first ? std::vector<int>{weights[2 * b + w]} : std::vector<int>{};
+  };
+  auto with = [](std::vector<int> inputs, const std::vector<int>& more) {
+    inputs.insert(inputs.end(), more.begin(), more.end());
+    return inputs;
+  };
   for (int b = 0; b < blocks; ++b) {
     const std::string p = absl::StrCat("block", b, "/");
     const int squared = builder.Add1(p + "norm/Mul", {x, x}, kActivation);
@@ -123,9 +139,9 @@ DataflowGraph TransformerChain(int blocks) {
     const int rms = builder.Add1(p + "norm/Sqrt", {mean}, kPerToken);
     const int normalized = builder.Add1(p + "norm/Div", {x, rms}, kActivation);
     const int scaled = builder.Add1(p + "norm/Scale", {normalized}, kActivation);
-    const int up = builder.Add1(p + "mlp/MatMul1", {scaled}, kFeedForward);
+    const int up = builder.Add1(p + "mlp/MatMul1", with({scaled}, weight(b, 0)), kFeedForward);
     const int activated = builder.Add1(p + "mlp/Gelu", {up}, kFeedForward);
-    const int down = builder.Add1(p + "mlp/MatMul2", {activated}, kActivation);
+    const int down = builder.Add1(p + "mlp/MatMul2", with({activated}, weight(b, 1)), kActivation);
     x = builder.Add1(p + "Add", {down, x}, kActivation);
   }
   builder.MarkOutput(x);

@@ -27,7 +27,10 @@ DataflowGraph RandomDag(uint64_t seed, const RandomDagOptions& options = {});
 // A transformer-like chain of `blocks` blocks of 9 nodes each (RMS
 // normalization as Mul, ReduceMean, Sqrt, Div, Mul; MatMul; Gelu; MatMul;
 // residual Add), hidden size 768 over 128 tokens in float32.
-DataflowGraph TransformerChain(int blocks);
+// With weights_first, each MatMul also reads a weight made by a node that
+// reads nothing (like ConstantOfShape in ONNX's "light" test models), and all
+// those nodes are listed first: 11 nodes per block.
+DataflowGraph TransformerChain(int blocks, bool weights_first = false);
 
 // `modules` inception modules of 14 nodes each (four branches of 1x1, 3x3, 5x5
 // convolutions and a pooling, then a Concat) on 28x28x256 float32 maps. The
