@@ -10,6 +10,9 @@
 //   runs it with less live). Both parts only grow along a path, so the first
 //   complete set taken from the queue has the least peak (Dijkstra on a
 //   max-cost path). Ties go to the deeper state: the search dives.
+// - Floating groups (weights made by nodes that read nothing, segments.h)
+//   are not candidates of their own: a node that reads one runs it just
+//   before itself, as one move. Some best schedule does exactly that.
 // - Free moves: a ready node whose step stays within the key and that frees
 //   at least what it keeps is run at once with no alternative: moving it
 //   earlier in any schedule lowers every step it is moved past.

@@ -11,16 +11,19 @@
 //   // lower_bound <= peak <= given_peak.
 //
 // How it works:
-// - The given order is cut around chokepoints, the nodes every schedule must
+// - Floating groups (weights made by nodes that read nothing, segments.h)
+//   move right before their first reader, which some best schedule does.
+// - The order is then cut around chokepoints, the nodes every schedule must
 //   pass through (segments.h); the peak is the max over segments, each
 //   scheduled alone, so a long model becomes many small problems.
 // - Each segment starts from the best of its given order and three greedy
 //   list schedules (greedy.h).
-// - Then, while time is left, the segment that holds the peak is solved by
-//   the exact best-first dynamic program over executed sets (exact_search.h),
-//   asked only for a schedule below the current peak and satisfied at the
-//   best lower bound known. When the segment holding the peak is solved, the
-//   whole schedule is optimal.
+// - Then, while time is left, the segment that holds the peak gets a small
+//   exact search, then exact re-solving of windows around its peak
+//   (window_search.h), then the full exact best-first dynamic program over
+//   executed sets (exact_search.h), each asked only for a schedule below the
+//   current peak and satisfied at the best lower bound known. When the
+//   segment holding the peak is solved, the whole schedule is optimal.
 //
 // Guarantees: the order is a valid schedule; its peak (recomputed by
 // SchedulePeak) is never above the given order's, and when nothing lowers the
