@@ -82,6 +82,7 @@ std::vector<int> ScanGreedy(const DataflowGraph& graph, GreedyRule rule, const s
         case GreedyRule::kLeastGrowth: key = {growth, cost, rank[n]}; break;
         case GreedyRule::kPeakAware: key = {std::max(cost, peak), growth, rank[n]}; break;
         case GreedyRule::kDepthFirst: key = {-ready_since[n], growth, rank[n]}; break;
+        case GreedyRule::kChains: ADD_FAILURE() << "chains are not scanned node by node"; break;
       }
       if (best == -1 || key < best_key) {
         best = n;
@@ -114,13 +115,30 @@ TEST(GreedyScheduleTest, IncrementalRulesMatchAPlainScan) {
   }
 }
 
+TEST(GreedyScheduleTest, ChainsRunTheBiggestBranchOfAnInceptionModuleFirst) {
+  // Four branches from x to a Concat: running the 256-channel pooling branch
+  // first, while nothing else is held, is what the exact search finds too.
+  const DataflowGraph graph = testing::InceptionChain(1);
+  const StepModel model = BuildStepModel(graph);
+  std::vector<int> rank(model.num_nodes);
+  for (int n = 0; n < model.num_nodes; ++n) rank[n] = n;
+  const std::vector<int> chains = GreedySchedule(model, GreedyRule::kChains, rank);
+  ASSERT_TRUE(IsTopologicalOrder(graph, chains));
+  EXPECT_EQ(graph.nodes[chains[0]].name, "mixed0/b4/maxpool");
+  const ExactSearchResult exact = ExactSearch(model, {.upper_bound = int64_t{1} << 40});
+  ASSERT_EQ(exact.outcome, ExactOutcome::kFound);
+  EXPECT_EQ(SchedulePeak(graph, chains), exact.peak);
+  EXPECT_GT(SchedulePeak(graph, GreedySchedule(model, GreedyRule::kLeastGrowth, rank)), exact.peak);
+}
+
 TEST(GreedyScheduleTest, EveryRuleGivesATopologicalOrder) {
   std::mt19937_64 random(3);
   for (uint64_t seed = 0; seed < 100; ++seed) {
     const DataflowGraph graph = testing::RandomDag(seed, {.min_nodes = 1, .max_nodes = 80});
     const StepModel model = BuildStepModel(graph);
     std::vector<int> rank = testing::RandomTopologicalOrder(graph, random);
-    for (GreedyRule rule : {GreedyRule::kLeastGrowth, GreedyRule::kPeakAware, GreedyRule::kDepthFirst}) {
+    for (GreedyRule rule : {GreedyRule::kLeastGrowth, GreedyRule::kPeakAware,
+                            GreedyRule::kDepthFirst, GreedyRule::kChains}) {
       EXPECT_TRUE(IsTopologicalOrder(graph, GreedySchedule(model, rule, rank))) << seed;
     }
   }

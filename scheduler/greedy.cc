@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <queue>
 #include <tuple>
 
 namespace footprint::scheduler {
@@ -41,10 +42,103 @@ class MinTree {
   std::vector<Key> tree_;
 };
 
+std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& rank) {
+  constexpr size_t kMostReadyForChains = 512;
+  const int num_nodes = model.num_nodes;
+  std::vector<int> remaining_readers(model.readers.size());
+  for (size_t v = 0; v < model.readers.size(); ++v) {
+    remaining_readers[v] = static_cast<int>(model.readers[v].size());
+  }
+  std::vector<int> missing(num_nodes);
+  std::vector<int> ready;
+  for (int n = 0; n < num_nodes; ++n) {
+    missing[n] = static_cast<int>(model.predecessors[n].size());
+    if (missing[n] == 0) ready.push_back(n);
+  }
+  auto freed_by = [&](int n) {
+    int64_t freed = 0;
+    for (int v : model.inputs[n]) {
+      if (remaining_readers[v] == 1 && !model.value_is_graph_output[v]) freed += model.value_bytes[v];
+    }
+    return freed;
+  };
+  auto run = [&](int n) {
+    for (int v : model.inputs[n]) --remaining_readers[v];
+  };
+  auto unrun = [&](int n) {
+    for (int v : model.inputs[n]) ++remaining_readers[v];
+  };
+  // The chain from `n`: while the last node has one successor with one predecessor.
+  auto chain_of = [&](int n, std::vector<int>& chain) {
+    chain.assign(1, n);
+    while (model.successors[chain.back()].size() == 1) {
+      const int next = model.successors[chain.back()][0];
+      if (model.predecessors[next].size() != 1) break;
+      chain.push_back(next);
+    }
+  };
+  std::vector<int> order;
+  order.reserve(num_nodes);
+  std::vector<int> chain;
+  std::vector<int> best_chain;
+  while (!ready.empty()) {
+    size_t best = 0;
+    if (ready.size() > kMostReadyForChains) {
+      // Too wide to look ahead (the other rules cover such graphs): finish
+      // in rank order, O(log n) per step.
+      auto later = [&rank](int a, int b) { return rank[a] > rank[b]; };
+      std::priority_queue<int, std::vector<int>, decltype(later)> queue(later, ready);
+      while (!queue.empty()) {
+        const int n = queue.top();
+        queue.pop();
+        order.push_back(n);
+        for (int s : model.successors[n]) {
+          if (--missing[s] == 0) queue.push(s);
+        }
+      }
+      return order;
+    }
+    // The chain with the largest rise above the base minus what it leaves.
+    std::tuple<int64_t, int> best_key;
+    for (size_t i = 0; i < ready.size(); ++i) {
+      chain_of(ready[i], chain);
+      int64_t live = 0;
+      int64_t rise = 0;
+      for (int m : chain) {
+        rise = std::max(rise, live + model.run_bytes[m]);
+        live += model.kept_bytes[m] - freed_by(m);
+        run(m);
+      }
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) unrun(*it);
+      const std::tuple<int64_t, int> key = {-(rise - live), rank[ready[i]]};
+      if (i == 0 || key < best_key) {
+        best = i;
+        best_key = key;
+        best_chain = chain;
+      }
+    }
+    ready[best] = ready.back();
+    ready.pop_back();
+    for (int m : best_chain) {
+      order.push_back(m);
+      run(m);
+      for (int s : model.successors[m]) {
+        // Chain members after the first are run here, not made ready.
+        if (--missing[s] == 0 &&
+            std::find(best_chain.begin(), best_chain.end(), s) == best_chain.end()) {
+          ready.push_back(s);
+        }
+      }
+    }
+  }
+  return order;
+}
+
 }  // namespace
 
 std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
                                 const std::vector<int>& rank) {
+  if (rule == GreedyRule::kChains) return ChainSchedule(model, rank);
   const int num_nodes = model.num_nodes;
   // Slots: nodes sorted by run_bytes (then rank), so that "the ready nodes
   // whose step fits under a threshold" is a prefix of slots.
@@ -83,6 +177,7 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
         key = {growth, rank[n], 0, n};
         break;
       case GreedyRule::kDepthFirst:
+      case GreedyRule::kChains:
         key = {-ready_since[n], growth, rank[n], n};
         break;
     }

@@ -75,7 +75,8 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
     state.peak = SchedulePeak(segment.graph, state.order) + segment.passing_bytes;
     for (auto [rule, name] : {std::pair{GreedyRule::kLeastGrowth, "greedy-least-growth"},
                               std::pair{GreedyRule::kPeakAware, "greedy-peak-aware"},
-                              std::pair{GreedyRule::kDepthFirst, "greedy-depth-first"}}) {
+                              std::pair{GreedyRule::kDepthFirst, "greedy-depth-first"},
+                              std::pair{GreedyRule::kChains, "greedy-chains"}}) {
       std::vector<int> order = GreedySchedule(model, rule, rank);
       const int64_t peak = SchedulePeak(segment.graph, order) + segment.passing_bytes;
       if (peak < state.peak) {

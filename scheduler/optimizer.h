@@ -16,7 +16,7 @@
 // - The order is then cut around chokepoints, the nodes every schedule must
 //   pass through (segments.h); the peak is the max over segments, each
 //   scheduled alone, so a long model becomes many small problems.
-// - Each segment starts from the best of its given order and three greedy
+// - Each segment starts from the best of its given order and four greedy
 //   list schedules (greedy.h).
 // - Then, while time is left, the segment that holds the peak gets a small
 //   exact search, then exact re-solving of windows around its peak
