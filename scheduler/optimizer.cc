@@ -30,12 +30,12 @@ constexpr int64_t kQuickExactStates = 20'000;
 enum class Phase { kQuickExact, kWindows, kFullExact, kStuck };
 
 struct SegmentState {
-  std::vector<int> order;       // Local node indices.
-  int64_t peak = 0;             // Including passing bytes.
-  int64_t lower_bound = 0;      // Including passing bytes.
-  bool solved = false;          // The exact search settled it.
+  std::vector<int> order;            // Local node indices.
+  int64_t peak = 0;                  // Including passing bytes.
+  int64_t lower_bound = 0;           // Including passing bytes.
+  bool solved = false;               // The exact search settled it.
   Phase phase = Phase::kQuickExact;  // What to try next on it.
-  std::string method = "given";  // What produced `order`.
+  std::string method = "given";      // What produced `order`.
 };
 
 }  // namespace
