@@ -78,14 +78,15 @@ DataflowGraph RandomDag(uint64_t seed, const RandomDagOptions& options) {
                                               : uniform(0, count - 1);
       inputs.push_back(available[pick]);
     }
-    std::vector<int64_t> outputs(uniform(1, options.max_outputs));
+    // Now and then a node that writes nothing (its step still counts).
+    std::vector<int64_t> outputs(uniform(0, 19) == 0 ? 0 : uniform(1, options.max_outputs));
     for (int64_t& bytes : outputs) bytes = size();
     const int64_t extra = uniform(0, 4) == 0 ? uniform(1, options.max_bytes) : 0;
     for (int v : builder.Add(absl::StrCat("n", n), inputs, outputs, extra)) available.push_back(v);
   }
   DataflowGraph graph = builder.Finish();
-  // Some graph outputs: the last node's first output, and a few others.
-  graph.values[graph.nodes.back().outputs[0]].is_graph_output = true;
+  // Some graph outputs: the last value, and a few others.
+  graph.values.back().is_graph_output = true;
   for (Value& value : graph.values) {
     if (uniform(0, 7) == 0) value.is_graph_output = true;
   }

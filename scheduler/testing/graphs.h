@@ -21,7 +21,8 @@ struct RandomDagOptions {
 };
 
 // A random DAG with 1-3 graph inputs, random fan-in and fan-out, some values
-// nobody reads, some graph outputs and some extra_bytes. Deterministic per seed.
+// nobody reads, some nodes that write nothing, some graph outputs and some
+// extra_bytes. Deterministic per seed.
 DataflowGraph RandomDag(uint64_t seed, const RandomDagOptions& options = {});
 
 // A transformer-like chain of `blocks` blocks of 9 nodes each (RMS
