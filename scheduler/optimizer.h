@@ -48,7 +48,7 @@
 namespace footprint::scheduler {
 
 struct ScheduleOptions {
-  absl::Duration time_limit = absl::Seconds(1);  // For the exact search; 0: heuristics only.
+  absl::Duration time_limit = absl::Seconds(1);  // Bounds the searches (exact, windows); 0: greedy only.
 };
 
 struct ScheduleResult {
