@@ -1,0 +1,257 @@
+#include "scheduler/greedy.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <queue>
+#include <tuple>
+
+namespace footprint::scheduler {
+namespace {
+
+// A rule's key: three criteria, then the node index (unique, so that the
+// minimum names its node).
+using Key = std::array<int64_t, 4>;
+constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+constexpr Key kInactive = {kNone, kNone, kNone, kNone};
+
+// Minimum of keys over ranges of slots, with point updates: O(log n) each, so
+// that a step costs O(log n) however many nodes are ready.
+class MinTree {
+ public:
+  explicit MinTree(int size) : size_(std::max(size, 1)), tree_(2 * size_, kInactive) {}
+  void Set(int slot, const Key& key) {
+    int i = slot + size_;
+    tree_[i] = key;
+    for (i /= 2; i >= 1; i /= 2) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
+  }
+  // Min over slots [first, end).
+  Key Min(int first, int end) const {
+    Key best = kInactive;
+    for (int lo = first + size_, hi = end + size_; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) best = std::min(best, tree_[lo++]);
+      if (hi & 1) best = std::min(best, tree_[--hi]);
+    }
+    return best;
+  }
+
+ private:
+  int size_;
+  std::vector<Key> tree_;
+};
+
+std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& rank) {
+  constexpr size_t kMostReadyForChains = 512;
+  const int num_nodes = model.num_nodes;
+  std::vector<int> remaining_readers(model.readers.size());
+  for (size_t v = 0; v < model.readers.size(); ++v) {
+    remaining_readers[v] = static_cast<int>(model.readers[v].size());
+  }
+  std::vector<int> missing(num_nodes);
+  std::vector<int> ready;
+  for (int n = 0; n < num_nodes; ++n) {
+    missing[n] = static_cast<int>(model.predecessors[n].size());
+    if (missing[n] == 0) ready.push_back(n);
+  }
+  auto freed_by = [&](int n) {
+    int64_t freed = 0;
+    for (int v : model.inputs[n]) {
+      if (remaining_readers[v] == 1 && !model.value_is_graph_output[v]) freed += model.value_bytes[v];
+    }
+    return freed;
+  };
+  auto run = [&](int n) {
+    for (int v : model.inputs[n]) --remaining_readers[v];
+  };
+  auto unrun = [&](int n) {
+    for (int v : model.inputs[n]) ++remaining_readers[v];
+  };
+  // The chain from `n`: while the last node has one successor with one predecessor.
+  auto chain_of = [&](int n, std::vector<int>& chain) {
+    chain.assign(1, n);
+    while (model.successors[chain.back()].size() == 1) {
+      const int next = model.successors[chain.back()][0];
+      if (model.predecessors[next].size() != 1) break;
+      chain.push_back(next);
+    }
+  };
+  std::vector<int> order;
+  order.reserve(num_nodes);
+  std::vector<int> chain;
+  std::vector<int> best_chain;
+  while (!ready.empty()) {
+    size_t best = 0;
+    if (ready.size() > kMostReadyForChains) {
+      // Too wide to look ahead (the other rules cover such graphs): finish
+      // in rank order, O(log n) per step.
+      auto later = [&rank](int a, int b) { return rank[a] > rank[b]; };
+      std::priority_queue<int, std::vector<int>, decltype(later)> queue(later, ready);
+      while (!queue.empty()) {
+        const int n = queue.top();
+        queue.pop();
+        order.push_back(n);
+        for (int s : model.successors[n]) {
+          if (--missing[s] == 0) queue.push(s);
+        }
+      }
+      return order;
+    }
+    // The chain with the largest rise above the base minus what it leaves.
+    std::tuple<int64_t, int> best_key;
+    for (size_t i = 0; i < ready.size(); ++i) {
+      chain_of(ready[i], chain);
+      int64_t live = 0;
+      int64_t rise = 0;
+      for (int m : chain) {
+        rise = std::max(rise, live + model.run_bytes[m]);
+        live += model.kept_bytes[m] - freed_by(m);
+        run(m);
+      }
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) unrun(*it);
+      const std::tuple<int64_t, int> key = {-(rise - live), rank[ready[i]]};
+      if (i == 0 || key < best_key) {
+        best = i;
+        best_key = key;
+        best_chain = chain;
+      }
+    }
+    ready[best] = ready.back();
+    ready.pop_back();
+    for (int m : best_chain) {
+      order.push_back(m);
+      run(m);
+      for (int s : model.successors[m]) {
+        // Chain members after the first are run here, not made ready.
+        if (--missing[s] == 0 &&
+            std::find(best_chain.begin(), best_chain.end(), s) == best_chain.end()) {
+          ready.push_back(s);
+        }
+      }
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
+                                const std::vector<int>& rank) {
+  if (rule == GreedyRule::kChains) return ChainSchedule(model, rank);
+  const int num_nodes = model.num_nodes;
+  // Slots: nodes sorted by run_bytes (then rank), so that "the ready nodes
+  // whose step fits under a threshold" is a prefix of slots.
+  std::vector<int> node_at(num_nodes);
+  std::iota(node_at.begin(), node_at.end(), 0);
+  std::sort(node_at.begin(), node_at.end(), [&](int a, int b) {
+    return std::tie(model.run_bytes[a], rank[a], a) < std::tie(model.run_bytes[b], rank[b], b);
+  });
+  std::vector<int> slot_of(num_nodes);
+  std::vector<int64_t> sorted_run(num_nodes);
+  for (int s = 0; s < num_nodes; ++s) {
+    slot_of[node_at[s]] = s;
+    sorted_run[s] = model.run_bytes[node_at[s]];
+  }
+
+  std::vector<int> remaining_readers(model.readers.size());
+  for (size_t v = 0; v < model.readers.size(); ++v) {
+    remaining_readers[v] = static_cast<int>(model.readers[v].size());
+  }
+  std::vector<int> missing(num_nodes);
+  std::vector<bool> ready(num_nodes, false);
+  std::vector<bool> done(num_nodes, false);
+  std::vector<int64_t> freed(num_nodes, 0);  // For ready nodes: bytes they would free now.
+  std::vector<int> ready_since(num_nodes, 0);
+  MinTree by_rule(num_nodes);      // The rule's key of each ready node, by slot.
+  MinTree ready_slots(num_nodes);  // {slot, 0, 0, node} of each ready node.
+
+  auto update = [&](int n) {
+    const int64_t growth = model.kept_bytes[n] - freed[n];
+    Key key;
+    switch (rule) {
+      case GreedyRule::kLeastGrowth:
+        key = {growth, model.run_bytes[n], rank[n], n};
+        break;
+      case GreedyRule::kPeakAware:  // The step's height is handled by the slot ranges.
+        key = {growth, rank[n], 0, n};
+        break;
+      case GreedyRule::kDepthFirst:
+      case GreedyRule::kChains:
+        key = {-ready_since[n], growth, rank[n], n};
+        break;
+    }
+    by_rule.Set(slot_of[n], key);
+  };
+  auto make_ready = [&](int n, int step) {
+    ready[n] = true;
+    ready_since[n] = step;
+    freed[n] = 0;
+    for (int v : model.inputs[n]) {
+      if (remaining_readers[v] == 1 && !model.value_is_graph_output[v]) {
+        freed[n] += model.value_bytes[v];
+      }
+    }
+    update(n);
+    ready_slots.Set(slot_of[n], {slot_of[n], 0, 0, n});
+  };
+  for (int n = 0; n < num_nodes; ++n) {
+    missing[n] = static_cast<int>(model.predecessors[n].size());
+    if (missing[n] == 0) make_ready(n, 0);
+  }
+
+  std::vector<int> order;
+  order.reserve(num_nodes);
+  int64_t live = model.initial_live;
+  int64_t peak = 0;
+  for (int step = 0; step < num_nodes; ++step) {
+    const int64_t first_step = step == 0 ? model.first_step_bytes : 0;
+    Key best = kInactive;
+    if (rule == GreedyRule::kPeakAware) {
+      // Ready nodes whose step stays under the peak: least growth, then rank.
+      const int64_t room = peak - live - first_step;
+      const int fits = static_cast<int>(
+          std::upper_bound(sorted_run.begin(), sorted_run.end(), room) - sorted_run.begin());
+      best = by_rule.Min(0, fits);
+      if (best == kInactive) {
+        // None: the lowest step, then least growth, then rank.
+        const Key first_ready = ready_slots.Min(fits, num_nodes);
+        if (first_ready == kInactive) break;
+        const int first = static_cast<int>(first_ready[0]);
+        const int end = static_cast<int>(
+            std::upper_bound(sorted_run.begin(), sorted_run.end(), sorted_run[first]) -
+            sorted_run.begin());
+        best = by_rule.Min(first, end);
+      }
+    } else {
+      best = by_rule.Min(0, num_nodes);
+    }
+    if (best == kInactive) break;  // Not reached for an acyclic graph.
+    const int n = static_cast<int>(best[3]);
+    order.push_back(n);
+    ready[n] = false;
+    done[n] = true;
+    by_rule.Set(slot_of[n], kInactive);
+    ready_slots.Set(slot_of[n], kInactive);
+    peak = std::max(peak, live + model.run_bytes[n] + first_step);
+    live += model.kept_bytes[n] - freed[n];
+    for (int v : model.inputs[n]) {
+      if (--remaining_readers[v] != 1 || model.value_is_graph_output[v]) continue;
+      // One reader left: running it will free v.
+      for (int reader : model.readers[v]) {
+        if (done[reader]) continue;
+        if (ready[reader]) {
+          freed[reader] += model.value_bytes[v];
+          update(reader);
+        }
+        break;
+      }
+    }
+    for (int s : model.successors[n]) {
+      if (--missing[s] == 0) make_ready(s, step + 1);
+    }
+  }
+  return order;
+}
+
+}  // namespace footprint::scheduler

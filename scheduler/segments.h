@@ -1,0 +1,70 @@
+// Splitting a schedule at the nodes every schedule must pass through
+// (internal to the scheduler).
+//
+// Why: a node c such that every other node is an ancestor or a descendant of
+// c (a "chokepoint": the Add that closes a residual block, the Concat that
+// closes an inception module) splits every valid schedule into the same
+// before/c/after parts. The parts can then be scheduled one by one: the peak
+// of the whole is the max over the parts, each counted with the bytes of the
+// values that only pass over it. Finding them takes O(nodes + edges): in a
+// topological order, c at position p is a chokepoint when every node before
+// it has a successor at a position <= p and every node after it has a
+// predecessor at a position >= p.
+#ifndef ONNX_FOOTPRINT_SCHEDULER_SEGMENTS_H_
+#define ONNX_FOOTPRINT_SCHEDULER_SEGMENTS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "scheduler/dataflow_graph.h"
+
+namespace footprint::scheduler {
+
+struct Segment {
+  std::vector<int> nodes;    // Graph node indices, in the order given to SplitIntoSegments.
+  DataflowGraph graph;       // Its nodes (local node i is nodes[i]) and the values they touch.
+  int64_t passing_bytes = 0;  // Bytes live over the whole segment that none of its nodes touches.
+};
+
+// Whether each position of `order` (a topological order) holds a chokepoint.
+// Nodes missing from `order` are ignored.
+std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<int>& order);
+
+// Floating groups: in-trees of nodes that depend on no other node and read
+// no graph input with bytes (weights made by ConstantOfShape, a Transpose or
+// DequantizeLinear of an initializer), each read by one node except the root,
+// with no extra_bytes and every output read. Some best schedule runs each
+// group right before the first reader of its root: moving it there only
+// shortens its values' lives, and it is kept only when its own steps stay
+// below any reader's step (checked on the group's order in `order`).
+// root[n] = the root of n's group, or -1. None when a graph input nobody
+// reads makes step 0 special.
+std::vector<int> FindFloatingGroups(const DataflowGraph& graph, const std::vector<int>& order);
+
+// Moves every floating group right before the first reader of its root, cuts
+// the order around every chokepoint of the other nodes (a floating node would
+// otherwise hide them all), then joins neighbouring parts while they hold at most
+// `join_up_to` nodes together. The segments' nodes, concatenated, are that
+// order. In each segment's graph a
+// value made earlier is a graph input, a value read later (or a graph output)
+// is a graph output, so that for a local order L_s of every segment s:
+//   SchedulePeak(graph, L_0 + L_1 + ...) = max over s of
+//       SchedulePeak(segment s graph, L_s) + segment s passing_bytes.
+std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::vector<int>& order,
+                                       int join_up_to);
+
+// The same contract for any cut: segment s holds positions [starts[s],
+// starts[s+1]) of `order` (starts[0] must be 0, increasing, below the node
+// count). Reordering within a segment is then only safe for the positions'
+// own dependencies, which each segment's graph keeps.
+std::vector<Segment> SplitAtPositions(const DataflowGraph& graph, const std::vector<int>& order,
+                                      const std::vector<int>& starts);
+
+// Only the segment of positions [first, end) of SplitAtPositions with cuts at
+// first and end: O(nodes + edges) but builds one small graph.
+Segment ExtractPositions(const DataflowGraph& graph, const std::vector<int>& order, int first,
+                         int end);
+
+}  // namespace footprint::scheduler
+
+#endif  // ONNX_FOOTPRINT_SCHEDULER_SEGMENTS_H_

@@ -1,0 +1,49 @@
+// The per-node facts every scheduling algorithm here works from, computed
+// once from a DataflowGraph (internal to the scheduler).
+//
+// Why: with E the set of nodes already run, the live bytes just before the
+// next step depend on E alone (a value is live when its producer ran, or it is
+// a graph input, and it is a graph output or some reader has not run yet).
+// Running node n at that step costs live(E) + run_bytes[n] (+ first_step_bytes
+// when E is empty), and afterwards live(E + n) = live(E) + kept_bytes[n] -
+// the inputs n was the last reader of. This is what makes a dynamic program
+// over executed sets exact (SERENITY, MLSys 2020).
+#ifndef ONNX_FOOTPRINT_SCHEDULER_STEP_MODEL_H_
+#define ONNX_FOOTPRINT_SCHEDULER_STEP_MODEL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "scheduler/dataflow_graph.h"
+
+namespace footprint::scheduler {
+
+struct StepModel {
+  int num_nodes = 0;                          // Nodes of the graph.
+  std::vector<std::vector<int>> predecessors;  // Distinct producers of each node's inputs.
+  std::vector<std::vector<int>> successors;    // Distinct readers of each node's outputs.
+  std::vector<std::vector<int>> inputs;        // Distinct values each node reads, bytes > 0 only.
+  std::vector<int64_t> run_bytes;    // Its outputs plus extra_bytes: added at its own step.
+  std::vector<int64_t> kept_bytes;   // Its outputs that outlive its step (read later, or graph outputs).
+  std::vector<int64_t> local_bytes;  // Its inputs + run_bytes: no schedule runs it with less live.
+  std::vector<int64_t> value_bytes;          // Per value.
+  std::vector<bool> value_is_graph_output;   // Per value.
+  std::vector<std::vector<int>> readers;     // Distinct readers of each value.
+  int64_t initial_live = 0;      // Graph inputs that are read or are graph outputs: live from step 0.
+  int64_t first_step_bytes = 0;  // Graph inputs nobody reads: live at step 0 only.
+  // Floating groups (segments.h): some best schedule runs each right before
+  // the first reader of its root, so searches need not try other places.
+  std::vector<int> floating_root;                  // Per node: its group's root, or -1.
+  std::vector<std::vector<int>> floating_members;  // Per root: its group in run order, root last.
+};
+
+// `graph` must be valid and acyclic.
+StepModel BuildStepModel(const DataflowGraph& graph);
+
+// Bytes `node` frees when it runs after the nodes with done[n] set: its inputs
+// (not graph outputs) whose other readers have all run.
+int64_t FreedBytes(const StepModel& model, int node, const std::vector<bool>& done);
+
+}  // namespace footprint::scheduler
+
+#endif  // ONNX_FOOTPRINT_SCHEDULER_STEP_MODEL_H_

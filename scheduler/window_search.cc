@@ -1,0 +1,68 @@
+#include "scheduler/window_search.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/time/clock.h"
+#include "scheduler/exact_search.h"
+#include "scheduler/schedule.h"
+#include "scheduler/segments.h"
+#include "scheduler/step_model.h"
+
+namespace footprint::scheduler {
+namespace {
+
+// A window's search gives up beyond this many executed sets: many small
+// tries beat one exhausting search.
+constexpr int64_t kWindowMaxStates = 50'000;
+
+}  // namespace
+
+bool ImproveByWindows(const DataflowGraph& graph, std::vector<int>& order, int64_t good_enough,
+                      absl::Time deadline) {
+  const int num_nodes = static_cast<int>(order.size());
+  if (num_nodes < 2) return false;
+  bool improved = false;
+  int64_t tried_at_peak = -1;
+  absl::flat_hash_set<int64_t> tried;  // Window start * 1000 + size, at peak tried_at_peak.
+  for (int size : {16, 32, 64}) {
+    const int window = std::min(size, num_nodes);
+    bool progress = true;
+    while (progress && absl::Now() < deadline) {
+      progress = false;
+      const std::vector<int64_t> live = LiveBytesPerStep(graph, order);
+      const int64_t peak = *std::max_element(live.begin(), live.end());
+      if (peak <= good_enough) return improved;
+      if (peak != tried_at_peak) {
+        tried.clear();
+        tried_at_peak = peak;
+      }
+      for (int step = 0; step < num_nodes && !progress; ++step) {
+        if (live[step] != peak) continue;
+        const int first = std::clamp(step - window / 2, 0, num_nodes - window);
+        if (!tried.insert(int64_t{first} * 1000 + window).second) continue;
+        if (absl::Now() >= deadline) return improved;
+        const Segment part = ExtractPositions(graph, order, first, first + window);
+        // Steps outside the window keep their live bytes whatever its order.
+        int64_t outside = good_enough;
+        for (int k = 0; k < num_nodes; ++k) {
+          if (k < first || k >= first + window) outside = std::max(outside, live[k]);
+        }
+        const ExactSearchResult exact =
+            ExactSearch(BuildStepModel(part.graph),
+                        {.upper_bound = peak - part.passing_bytes,
+                         .good_enough = std::max<int64_t>(
+                             0, std::min(outside, peak - 1) - part.passing_bytes),
+                         .deadline = deadline,
+                         .max_states = kWindowMaxStates});
+        if (exact.outcome != ExactOutcome::kFound) continue;
+        for (int i = 0; i < window; ++i) order[first + i] = part.nodes[exact.order[i]];
+        improved = true;
+        progress = true;
+      }
+    }
+  }
+  return improved;
+}
+
+}  // namespace footprint::scheduler
