@@ -110,6 +110,14 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
   json["live_bytes_per_step"] = analysis.live_bytes_per_step;
   json["fits"] = OptionalToJson(analysis.fits);
   json["warnings"] = analysis.warnings;
+  Json budgets = Json::array();
+  for (const BudgetCheck& check : analysis.budgets) {
+    budgets.push_back({{"figure", check.figure},
+                       {"limit_bytes", check.limit_bytes},
+                       {"actual_bytes", check.actual_bytes},
+                       {"ok", check.ok}});
+  }
+  json["budgets"] = std::move(budgets);
   return json;
 }
 
@@ -192,6 +200,14 @@ std::string RenderText(const Analysis& analysis) {
   if (!analysis.warnings.empty()) {
     absl::StrAppend(&out, "\nWarnings\n");
     for (const std::string& warning : analysis.warnings) absl::StrAppend(&out, "  - ", warning, "\n");
+  }
+  if (!analysis.budgets.empty()) {
+    absl::StrAppend(&out, "\nBudgets", memory.complete ? "" : " (figures incomplete: the true sizes may be larger)",
+                    "\n");
+    for (const BudgetCheck& check : analysis.budgets) {
+      absl::StrAppend(&out, absl::StrFormat("  %-8s %12s of %-12s %s\n", check.figure, HumanBytes(check.actual_bytes),
+                                            HumanBytes(check.limit_bytes), check.ok ? "ok" : "EXCEEDED"));
+    }
   }
   if (analysis.fits.has_value()) {
     absl::StrAppend(&out, "\nFits on ", analysis.device.name, ": ", *analysis.fits ? "yes" : "NO", "\n");
