@@ -113,6 +113,7 @@ constexpr const char* kScript = R"js(
       row.scrollIntoView({block: 'center'});
     });
   });
+  document.body.setAttribute('data-ready', '1');  // The render test checks the script ran to the end.
 })();
 )js";
 
@@ -275,7 +276,7 @@ std::string DeltaHtml(const ModelReport& report, const std::string& key) {
   for (const FigureDelta& delta : report.baseline->figures) {
     if (delta.key != key) continue;
     const char* css = delta.delta > 0 ? "up" : (delta.delta < 0 ? "down" : "");
-    return absl::StrCat("<div class=\"delta ", css, "\">", HtmlEscape(DeltaToString(delta)), " vs baseline</div>");
+    return absl::StrCat("<div class=\"delta ", css, "\">", delta.delta == 0 ? "unchanged" : HtmlEscape(DeltaToString(delta)), " vs baseline</div>");
   }
   return "";
 }
