@@ -179,7 +179,7 @@ int RunDiffCommand(const std::vector<std::string>& args) {
   if (int status = Emit(text, output_path); status != kExitOk) return status;
   for (const FigureDelta& delta : diff.figures) {
     if (delta.exceeded) {
-      std::cerr << kProgram << ": " << delta.label << " grew " << DeltaToString(delta) << ", past --max-increase "
+      std::cerr << kProgram << ": " << files[1] << ": " << delta.label << " grew " << DeltaToString(delta) << ", past --max-increase "
                 << GrowthThresholdToString(*threshold) << "\n";
     }
   }
