@@ -40,7 +40,8 @@ code, .mono { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu San
 .chip { border-radius:999px; padding:3px 10px; font-size:12.5px; border:1px solid var(--line); background:#fff; }
 .chip.ok { border-color:#86efac; background:#f0fdf4; } .chip.over { border-color:#fca5a5; background:#fef2f2; font-weight:600; }
 svg { display:block; width:100%; height:auto; }
-svg text { font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif; fill:#475467; }
+svg text { font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif; fill:#475467;
+           paint-order:stroke; stroke:rgba(255,255,255,.85); stroke-width:3px; stroke-linejoin:round; }
 svg .axis { stroke:#98a2b3; stroke-width:1; }
 svg .grid { stroke:#eef0f3; stroke-width:1; }
 svg rect.t { stroke:#fff; stroke-width:.6; cursor:pointer; }
@@ -202,13 +203,15 @@ void AppendAxes(std::string* out, const Axes& axes) {
                   " H", Num(axes.width - kRight), "\"/>");
 }
 
+// A labelled horizontal line; the tier size is labelled at the right end and
+// the lower bound at the left, so the two labels never collide.
 void AppendHorizontal(std::string* out, const Axes& axes, int64_t bytes, const char* css_class,
-                      const std::string& label) {
+                      const std::string& label, bool label_left = false) {
   const double y = axes.Y(static_cast<double>(bytes));
   absl::StrAppend(out, "<line class=\"", css_class, "\" x1=\"", Num(kLeft), "\" x2=\"", Num(axes.width - kRight),
                   "\" y1=\"", Num(y), "\" y2=\"", Num(y), "\"/>");
-  absl::StrAppend(out, "<text x=\"", Num(axes.width - kRight - 4), "\" y=\"", Num(y - 4),
-                  "\" text-anchor=\"end\">", HtmlEscape(label), "</text>");
+  absl::StrAppend(out, "<text x=\"", Num(label_left ? kLeft + 6 : axes.width - kRight - 4), "\" y=\"", Num(y - 4),
+                  "\" text-anchor=\"", label_left ? "start" : "end", "\">", HtmlEscape(label), "</text>");
 }
 
 std::string TensorTitle(const TensorRecord& tensor) {
@@ -241,7 +244,7 @@ void AppendArenaChart(std::string* out, const Analysis& analysis, const TierView
   }
   if (tier.lower_bound_bytes > 0 && tier.lower_bound_bytes < tier.size_bytes) {
     AppendHorizontal(out, axes, tier.lower_bound_bytes, "bound",
-                     absl::StrCat("lower bound ", HumanBytes(tier.lower_bound_bytes)));
+                     absl::StrCat("lower bound ", HumanBytes(tier.lower_bound_bytes)), true);
   }
   AppendHorizontal(out, axes, tier.size_bytes, "arena", absl::StrCat(tier.name, " ", HumanBytes(tier.size_bytes)));
   absl::StrAppend(out, "</svg>\n");
@@ -264,7 +267,7 @@ void AppendLiveChart(std::string* out, const TierView& tier) {
     absl::StrAppend(out, "<path class=\"curve\" d=\"", path, "\"><title>live bytes per step</title></path>");
   }
   AppendHorizontal(out, axes, tier.lower_bound_bytes, "bound",
-                   absl::StrCat("lower bound ", HumanBytes(tier.lower_bound_bytes)));
+                   absl::StrCat("lower bound ", HumanBytes(tier.lower_bound_bytes)), true);
   if (tier.size_bytes != tier.lower_bound_bytes) {
     AppendHorizontal(out, axes, tier.size_bytes, "arena", absl::StrCat(tier.name, " ", HumanBytes(tier.size_bytes)));
   }

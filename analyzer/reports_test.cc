@@ -373,6 +373,26 @@ TEST(MarkdownTest, HasTheFiguresTableAndTheBaselineChange) {
   EXPECT_NE(run.out.find("`a<b>&\"c\"`"), std::string::npos) << "names stay literal in code spans";
 }
 
+TEST(BaselineReportTest, TextAndJsonCarryTheChange) {
+  const std::string old_model = WriteFile("base16.onnx", SmallModel(16));
+  const std::string new_model = WriteFile("base64.onnx", SmallModel(64));
+  const std::string old_report = TempDir() + "/base16.json";
+  ASSERT_EQ(RunCaptured({"analyze", old_model, "--format", "json", "--output", old_report}).exit_code, kExitOk);
+  const CliRun text = RunCaptured({"analyze", new_model, "--baseline-report", old_report});
+  ASSERT_EQ(text.exit_code, kExitOk) << text.err;
+  EXPECT_NE(text.out.find("Change against " + old_report), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("+192 B (+300.0%)"), std::string::npos) << text.out;
+  const CliRun json_run = RunCaptured({"analyze", new_model, "--baseline-report", old_report, "--format", "json"});
+  ASSERT_EQ(json_run.exit_code, kExitOk) << json_run.err;
+  const nlohmann::json json = nlohmann::json::parse(json_run.out);
+  EXPECT_EQ(json["baseline"]["old"], old_report);
+  EXPECT_EQ(json["baseline"]["figures"][0]["figure"], "weights_bytes");
+  EXPECT_EQ(json["baseline"]["figures"][0]["delta"], 192);
+  EXPECT_TRUE(json["baseline"]["threshold"].is_null()) << "analyze shows the change; diff gates it";
+  const CliRun html = RunCaptured({"analyze", new_model, "--baseline-report", old_report, "--format", "html"});
+  EXPECT_NE(html.out.find("+192 B (+300.0%) vs baseline"), std::string::npos);
+}
+
 TEST(MarkdownTest, BudgetsAreATable) {
   const std::string model = WriteFile("small.onnx", SmallModel());
   const CliRun run = RunCaptured({"analyze", model, "--format", "md", "--max-weights", "1"});
@@ -531,6 +551,11 @@ TEST(MultiModelTest, ExitCodeIsTheWorstAndOthersStillReport) {
   EXPECT_NE(run.out.find("Summary (2 models)"), std::string::npos) << run.out;
   EXPECT_EQ(Count(run.err, "\n"), 1) << run.err;
   EXPECT_NE(run.err.find("broken.onnx"), std::string::npos) << run.err;
+
+  const CliRun md = RunCaptured({"analyze", good, broken, "--format", "md", "--time-limit", "0"});
+  EXPECT_EQ(md.exit_code, kExitBadInput);
+  EXPECT_NE(md.out.find("| `" + broken + "` | – | – | – | – | – | – | ❌ error: "), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("<details><summary>" + good + "</summary>"), std::string::npos) << md.out;
 
   const CliRun over = RunCaptured({"analyze", good, good, "--max-weights", "1", "--time-limit", "0"});
   EXPECT_EQ(over.exit_code, kExitNotWithinLimits);
