@@ -155,17 +155,14 @@ std::vector<int64_t> Ticks(int64_t max, int count) {
   return ticks;
 }
 
-// Byte ticks at binary-round steps so labels read "256 KiB", not "262 KB".
+// Byte ticks at binary-round steps so labels read "256 KiB", not "262 KB":
+// the smallest power of two that gives at most `count` intervals.
 std::vector<int64_t> ByteTicks(int64_t max, int count) {
   if (max <= 0) return {0};
-  int64_t step = 1;
-  while (step * count < max) {
-    if (step * 2 * count >= max) { step *= 2; break; }
-    if (step * 4 * count >= max && step >= 4) { step *= 4; break; }
-    step *= 2;
-  }
+  __int128 step = 1;
+  while (step * count < max) step *= 2;
   std::vector<int64_t> ticks;
-  for (int64_t value = 0; value <= max; value += step) ticks.push_back(value);
+  for (__int128 value = 0; value <= max; value += step) ticks.push_back(static_cast<int64_t>(value));
   return ticks;
 }
 

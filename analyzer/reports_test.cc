@@ -333,6 +333,8 @@ TEST(AnalyzeCliTest, BadValuesOfNewFlagsAreExitTwo) {
   ExpectBadInput(RunCaptured({"analyze", model, "--jobs", "1000"}), "--jobs");
   ExpectBadInput(RunCaptured({"analyze", model, "--jobs"}), "--jobs");
   ExpectBadInput(RunCaptured({"analyze", model, "--output="}), "--output");
+  ExpectBadInput(RunCaptured({"analyze", model, "--format", "html", "--output", TempDir() + "/no/such/dir/r.html"}),
+                 "r.html");
   ExpectBadInput(RunCaptured({"analyze", model, "--baseline-report="}), "--baseline-report");
   ExpectBadInput(RunCaptured({"analyze", model, "--baseline-report", TempDir() + "/missing.json"}), "missing.json");
   ExpectBadInput(RunCaptured({"analyze", model, "--baseline-report", WriteFile("broken.json", "{\"schema")}), "broken.json");
