@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <set>
 #include <system_error>
 #include <thread>
 
@@ -18,7 +19,23 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request) {
+// The --dim bindings that name a dimension of one of the model's graph inputs
+// (where BindDims looks for them).
+DimBindings DimsNamedBy(const onnx::ModelProto& model, const DimBindings& dims) {
+  DimBindings named;
+  for (const onnx::ValueInfoProto& input : model.graph().input()) {
+    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
+    for (const auto& dim : input.type().tensor_type().shape().dim()) {
+      if (!dim.has_dim_param()) continue;
+      if (auto it = dims.find(dim.dim_param()); it != dims.end()) named.insert(*it);
+    }
+  }
+  return named;
+}
+
+// `used_dims` collects the --dim names this model used (several-model runs).
+ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request, bool several,
+                       std::set<std::string>* used_dims) {
   ModelReport report{.path = path};
   absl::StatusOr<LoadedModel> loaded = LoadModel(path);
   if (!loaded.ok()) {
@@ -26,7 +43,15 @@ ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request) {
     report.exit_code = 2;
     return report;
   }
-  absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, request.options);
+  AnalyzeOptions options = request.options;
+  if (several) {
+    // One run may cover models with different dynamic dims: each model takes
+    // the bindings that name its dims. A name no model uses is an error of
+    // the run (run_errors), as it is of a one-model run.
+    options.dims = DimsNamedBy(loaded->model, request.options.dims);
+    for (const auto& [name, value] : options.dims) used_dims->insert(name);
+  }
+  absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, options);
   if (!analysis.ok()) {
     report.error = std::string(analysis.status().message());
     report.exit_code = 2;
@@ -80,8 +105,11 @@ std::vector<ModelPath> ExpandModelPaths(const std::vector<std::string>& argument
   return models;
 }
 
-std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, const BatchRequest& request) {
+std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, const BatchRequest& request,
+                                       std::vector<std::string>* run_errors) {
   std::vector<ModelReport> reports(models.size());
+  const bool several = models.size() > 1;
+  std::vector<std::set<std::string>> used_dims(models.size());
   Progress progress(models.size(), request.progress);
   std::atomic<size_t> next{0};
   auto work = [&] {
@@ -92,7 +120,7 @@ std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, con
         continue;
       }
       progress.Started(i, models[i].path);
-      reports[i] = AnalyzeOne(models[i].path, request);
+      reports[i] = AnalyzeOne(models[i].path, request, several, &used_dims[i]);
       progress.Finished(i);
     }
   };
@@ -102,6 +130,15 @@ std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, con
   work();
   for (std::thread& thread : pool) thread.join();
   progress.Stop();
+  if (several) {
+    std::set<std::string> used;
+    for (const std::set<std::string>& names : used_dims) used.insert(names.begin(), names.end());
+    for (const auto& [name, value] : request.options.dims) {
+      if (used.contains(name) || run_errors == nullptr) continue;
+      run_errors->push_back(absl::StrCat("--dim ", name, ": no graph input of the ", models.size(),
+                                         " models has a dimension named '", name, "'"));
+    }
+  }
   return reports;
 }
 

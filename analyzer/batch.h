@@ -50,7 +50,11 @@ struct BatchRequest {
   bool progress = false;                     // Draw a progress line on stderr.
 };
 
-std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, const BatchRequest& request);
+// With several models, each model takes the --dim bindings that name one of
+// its graph inputs' dims, so one run covers models with different dynamic
+// dims; a binding that no model names goes to `run_errors` (exit 2).
+std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, const BatchRequest& request,
+                                       std::vector<std::string>* run_errors = nullptr);
 
 // The worst exit code of the run: 2 > 1 > 0.
 int WorstExitCode(const std::vector<ModelReport>& reports);

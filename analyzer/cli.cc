@@ -40,7 +40,8 @@ constexpr const char* kAnalyzeUsage = R"(Usage: onnx-footprint analyze MODEL.onn
 
 A DIR stands for every *.onnx file below it (recursively, sorted). With several models, each
 is analyzed on its own, a summary table ends the report, and a model that fails prints its
-one-line error while the others are still reported.
+one-line error while the others are still reported. Each model takes the --dim bindings that
+name its inputs' dims; a --dim that no model names is an error.
 
 Options:
   --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1.

@@ -89,7 +89,8 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
     if (!baseline.ok()) return Fail(absl::StrCat(request.baseline_report_path, ": ", baseline.status().message()));
     run.baseline = *baseline;
   }
-  const std::vector<ModelReport> reports = AnalyzeModels(models, run);
+  std::vector<std::string> run_errors;
+  const std::vector<ModelReport> reports = AnalyzeModels(models, run, &run_errors);
   const bool single = reports.size() == 1;
   if (single && !reports[0].analysis.has_value()) {
     return Fail(absl::StrCat(reports[0].path, ": ", reports[0].error));
@@ -120,7 +121,8 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
                 << report.analysis->memory.unsized_tensors << " unsized tensors): the true sizes may be larger\n";
     }
   }
-  return WorstExitCode(reports);
+  for (const std::string& error : run_errors) std::cerr << kProgram << ": " << error << "\n";
+  return run_errors.empty() ? WorstExitCode(reports) : kExitBadInput;
 }
 
 int RunDiffCommand(const std::vector<std::string>& args) {

@@ -146,7 +146,7 @@ std::string SummaryMarkdown(const std::vector<ModelReport>& reports) {
       const std::string status = StatusOf(report);
       absl::StrAppend(&out, HumanBytes(memory.peak_bytes), " | ", HumanBytes(memory.weights_bytes), " | ",
                       HumanBytes(memory.arena_bytes), " | ", HumanBytes(memory.lower_bound_bytes), " | ",
-                      memory.unsized_tensors, " | ", fits, " | ", report.exit_code == 0 ? "✅ " : "❌ ", status,
+                      memory.unsized_tensors, " | ", fits, " | ", report.exit_code != 0 ? "❌ " : (memory.complete ? "✅ " : "⚠️ "), status,
                       " |\n");
     } else {
       absl::StrAppend(&out, "– | – | – | – | – | – | ❌ error: ", MarkdownCell(report.error), " |\n");

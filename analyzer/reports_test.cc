@@ -567,6 +567,22 @@ TEST(MultiModelTest, ExitCodeIsTheWorstAndOthersStillReport) {
   EXPECT_EQ(RunCaptured({"analyze", good, good, "--time-limit", "0"}).exit_code, kExitOk);
 }
 
+TEST(MultiModelTest, EachModelTakesTheDimsItNames) {
+  const std::string fixed = WriteFile("dims/fixed.onnx", SmallModel());
+  const std::string dynamic = WriteFile("dims/dynamic.onnx", UnsizedModel());
+  const CliRun run = RunCaptured({"analyze", fixed, dynamic, "--dim", "batch=2", "--format", "json"});
+  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
+  const nlohmann::json json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["reports"][0]["options"]["dims"], nlohmann::json::object());
+  EXPECT_EQ(json["reports"][1]["options"]["dims"]["batch"], 2);
+  EXPECT_EQ(json["reports"][1]["memory"]["complete"], true);
+  const CliRun typo = RunCaptured({"analyze", fixed, dynamic, "--dim", "btach=2"});
+  EXPECT_EQ(typo.exit_code, kExitBadInput);
+  EXPECT_NE(typo.out.find("Summary (2 models)"), std::string::npos) << "the models are still reported";
+  EXPECT_NE(typo.err.find("--dim btach"), std::string::npos) << typo.err;
+  ExpectBadInput(RunCaptured({"analyze", fixed, "--dim", "batch=2"}), "batch");  // One model: as before.
+}
+
 TEST(MultiModelTest, JsonIsReportsInInputOrder) {
   const std::string a = WriteFile("order/a.onnx", SmallModel(16));
   const std::string b = WriteFile("order/b.onnx", SmallModel(64));
