@@ -376,7 +376,11 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
   }
   if (report.baseline.has_value()) {
     absl::StrAppend(out, "<div class=\"sub\" style=\"margin-top:8px\">Changes against the baseline report <code>",
-                    HtmlEscape(report.baseline->old_figures.source), "</code></div>");
+                    HtmlEscape(report.baseline->old_figures.source), "</code>",
+                    report.baseline->old_figures.model_path != analysis.model.path
+                        ? absl::StrCat(" (of <code>", HtmlEscape(report.baseline->old_figures.model_path), "</code>)")
+                        : "",
+                    "</div>");
   }
 
   for (const TierView& tier : TiersOf(analysis)) {
