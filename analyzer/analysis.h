@@ -118,6 +118,14 @@ struct PlanSummary {
   double seconds = 0;           // Time spent planning.
 };
 
+// A --max-peak/--max-arena/--max-weights limit checked against this analysis.
+struct BudgetCheck {
+  std::string figure;        // "peak", "arena" or "weights".
+  int64_t limit_bytes = 0;   // The user's limit.
+  int64_t actual_bytes = 0;  // The figure it limits.
+  bool ok = true;            // actual_bytes <= limit_bytes.
+};
+
 struct Analysis {
   ModelSummary model;
   DeviceSpec device;
@@ -135,6 +143,7 @@ struct Analysis {
   std::string spill_policy;             // How tensors leave a full tier.
   int64_t spilled_tensors = 0;          // Tensors planned outside the first activation tier.
   std::vector<std::string> warnings;    // Things the user should know (incomplete shapes, ...).
+  std::vector<BudgetCheck> budgets;     // The user's budgets, in the order peak, arena, weights (budgets.h).
 };
 
 // Runs the whole pipeline on a loaded model (which it copies: shape inference

@@ -7,8 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "analyzer/analysis.h"
+#include "analyzer/byte_size.h"
+#include "analyzer/cli_reports.h"
 #include "analyzer/model_loader.h"
 #include "analyzer/output_file.h"
+#include "analyzer/progress.h"
 #include "analyzer/report.h"
 #include "devices/device_catalog.h"
 #include "devices/devices_command.h"
@@ -22,19 +25,27 @@ constexpr const char* kVersion = "0.1.0";
 constexpr const char* kUsage = R"(onnx-footprint: how much memory an ONNX model needs, before you ship it.
 
 Usage:
-  onnx-footprint analyze MODEL.onnx [options]
+  onnx-footprint analyze MODEL.onnx|DIR... [options]
   onnx-footprint devices [--format text|json]
+  onnx-footprint diff OLD.json NEW.json [--max-increase PCT|SIZE] [--format text|md|json]
   onnx-footprint --version | --help
 
 Commands:
   analyze   Infer shapes, schedule, plan the activation arena and report the figures.
   devices   List the built-in hardware profiles and their memory tiers.
+  diff      Compare two JSON reports of a model; fail when a figure grew past a threshold.
 
 Run `onnx-footprint COMMAND --help` for a command's options.
-Exit codes: 0 success, 1 over a budget or the device's capacity, 2 usage or input error.
+Exit codes: 0 success, 1 over a budget or the device's capacity (or, for diff, growth past the
+threshold), 2 usage or input error.
 )";
 
-constexpr const char* kAnalyzeUsage = R"(Usage: onnx-footprint analyze MODEL.onnx [options]
+constexpr const char* kAnalyzeUsage = R"(Usage: onnx-footprint analyze MODEL.onnx|DIR... [options]
+
+A DIR stands for every *.onnx file below it (recursively, sorted). With several models, each
+is analyzed on its own, a summary table ends the report, and a model that fails prints its
+one-line error while the others are still reported. Each model takes the --dim bindings that
+name its inputs' dims; a --dim that no model names is an error.
 
 Options:
   --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1.
@@ -42,13 +53,29 @@ Options:
                        (Today every run is the baseline; later modes will be on by default.)
   --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).
   --device-file FILE   Plan for a profile of your own (text-format DeviceProfile, see devices/).
-  --format text|json   Report format (default text).
+  --format FORMAT      Report format (default text):
+                         text  for people at a terminal;
+                         json  for machines (several models: {"schema_version": 1, "reports": [...]});
+                         md    Markdown for a pull-request comment (figures table, top 10 tensors);
+                         html  one self-contained page (arena picture, live bytes, sortable table).
   --output FILE        Write the report to FILE instead of stdout (written whole or not at all).
   --time-limit SECONDS Planner budget beyond its heuristics (default 0.3; 0 = heuristics only).
+  --max-peak SIZE      Budgets: exit 1, with one line on stderr per exceeded budget, when the
+  --max-arena SIZE     peak, arena or weights figure is larger than SIZE (the report is still
+  --max-weights SIZE   printed). SIZE: 4096 (bytes), 512KiB, 1.5MiB, 2GiB (binary: 1024^n),
+                       100KB, 100MB, 2GB (decimal: 1000^n); K, M, G alone are binary.
+  --baseline-report OLD.json
+                       Show each figure's change against a previous JSON report of the model
+                       (one model only; to gate on growth, use `onnx-footprint diff`).
+  --jobs N             Analyze up to N models at once (default 1); output keeps the input order.
   -h, --help           This help.
+
+A progress line is drawn on stderr while models are analyzed, only when stderr is a terminal.
 
 The figures follow the memory model: peak = weights + arena; lower bound = the busiest step's
 live bytes; naive = one buffer per tensor; reuse savings = naive - arena.
+Exit codes: 0 success; 1 a budget or the device's capacity is exceeded; 2 usage or input error
+(with several models: the worst of them, 2 > 1 > 0).
 )";
 
 int UsageError(const std::string& message) {
@@ -77,8 +104,8 @@ std::optional<std::string> TakeValue(const std::vector<std::string>& args, size_
 int RunAnalyzeCommand(const std::vector<std::string>& args) {
   std::vector<std::string> models;
   AnalyzeOptions options;
-  std::string format = "text";
-  std::string output_path;
+  BatchRequest batch;
+  ReportRequest report;
   std::string device_name(devices::kDefaultDeviceName);
   std::string device_file;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -106,10 +133,10 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--format", &error)) {
-      if (*value != "text" && *value != "json") {
-        return UsageError(absl::StrCat("--format must be text or json, got '", *value, "'"));
+      if (!IsReportFormat(*value)) {
+        return UsageError(absl::StrCat("--format must be text, json, md or html, got '", *value, "'"));
       }
-      format = *value;
+      report.format = *value;
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--device", &error)) {
@@ -121,9 +148,35 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--output", &error)) {
-      output_path = *value;
+      if (value->empty()) return UsageError("--output needs a file name");
+      report.output_path = *value;
       continue;
     }
+    if (std::optional<std::string> value = TakeValue(args, i, "--baseline-report", &error)) {
+      if (value->empty()) return UsageError("--baseline-report needs a file name");
+      report.baseline_report_path = *value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--jobs", &error)) {
+      if (!absl::SimpleAtoi(*value, &batch.jobs) || batch.jobs < 1 || batch.jobs > 256) {
+        return UsageError(absl::StrCat("--jobs expects a whole number from 1 to 256, got '", *value, "'"));
+      }
+      continue;
+    }
+    bool is_budget = false;
+    for (auto [flag, limit] : {std::pair{"--max-peak", &batch.budgets.max_peak_bytes},
+                               std::pair{"--max-arena", &batch.budgets.max_arena_bytes},
+                               std::pair{"--max-weights", &batch.budgets.max_weights_bytes}}) {
+      if (std::optional<std::string> value = TakeValue(args, i, flag, &error)) {
+        absl::StatusOr<int64_t> bytes = ParseByteSize(*value);
+        if (!bytes.ok()) return UsageError(absl::StrCat(flag, ": ", bytes.status().message()));
+        *limit = *bytes;
+        is_budget = true;
+        break;
+      }
+      if (!error.empty()) break;
+    }
+    if (is_budget) continue;
     if (std::optional<std::string> value = TakeValue(args, i, "--time-limit", &error)) {
       double seconds = 0;
       if (!absl::SimpleAtod(*value, &seconds) || seconds < 0 || seconds > 86400) {
@@ -137,8 +190,6 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
     models.push_back(word);
   }
   if (models.empty()) return UsageError("analyze needs a MODEL.onnx");
-  if (models.size() > 1) return UsageError("analyze takes one model");
-  const std::string& path = models[0];
   absl::StatusOr<devices::DeviceProfile> profile =
       device_file.empty() ? devices::FindDevice(device_name) : devices::LoadDeviceFile(device_file);
   if (!profile.ok()) {
@@ -146,25 +197,9 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   options.device_profile = *std::move(profile);
-
-  absl::StatusOr<LoadedModel> loaded = LoadModel(path);
-  if (!loaded.ok()) {
-    std::cerr << kProgram << ": " << path << ": " << loaded.status().message() << "\n";
-    return kExitBadInput;
-  }
-  absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, options);
-  if (!analysis.ok()) {
-    std::cerr << kProgram << ": " << path << ": " << analysis.status().message() << "\n";
-    return kExitBadInput;
-  }
-  const std::string report = format == "json" ? RenderJson(*analysis) : RenderText(*analysis);
-  if (output_path.empty()) {
-    std::cout << report << std::flush;
-  } else if (absl::Status status = WriteFileAtomically(output_path, report); !status.ok()) {
-    std::cerr << kProgram << ": " << output_path << ": " << status.message() << "\n";
-    return kExitBadInput;
-  }
-  return analysis->fits.has_value() && !*analysis->fits ? kExitNotWithinLimits : kExitOk;
+  batch.options = options;
+  batch.progress = Progress::StderrIsTerminal();
+  return AnalyzeAndReport(models, batch, report);
 }
 
 int RunCli(const std::vector<std::string>& args) {
@@ -179,6 +214,7 @@ int RunCli(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "analyze") return RunAnalyzeCommand(rest);
   if (args[0] == "devices") return devices::RunDevicesCommand(rest);
+  if (args[0] == "diff") return RunDiffCommand(rest);
   std::cerr << kProgram << ": unknown command '" << args[0] << "' (see `onnx-footprint --help`)\n";
   return kExitBadInput;
 }

@@ -129,6 +129,14 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
   json["spill_policy"] = analysis.spill_policy;
   json["spilled_tensors"] = analysis.spilled_tensors;
   json["warnings"] = analysis.warnings;
+  Json budgets = Json::array();
+  for (const BudgetCheck& check : analysis.budgets) {
+    budgets.push_back({{"figure", check.figure},
+                       {"limit_bytes", check.limit_bytes},
+                       {"actual_bytes", check.actual_bytes},
+                       {"ok", check.ok}});
+  }
+  json["budgets"] = std::move(budgets);
   return json;
 }
 
@@ -228,6 +236,14 @@ std::string RenderText(const Analysis& analysis) {
     if (analysis.spilled_tensors > 0) {
       absl::StrAppend(&out, "  ", analysis.spilled_tensors, " tensors spilled past the first tier (policy ",
                       analysis.spill_policy, ")\n");
+    }
+  }
+  if (!analysis.budgets.empty()) {
+    absl::StrAppend(&out, "\nBudgets", memory.complete ? "" : " (figures incomplete: the true sizes may be larger)",
+                    "\n");
+    for (const BudgetCheck& check : analysis.budgets) {
+      absl::StrAppend(&out, absl::StrFormat("  %-8s %12s of %-12s %s\n", check.figure, HumanBytes(check.actual_bytes),
+                                            HumanBytes(check.limit_bytes), check.ok ? "ok" : "EXCEEDED"));
     }
   }
   absl::StrAppend(&out, "\nFits on ", analysis.device.name, ": ",

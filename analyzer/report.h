@@ -13,7 +13,12 @@
 //                 "first_step", "last_step", "offset", "producer", "unsized_reason"?}],
 //    "weights": [{"name", "dtype", "shape", "bytes", "source", "graph"?}],
 //    "schedule": ["node name", ...], "schedule_is_file_order": bool,
-//    "live_bytes_per_step": [...], "fits": true | false | null, "warnings": [...]}
+//    "live_bytes_per_step": [...], "fits": true | false | null, "warnings": [...],
+//    "budgets": [{"figure": "peak" | "arena" | "weights", "limit_bytes", "actual_bytes", "ok"}],
+//    "baseline"?: a diff object (report_diff.h), only with --baseline-report}
+// Keys may be added within a schema_version; none is removed or changes meaning.
+// Several models at once: {"schema_version": 1, "reports": [report | {"model": {"path"}, "error"}]},
+// in the order the models were given (batch.h).
 // Unknown values are null (never 0): an unsized tensor has "bytes": null and
 // "offset": null; an unknown dim is null in "shape" and a symbolic one a string.
 #ifndef ONNX_FOOTPRINT_ANALYZER_REPORT_H_

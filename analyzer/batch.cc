@@ -1,0 +1,218 @@
+#include "analyzer/batch.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyzer/model_loader.h"
+#include "analyzer/progress.h"
+#include "analyzer/report.h"
+#include "analyzer/tensor_size.h"
+
+namespace footprint {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The --dim bindings that name a dimension of one of the model's graph inputs
+// (where BindDims looks for them).
+DimBindings DimsNamedBy(const onnx::ModelProto& model, const DimBindings& dims) {
+  DimBindings named;
+  for (const onnx::ValueInfoProto& input : model.graph().input()) {
+    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
+    for (const auto& dim : input.type().tensor_type().shape().dim()) {
+      if (!dim.has_dim_param()) continue;
+      if (auto it = dims.find(dim.dim_param()); it != dims.end()) named.insert(*it);
+    }
+  }
+  return named;
+}
+
+// `used_dims` collects the --dim names this model used (several-model runs).
+ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request, bool several,
+                       std::set<std::string>* used_dims) {
+  ModelReport report{.path = path};
+  absl::StatusOr<LoadedModel> loaded = LoadModel(path);
+  if (!loaded.ok()) {
+    report.error = std::string(loaded.status().message());
+    report.exit_code = 2;
+    return report;
+  }
+  AnalyzeOptions options = request.options;
+  if (several) {
+    // One run may cover models with different dynamic dims: each model takes
+    // the bindings that name its dims. A name no model uses is an error of
+    // the run (run_errors), as it is of a one-model run.
+    options.dims = DimsNamedBy(loaded->model, request.options.dims);
+    for (const auto& [name, value] : options.dims) used_dims->insert(name);
+  }
+  absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, options);
+  if (!analysis.ok()) {
+    report.error = std::string(analysis.status().message());
+    report.exit_code = 2;
+    return report;
+  }
+  analysis->budgets = CheckBudgets(analysis->memory, request.budgets);
+  if (request.baseline.has_value()) {
+    ReportFigures now = FiguresOf(*analysis);
+    now.source = path;
+    report.baseline = DiffFigures(*request.baseline, now, std::nullopt);
+  }
+  const bool over = !AllWithinBudget(analysis->budgets) || (analysis->fits.has_value() && !*analysis->fits);
+  report.exit_code = over ? 1 : 0;
+  report.analysis = std::move(*analysis);
+  return report;
+}
+
+std::string Cell(const ModelReport& report, int64_t MemoryFigures::*figure) {
+  if (!report.analysis.has_value()) return "-";
+  return HumanBytes(report.analysis->memory.*figure);
+}
+
+}  // namespace
+
+std::vector<ModelPath> ExpandModelPaths(const std::vector<std::string>& arguments) {
+  std::vector<ModelPath> models;
+  for (const std::string& argument : arguments) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(argument, error)) {
+      models.push_back({.path = argument});
+      continue;
+    }
+    std::vector<std::string> found;
+    std::filesystem::recursive_directory_iterator it(
+        argument, std::filesystem::directory_options::skip_permission_denied, error);
+    for (; !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+      std::error_code type_error;
+      if (it->is_regular_file(type_error) && it->path().extension() == ".onnx") found.push_back(it->path().string());
+    }
+    if (error) {
+      models.push_back({.path = argument, .error = absl::StrCat("cannot read the directory: ", error.message())});
+      continue;
+    }
+    if (found.empty()) {
+      models.push_back({.path = argument, .error = "no *.onnx file below this directory"});
+      continue;
+    }
+    std::sort(found.begin(), found.end());
+    for (std::string& path : found) models.push_back({.path = std::move(path)});
+  }
+  return models;
+}
+
+std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, const BatchRequest& request,
+                                       std::vector<std::string>* run_errors) {
+  std::vector<ModelReport> reports(models.size());
+  const bool several = models.size() > 1;
+  std::vector<std::set<std::string>> used_dims(models.size());
+  Progress progress(models.size(), request.progress);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < models.size(); i = next++) {
+      if (!models[i].error.empty()) {
+        reports[i] = ModelReport{.path = models[i].path, .error = models[i].error, .exit_code = 2};
+        progress.Finished(i);
+        continue;
+      }
+      progress.Started(i, models[i].path);
+      reports[i] = AnalyzeOne(models[i].path, request, several, &used_dims[i]);
+      progress.Finished(i);
+    }
+  };
+  const size_t threads = std::min<size_t>(std::max(request.jobs, 1), std::max<size_t>(models.size(), 1));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  progress.Stop();
+  if (several) {
+    std::set<std::string> used;
+    for (const std::set<std::string>& names : used_dims) used.insert(names.begin(), names.end());
+    for (const auto& [name, value] : request.options.dims) {
+      if (used.contains(name) || run_errors == nullptr) continue;
+      run_errors->push_back(absl::StrCat("--dim ", name, ": no graph input of the ", models.size(),
+                                         " models has a dimension named '", name, "'"));
+    }
+  }
+  return reports;
+}
+
+int WorstExitCode(const std::vector<ModelReport>& reports) {
+  int worst = 0;
+  for (const ModelReport& report : reports) worst = std::max(worst, report.exit_code);
+  return worst;
+}
+
+std::string StatusOf(const ModelReport& report) {
+  if (!report.analysis.has_value()) return "error";
+  if (!AllWithinBudget(report.analysis->budgets)) return "over budget";
+  if (report.analysis->fits.has_value() && !*report.analysis->fits) return "does not fit";
+  if (!report.analysis->memory.complete) return "ok (incomplete)";
+  return "ok";
+}
+
+std::string RenderSummaryText(const std::vector<ModelReport>& reports) {
+  size_t width = 5;
+  for (const ModelReport& report : reports) width = std::max(width, report.path.size());
+  width = std::min<size_t>(width, 60);
+  std::string out = absl::StrCat("Summary (", reports.size(), " models)\n");
+  absl::StrAppend(&out, absl::StrFormat("  %-*s %10s %10s %10s %11s %7s %5s  %s\n", width, "model", "peak", "weights",
+                                        "arena", "lower bound", "unsized", "fits", "status"));
+  for (const ModelReport& report : reports) {
+    std::string name = report.path;
+    if (name.size() > width) name = "..." + name.substr(name.size() - width + 3);
+    const std::string unsized =
+        report.analysis.has_value() ? absl::StrCat(report.analysis->memory.unsized_tensors) : "-";
+    const std::string fits = !report.analysis.has_value() || !report.analysis->fits.has_value()
+                                 ? "-"
+                                 : (*report.analysis->fits ? "yes" : "NO");
+    std::string status = StatusOf(report);
+    if (!report.error.empty()) absl::StrAppend(&status, ": ", report.error);
+    absl::StrAppend(&out, absl::StrFormat("  %-*s %10s %10s %10s %11s %7s %5s  %s\n", width, name,
+                                          Cell(report, &MemoryFigures::peak_bytes),
+                                          Cell(report, &MemoryFigures::weights_bytes),
+                                          Cell(report, &MemoryFigures::arena_bytes),
+                                          Cell(report, &MemoryFigures::lower_bound_bytes), unsized, fits, status));
+  }
+  return out;
+}
+
+std::string RenderBatchText(const std::vector<ModelReport>& reports) {
+  std::string out;
+  for (const ModelReport& report : reports) {
+    if (!report.analysis.has_value()) continue;
+    absl::StrAppend(&out, RenderText(*report.analysis));
+    if (report.baseline.has_value()) {
+      absl::StrAppend(&out, "\nChange against ", report.baseline->old_figures.source, "\n");
+      for (const FigureDelta& delta : report.baseline->figures) {
+        absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", delta.label, DeltaToString(delta)));
+      }
+    }
+    if (reports.size() > 1) absl::StrAppend(&out, "\n");
+  }
+  if (reports.size() > 1) absl::StrAppend(&out, RenderSummaryText(reports));
+  return out;
+}
+
+nlohmann::ordered_json ModelReportToJson(const ModelReport& report) {
+  if (!report.analysis.has_value()) return Json{{"model", {{"path", report.path}}}, {"error", report.error}};
+  Json json = AnalysisToJson(*report.analysis);
+  if (report.baseline.has_value()) json["baseline"] = DiffToJson(*report.baseline);
+  return json;
+}
+
+nlohmann::ordered_json BatchToJson(const std::vector<ModelReport>& reports) {
+  Json json;
+  json["schema_version"] = kJsonSchemaVersion;
+  Json array = Json::array();
+  for (const ModelReport& report : reports) array.push_back(ModelReportToJson(report));
+  json["reports"] = std::move(array);
+  return json;
+}
+
+}  // namespace footprint
