@@ -1,0 +1,73 @@
+// Runs the planner over a folder of MiniMalloc CSV problems and prints, per
+// instance, the heuristic-only and the time-limited figures next to the lower bound.
+//
+//   planner_bench DIR [--time-limit SECONDS]
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "planner/csv.h"
+#include "planner/planner.h"
+#include "planner/validator.h"
+
+namespace fp = footprint::planner;
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s DIR [--time-limit SECONDS]\n", argv[0]);
+    return 2;
+  }
+  double time_limit = 10;
+  for (int i = 2; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--time-limit" && !absl::SimpleAtod(argv[i + 1], &time_limit)) return 2;
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(argv[1])) {
+    if (entry.path().extension() == ".csv") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::printf("%-10s %7s %9s | %9s %6s %7s | %9s %6s %6s %7s %s\n", "instance", "buffers", "lower_bnd", "heur_arena",
+              "ratio", "seconds", "arena", "ratio", "proven", "seconds", "algorithm");
+  double heuristic_ratio_sum = 0, ratio_sum = 0, heuristic_seconds = 0, seconds = 0;
+  int at_lower_bound = 0;
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<fp::Problem> problem = fp::ParseProblemCsv(text.str());
+    if (!problem.ok()) {
+      std::fprintf(stderr, "%s: %s\n", file.c_str(), std::string(problem.status().message()).c_str());
+      return 1;
+    }
+    const absl::StatusOr<fp::PlanResult> heuristic = fp::Solve(*problem, {.time_limit = absl::ZeroDuration()});
+    const absl::StatusOr<fp::PlanResult> exact = fp::Solve(*problem, {.time_limit = absl::Seconds(time_limit)});
+    if (!heuristic.ok() || !exact.ok()) {
+      std::fprintf(stderr, "%s: planner failed\n", file.c_str());
+      return 1;
+    }
+    const double heuristic_ratio = double(heuristic->arena_bytes) / double(heuristic->lower_bound);
+    const double ratio = double(exact->arena_bytes) / double(exact->lower_bound);
+    heuristic_ratio_sum += heuristic_ratio;
+    ratio_sum += ratio;
+    heuristic_seconds += heuristic->seconds;
+    seconds += exact->seconds;
+    at_lower_bound += exact->arena_bytes == exact->lower_bound;
+    std::printf("%-10s %7zu %9lld | %9lld %6.3f %7.3f | %9lld %6.3f %6s %7.3f %s\n",
+                file.stem().stem().c_str(), problem->buffers.size(), (long long)exact->lower_bound,
+                (long long)heuristic->arena_bytes, heuristic_ratio, heuristic->seconds, (long long)exact->arena_bytes,
+                ratio, exact->proven_optimal ? "yes" : "no", exact->seconds, exact->algorithm.c_str());
+    std::fflush(stdout);
+  }
+  const double n = std::max<double>(1, files.size());
+  std::printf("heuristics only: mean ratio %.3f, total %.3f s\n", heuristic_ratio_sum / n, heuristic_seconds);
+  std::printf("time limit %.1f s: mean ratio %.3f, at the lower bound on %d of %zu, total %.3f s\n", time_limit,
+              ratio_sum / n, at_lower_bound, files.size(), seconds);
+  return 0;
+}

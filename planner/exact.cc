@@ -1,0 +1,486 @@
+#include "planner/exact.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "planner/lower_bound.h"
+#include "planner/sections.h"
+
+namespace footprint::planner {
+namespace {
+
+constexpr Bytes kInfinity = std::numeric_limits<Bytes>::max() / 4;
+constexpr int kUnplaced = -1;
+
+Bytes AlignUp(Bytes value, Bytes alignment) {
+  if (alignment <= 1) return value;
+  const Bytes remainder = value % alignment;
+  return remainder == 0 ? value : value + (alignment - remainder);
+}
+
+// The buffers of one independent part of the search, in preorder.
+struct Partition {
+  SectionRange range;      // The sections it covers.
+  std::vector<int> order;  // Its buffers, in the order that breaks ties.
+};
+
+// A static preorder: each letter is a key, compared largest first.
+//   T: the peak live bytes over the buffer's sections, W: lifespan width, A: area, Z: size.
+constexpr std::array<const char*, 3> kPreorders = {"TWA", "WAT", "TAW"};
+
+class Searcher {
+ public:
+  explicit Searcher(const Problem& problem) : problem_(problem) {
+    const std::vector<Buffer>& buffers = problem.buffers;
+    const int n = static_cast<int>(buffers.size());
+    sections_ = ComputeSections(problem);
+    std::optional<std::vector<std::vector<int>>> overlaps = ComputeOverlaps(problem, sections_, kMaxExactOverlaps);
+    if (!overlaps.has_value()) return;
+    overlaps_ = std::move(*overlaps);
+    size_.resize(n);
+    align_.resize(n);
+    for (int i = 0; i < n; ++i) {
+      size_[i] = buffers[i].size;
+      align_[i] = buffers[i].alignment;
+      if (buffers[i].size == 0) continue;
+      if (buffers[i].pinned_offset.has_value()) {
+        has_pinned_ = true;
+        pinned_end_ = std::max(pinned_end_, *buffers[i].pinned_offset + buffers[i].size);
+      } else {
+        free_.push_back(i);
+      }
+    }
+    if (has_pinned_) {
+      pinned_overlaps_.resize(n);
+      for (int i : free_) {
+        for (int other : overlaps_[i]) {
+          if (buffers[other].pinned_offset.has_value()) pinned_overlaps_[i].push_back(other);
+        }
+        std::sort(pinned_overlaps_[i].begin(), pinned_overlaps_[i].end(),
+                  [&](int a, int b) { return *buffers[a].pinned_offset < *buffers[b].pinned_offset; });
+      }
+    }
+    // Static preorders.
+    std::vector<Bytes> peak(n, 0), width(n, 0), area(n, 0);
+    for (int i : free_) {
+      const SectionRange range = sections_.buffer_range[i];
+      for (int s = range.begin; s < range.end; ++s) peak[i] = std::max(peak[i], sections_.live_bytes[s]);
+      width[i] = buffers[i].lifespan.last - buffers[i].lifespan.first + 1;
+      area[i] = size_[i] * width[i];
+    }
+    for (const char* keys : kPreorders) {
+      std::vector<int> order = free_;
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        for (const char* key = keys; *key != '\0'; ++key) {
+          const std::vector<Bytes>& values = *key == 'T' ? peak : *key == 'W' ? width : *key == 'A' ? area : size_;
+          if (values[a] != values[b]) return values[a] > values[b];
+        }
+        return false;
+      });
+      preorders_.push_back(std::move(order));
+    }
+    offset_.assign(n, kUnplaced);
+    min_offset_.assign(n, 0);
+    solution_.offsets.assign(n, 0);
+    total_.assign(sections_.count, 0);
+    section_floor_.assign(sections_.count, kInfinity);
+    section_stamp_.assign(sections_.count, 0);
+    cuts_.assign(std::max(sections_.count - 1, 0), 0);
+    usable_ = true;
+  }
+
+  bool usable() const { return usable_; }
+  bool has_pinned() const { return has_pinned_; }
+
+  DecisionResult Decide(Bytes capacity, absl::Time deadline, int64_t max_nodes) {
+    DecisionResult result;
+    deadline_ = deadline;
+    nodes_ = 0;
+    max_nodes_ = max_nodes;
+    timed_out_ = false;
+    if (pinned_end_ > capacity || !Reset(capacity)) {
+      result.feasibility = Feasibility::kImpossible;
+      return result;
+    }
+    // Static partitions: section boundaries that no buffer spans.
+    std::vector<SectionRange> ranges;
+    int begin = 0;
+    for (int k = 0; k + 1 < sections_.count; ++k) {
+      if (cuts_[k] == 0) {
+        ranges.push_back({begin, k + 1});
+        begin = k + 1;
+      }
+    }
+    if (sections_.count > 0) ranges.push_back({begin, sections_.count});
+    for (const SectionRange& range : ranges) {
+      std::vector<Partition> parts;
+      for (const std::vector<int>& preorder : preorders_) {
+        Partition part = {.range = range};
+        for (int b : preorder) {
+          if (sections_.buffer_range[b].begin >= range.begin && sections_.buffer_range[b].begin < range.end) {
+            part.order.push_back(b);
+          }
+        }
+        parts.push_back(std::move(part));
+      }
+      if (parts.empty() || parts[0].order.empty()) continue;
+      bool solved = false;
+      for (int64_t limit = std::max<int64_t>(64, 2 * parts[0].order.size()); !solved; limit *= 2) {
+        for (const Partition& part : parts) {
+          budget_ = limit;
+          const Outcome outcome = Search(part, 0, -1);
+          if (outcome == Outcome::kFound) {
+            solved = true;
+            break;
+          }
+          if (outcome == Outcome::kNotFound) {
+            // The whole tree was searched: no plan fits (canonical plans are
+            // complete unless buffers are pinned).
+            result.feasibility = has_pinned_ ? Feasibility::kUnknown : Feasibility::kImpossible;
+            result.nodes = nodes_;
+            return result;
+          }
+          if (timed_out_) {
+            result.nodes = nodes_;
+            return result;
+          }
+        }
+      }
+    }
+    result.feasibility = Feasibility::kFits;
+    result.nodes = nodes_;
+    result.solution = solution_;
+    for (size_t i = 0; i < problem_.buffers.size(); ++i) {
+      const Buffer& buffer = problem_.buffers[i];
+      if (buffer.pinned_offset.has_value()) {
+        result.solution.offsets[i] = *buffer.pinned_offset;
+      } else if (buffer.size == 0) {
+        result.solution.offsets[i] = 0;
+      }
+    }
+    return result;
+  }
+
+ private:
+  enum class Outcome { kFound, kNotFound, kAborted };
+
+  struct Candidate {
+    Bytes offset;  // The buffer's floor.
+    int index;     // Its position in the partition's order.
+  };
+
+  // The lowest offset >= `offset` (aligned) where buffer `b` misses every pinned buffer.
+  Bytes AvoidPinned(int b, Bytes offset) const {
+    offset = AlignUp(offset, align_[b]);
+    if (!has_pinned_) return offset;
+    for (int p : pinned_overlaps_[b]) {
+      const Bytes begin = *problem_.buffers[p].pinned_offset;
+      const Bytes end = begin + size_[p];
+      if (begin < offset + size_[b] && offset < end) offset = AlignUp(end, align_[b]);
+    }
+    return offset;
+  }
+
+  // Sets up the empty partial plan; false if it already cannot fit.
+  bool Reset(Bytes capacity) {
+    capacity_ = capacity;
+    for (size_t i = 0; i < problem_.buffers.size(); ++i) {
+      offset_[i] = problem_.buffers[i].pinned_offset.has_value() || size_[i] == 0 ? 0 : kUnplaced;
+    }
+    std::fill(total_.begin(), total_.end(), 0);
+    std::fill(section_floor_.begin(), section_floor_.end(), kInfinity);
+    std::fill(cuts_.begin(), cuts_.end(), 0);
+    bool fits = true;
+    for (int b : free_) {
+      min_offset_[b] = AvoidPinned(b, 0);
+      if (min_offset_[b] + size_[b] > capacity_) fits = false;
+      const SectionRange range = sections_.buffer_range[b];
+      for (int s = range.begin; s < range.end; ++s) {
+        total_[s] += size_[b];
+        section_floor_[s] = std::min(section_floor_[s], min_offset_[b]);
+      }
+      for (int k = range.begin; k + 1 < range.end; ++k) ++cuts_[k];
+    }
+    for (int s = 0; s < sections_.count; ++s) {
+      if (total_[s] > 0 && section_floor_[s] + total_[s] > capacity_) fits = false;
+    }
+    min_offset_trail_.clear();
+    floor_trail_.clear();
+    candidates_.clear();
+    return fits;
+  }
+
+  Outcome Search(const Partition& part, Bytes last_offset, int last_index) {
+    if ((++nodes_ & 255) == 0 && absl::Now() > deadline_) timed_out_ = true;
+    if (timed_out_ || --budget_ < 0 || (max_nodes_ >= 0 && nodes_ > max_nodes_)) {
+      if (max_nodes_ >= 0 && nodes_ > max_nodes_) timed_out_ = true;
+      return Outcome::kAborted;
+    }
+    const size_t base = candidates_.size();
+    Bytes min_height = kInfinity;
+    bool any_unplaced = false;
+    const int count = static_cast<int>(part.order.size());
+    for (int i = 0; i < count; ++i) {
+      const int b = part.order[i];
+      if (offset_[b] != kUnplaced) continue;
+      any_unplaced = true;
+      const Bytes floor = min_offset_[b];
+      min_height = std::min(min_height, floor + size_[b]);
+      // Canonical order: offsets never decrease, ties go by preorder.
+      if (floor < last_offset || (floor == last_offset && i < last_index)) continue;
+      candidates_.push_back({floor, i});
+    }
+    if (!any_unplaced) return Outcome::kFound;
+    // Dominance: nothing goes at or above the top of another buffer's floor placement.
+    size_t end = base;
+    for (size_t k = base; k < candidates_.size(); ++k) {
+      if (candidates_[k].offset < min_height) candidates_[end++] = candidates_[k];
+    }
+    candidates_.resize(end);
+    std::sort(candidates_.begin() + base, candidates_.end(), [](const Candidate& a, const Candidate& b) {
+      return a.offset != b.offset ? a.offset < b.offset : a.index < b.index;
+    });
+    Outcome outcome = Outcome::kNotFound;
+    for (size_t k = base; k < end; ++k) {
+      const Candidate candidate = candidates_[k];
+      const int b = part.order[candidate.index];
+      const size_t offset_mark = min_offset_trail_.size();
+      const size_t floor_mark = floor_trail_.size();
+      if (Place(b, candidate.offset, part.range)) {
+        outcome = Continue(part, b, candidate.offset, candidate.index);
+      }
+      Undo(b, offset_mark, floor_mark);
+      if (outcome != Outcome::kNotFound) break;
+    }
+    candidates_.resize(base);
+    return outcome;
+  }
+
+  // Places `b` at `offset` and propagates; false when the partial plan can no
+  // longer fit. Undo() reverts it either way.
+  bool Place(int b, Bytes offset, SectionRange check_range) {
+    offset_[b] = offset;
+    solution_.offsets[b] = offset;
+    const Bytes top = offset + size_[b];
+    ++stamp_;
+    affected_.clear();
+    const SectionRange own = sections_.buffer_range[b];
+    for (int s = own.begin; s < own.end; ++s) {
+      total_[s] -= size_[b];
+      if (section_floor_[s] == offset && section_stamp_[s] != stamp_) {
+        section_stamp_[s] = stamp_;
+        affected_.push_back(s);
+      }
+    }
+    bool fits = true;
+    for (int d : overlaps_[b]) {
+      if (offset_[d] != kUnplaced) continue;
+      const Bytes old = min_offset_[d];
+      if (AlignUp(top, align_[d]) <= old) continue;
+      const Bytes floor = AvoidPinned(d, top);
+      min_offset_trail_.push_back({d, old});
+      min_offset_[d] = floor;
+      if (floor + size_[d] > capacity_) {
+        fits = false;
+        break;
+      }
+      const SectionRange range = sections_.buffer_range[d];
+      for (int s = range.begin; s < range.end; ++s) {
+        if (section_floor_[s] == old && section_stamp_[s] != stamp_) {
+          section_stamp_[s] = stamp_;
+          affected_.push_back(s);
+        }
+      }
+    }
+    if (!fits) return false;
+    for (int s : affected_) {
+      Bytes floor = kInfinity;
+      for (int m : sections_.members[s]) {
+        if (offset_[m] == kUnplaced) floor = std::min(floor, min_offset_[m]);
+      }
+      if (floor != section_floor_[s]) {
+        floor_trail_.push_back({s, section_floor_[s]});
+        section_floor_[s] = floor;
+      }
+    }
+    // Section inference: every unplaced buffer of a section lies above both
+    // the current offset and the section's lowest floor.
+    for (int s = check_range.begin; s < check_range.end; ++s) {
+      const Bytes total = total_[s];
+      if (total == 0) continue;
+      if (std::max(offset, section_floor_[s]) + total > capacity_) return false;
+    }
+    return true;
+  }
+
+  void Undo(int b, size_t offset_mark, size_t floor_mark) {
+    while (floor_trail_.size() > floor_mark) {
+      section_floor_[floor_trail_.back().first] = floor_trail_.back().second;
+      floor_trail_.pop_back();
+    }
+    while (min_offset_trail_.size() > offset_mark) {
+      min_offset_[min_offset_trail_.back().first] = min_offset_trail_.back().second;
+      min_offset_trail_.pop_back();
+    }
+    const SectionRange own = sections_.buffer_range[b];
+    for (int s = own.begin; s < own.end; ++s) total_[s] += size_[b];
+    offset_[b] = kUnplaced;
+  }
+
+  // After placing `b`: search on, splitting the partition where no unplaced
+  // buffer spans a section boundary any more.
+  Outcome Continue(const Partition& part, int b, Bytes offset, int index) {
+    const SectionRange own = sections_.buffer_range[b];
+    std::vector<int> cut_points;
+    for (int k = own.begin; k + 1 < own.end; ++k) {
+      if (--cuts_[k] == 0) cut_points.push_back(k + 1);
+    }
+    Outcome outcome = Outcome::kFound;
+    if (cut_points.empty()) {
+      outcome = Search(part, offset, index);
+    } else {
+      cut_points.insert(cut_points.begin(), part.range.begin);
+      cut_points.push_back(part.range.end);
+      for (size_t c = 0; c + 1 < cut_points.size() && outcome == Outcome::kFound; ++c) {
+        Partition sub = {.range = {cut_points[c], cut_points[c + 1]}};
+        for (int other : part.order) {
+          if (offset_[other] != kUnplaced) continue;
+          const int start = sections_.buffer_range[other].begin;
+          if (start >= sub.range.begin && start < sub.range.end) sub.order.push_back(other);
+        }
+        if (sub.order.empty()) continue;
+        outcome = Search(sub, 0, -1);
+      }
+    }
+    for (int k = own.begin; k + 1 < own.end; ++k) ++cuts_[k];
+    return outcome;
+  }
+
+  const Problem& problem_;
+  bool usable_ = false;
+  bool has_pinned_ = false;
+  Bytes pinned_end_ = 0;
+  Sections sections_;
+  std::vector<std::vector<int>> overlaps_;
+  std::vector<std::vector<int>> pinned_overlaps_;
+  std::vector<int> free_;  // Sized buffers that are not pinned.
+  std::vector<Bytes> size_;
+  std::vector<Bytes> align_;
+  std::vector<std::vector<int>> preorders_;
+
+  // Search state.
+  Bytes capacity_ = 0;
+  std::vector<Bytes> offset_;            // kUnplaced or the placed offset.
+  std::vector<Bytes> min_offset_;        // Floor of each unplaced buffer.
+  std::vector<Bytes> total_;             // Per section: bytes of unplaced buffers.
+  std::vector<Bytes> section_floor_;     // Per section: lowest floor of its unplaced buffers.
+  std::vector<int> cuts_;                // Per boundary: unplaced buffers spanning it.
+  std::vector<uint32_t> section_stamp_;  // Dedup of affected sections.
+  uint32_t stamp_ = 0;
+  std::vector<int> affected_;
+  std::vector<std::pair<int, Bytes>> min_offset_trail_;
+  std::vector<std::pair<int, Bytes>> floor_trail_;
+  std::vector<Candidate> candidates_;
+  Solution solution_;
+  absl::Time deadline_;
+  int64_t nodes_ = 0;
+  int64_t max_nodes_ = -1;
+  int64_t budget_ = 0;
+  bool timed_out_ = false;
+};
+
+Bytes Gcd(const Problem& problem) {
+  Bytes g = 0;
+  for (const Buffer& buffer : problem.buffers) {
+    if (buffer.size == 0) continue;
+    g = std::gcd(g, buffer.size);
+    g = std::gcd(g, buffer.alignment);
+    if (buffer.pinned_offset.has_value()) g = std::gcd(g, *buffer.pinned_offset);
+  }
+  return std::max<Bytes>(g, 1);
+}
+
+Bytes RoundUp(Bytes value, Bytes step) { return (value + step - 1) / step * step; }
+
+bool TooLarge(const Problem& problem) { return static_cast<int64_t>(problem.buffers.size()) > kMaxExactBuffers; }
+
+}  // namespace
+
+DecisionResult FitWithinCapacity(const Problem& problem, Bytes capacity, const ExactOptions& options) {
+  if (TooLarge(problem)) return {};
+  Searcher searcher(problem);
+  if (!searcher.usable()) return {};
+  return searcher.Decide(capacity, options.deadline, options.max_nodes);
+}
+
+ExactResult MinimizeArena(const Problem& problem, const Solution& incumbent, const ExactOptions& options) {
+  ExactResult result;
+  result.solution = incumbent;
+  result.arena_bytes = ArenaSize(problem, incumbent);
+  const Bytes granularity = Gcd(problem);
+  Bytes pinned_end = 0;
+  for (const Buffer& buffer : problem.buffers) {
+    if (buffer.pinned_offset.has_value() && buffer.size > 0) {
+      pinned_end = std::max(pinned_end, *buffer.pinned_offset + buffer.size);
+    }
+  }
+  // Every canonical plan's arena is a multiple of the granularity.
+  result.proven_lower_bound = RoundUp(std::max(LowerBound(problem), pinned_end), granularity);
+  auto finish = [&]() {
+    result.proven_lower_bound = std::min(result.proven_lower_bound, result.arena_bytes);
+    result.proven_optimal = result.arena_bytes <= result.proven_lower_bound;
+    return result;
+  };
+  if (result.arena_bytes <= result.proven_lower_bound || TooLarge(problem)) return finish();
+  Searcher searcher(problem);
+  if (!searcher.usable()) return finish();
+
+  // First the lower bound itself (most production traces reach it), for part
+  // of the time; then capacities between the best plan and the proven bound.
+  const absl::Time start = absl::Now();
+  const absl::Duration total = options.deadline - start;
+  int64_t nodes_left = options.max_nodes;
+  bool tried_lower_bound = false;
+  Bytes step = 0;
+  while (result.arena_bytes > result.proven_lower_bound) {
+    const absl::Time now = absl::Now();
+    if (now >= options.deadline || (options.max_nodes >= 0 && nodes_left <= 0)) break;
+    Bytes target;
+    absl::Time attempt_deadline;
+    if (!tried_lower_bound) {
+      target = result.proven_lower_bound;
+      attempt_deadline = total == absl::InfiniteDuration() ? options.deadline : start + total * 0.6;
+      tried_lower_bound = true;
+    } else {
+      const Bytes gap = result.arena_bytes - result.proven_lower_bound;
+      if (step <= 0 || step > gap) step = std::max(granularity, RoundUp(gap / 2, granularity));
+      target = result.arena_bytes - step;
+      attempt_deadline = std::min(options.deadline, now + std::max(absl::Milliseconds(20), (options.deadline - now) / 4));
+    }
+    const DecisionResult decision = searcher.Decide(target, attempt_deadline, nodes_left);
+    result.nodes += decision.nodes;
+    if (options.max_nodes >= 0) nodes_left -= decision.nodes;
+    if (decision.feasibility == Feasibility::kFits) {
+      const Bytes arena = ArenaSize(problem, decision.solution);
+      if (arena < result.arena_bytes) {
+        result.solution = decision.solution;
+        result.arena_bytes = arena;
+        result.improved = true;
+      }
+    } else if (decision.feasibility == Feasibility::kImpossible) {
+      result.proven_lower_bound = std::max(result.proven_lower_bound, target + granularity);
+      step = 0;
+    } else {
+      step = step > granularity ? RoundUp(step / 2, granularity) : granularity;
+      if (step == granularity && target == result.arena_bytes - granularity && absl::Now() >= options.deadline) break;
+    }
+  }
+  return finish();
+}
+
+}  // namespace footprint::planner
