@@ -1,6 +1,8 @@
 #include "planner/exact.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <array>
 #include <limits>
 #include <numeric>
@@ -27,6 +29,7 @@ Bytes AlignUp(Bytes value, Bytes alignment) {
 struct Partition {
   SectionRange range;      // The sections it covers.
   std::vector<int> order;  // Its buffers, in the order that breaks ties.
+  int preorder = 0;        // Index into kPreorders.
 };
 
 // A static preorder: each letter is a key, compared largest first.
@@ -66,22 +69,18 @@ class Searcher {
       }
     }
     // Static preorders.
-    std::vector<Bytes> peak(n, 0), width(n, 0), area(n, 0);
+    peak_.assign(n, 0);
+    width_.assign(n, 0);
+    area_.assign(n, 0);
     for (int i : free_) {
       const SectionRange range = sections_.buffer_range[i];
-      for (int s = range.begin; s < range.end; ++s) peak[i] = std::max(peak[i], sections_.live_bytes[s]);
-      width[i] = buffers[i].lifespan.last - buffers[i].lifespan.first + 1;
-      area[i] = size_[i] * width[i];
+      for (int s = range.begin; s < range.end; ++s) peak_[i] = std::max(peak_[i], sections_.live_bytes[s]);
+      width_[i] = buffers[i].lifespan.last - buffers[i].lifespan.first + 1;
+      area_[i] = size_[i] * width_[i];
     }
-    for (const char* keys : kPreorders) {
+    for (int p = 0; p < static_cast<int>(kPreorders.size()); ++p) {
       std::vector<int> order = free_;
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        for (const char* key = keys; *key != '\0'; ++key) {
-          const std::vector<Bytes>& values = *key == 'T' ? peak : *key == 'W' ? width : *key == 'A' ? area : size_;
-          if (values[a] != values[b]) return values[a] > values[b];
-        }
-        return false;
-      });
+      SortByPreorder(p, order);
       preorders_.push_back(std::move(order));
     }
     offset_.assign(n, kUnplaced);
@@ -92,6 +91,17 @@ class Searcher {
     section_stamp_.assign(sections_.count, 0);
     cuts_.assign(std::max(sections_.count - 1, 0), 0);
     usable_ = true;
+  }
+
+  // Adds a preorder that follows a known plan: lowest offset first. The
+  // search's first dive then tends to rebuild that plan, and backtracking
+  // explores its neighbourhood.
+  void SetGuide(const Solution& guide) {
+    guide_ = guide.offsets;
+    std::vector<int> order = free_;
+    SortByPreorder(kGuided, order);
+    if (preorders_.size() > kPreorders.size()) preorders_.pop_back();
+    preorders_.push_back(std::move(order));
   }
 
   bool usable() const { return usable_; }
@@ -119,9 +129,9 @@ class Searcher {
     if (sections_.count > 0) ranges.push_back({begin, sections_.count});
     for (const SectionRange& range : ranges) {
       std::vector<Partition> parts;
-      for (const std::vector<int>& preorder : preorders_) {
-        Partition part = {.range = range};
-        for (int b : preorder) {
+      for (int p = static_cast<int>(preorders_.size()) - 1; p >= 0; --p) {  // The guided preorder first.
+        Partition part = {.range = range, .preorder = p};
+        for (int b : preorders_[p]) {
           if (sections_.buffer_range[b].begin >= range.begin && sections_.buffer_range[b].begin < range.end) {
             part.order.push_back(b);
           }
@@ -245,13 +255,39 @@ class Searcher {
     std::sort(candidates_.begin() + base, candidates_.end(), [](const Candidate& a, const Candidate& b) {
       return a.offset != b.offset ? a.offset < b.offset : a.index < b.index;
     });
+    // Offset inference, before placing anything: at offset `o`, a section whose
+    // unplaced load exceeds capacity - o can only be saved by the candidate
+    // itself covering it. The overfull sections are found once per offset.
+    Bytes overfull_offset = -1;
+    int overfull_first = 0, overfull_last = -1;
+    Bytes overfull_max = 0;
     Outcome outcome = Outcome::kNotFound;
     for (size_t k = base; k < end; ++k) {
       const Candidate candidate = candidates_[k];
       const int b = part.order[candidate.index];
+      if (candidate.offset != overfull_offset) {
+        overfull_offset = candidate.offset;
+        overfull_first = part.range.end;
+        overfull_last = -1;
+        overfull_max = 0;
+        for (int s = part.range.begin; s < part.range.end; ++s) {
+          if (total_[s] > capacity_ - overfull_offset) {
+            overfull_first = std::min(overfull_first, s);
+            overfull_last = s;
+            overfull_max = std::max(overfull_max, total_[s]);
+          }
+        }
+      }
+      if (overfull_last >= 0) {
+        const SectionRange own = sections_.buffer_range[b];
+        if (own.begin > overfull_first || own.end <= overfull_last ||
+            overfull_max - size_[b] > capacity_ - candidate.offset) {
+          continue;
+        }
+      }
       const size_t offset_mark = min_offset_trail_.size();
       const size_t floor_mark = floor_trail_.size();
-      if (Place(b, candidate.offset, part.range)) {
+      if (Place(b, candidate.offset)) {
         outcome = Continue(part, b, candidate.offset, candidate.index);
       }
       Undo(b, offset_mark, floor_mark);
@@ -263,7 +299,7 @@ class Searcher {
 
   // Places `b` at `offset` and propagates; false when the partial plan can no
   // longer fit. Undo() reverts it either way.
-  bool Place(int b, Bytes offset, SectionRange check_range) {
+  bool Place(int b, Bytes offset) {
     offset_[b] = offset;
     solution_.offsets[b] = offset;
     const Bytes top = offset + size_[b];
@@ -299,9 +335,13 @@ class Searcher {
     }
     if (!fits) return false;
     for (int s : affected_) {
+      // Floors only rise: a member still at the old floor settles it.
+      const Bytes old_floor = section_floor_[s];
       Bytes floor = kInfinity;
       for (int m : sections_.members[s]) {
-        if (offset_[m] == kUnplaced) floor = std::min(floor, min_offset_[m]);
+        if (offset_[m] != kUnplaced) continue;
+        floor = std::min(floor, min_offset_[m]);
+        if (floor == old_floor) break;
       }
       if (floor != section_floor_[s]) {
         floor_trail_.push_back({s, section_floor_[s]});
@@ -309,11 +349,10 @@ class Searcher {
       }
     }
     // Section inference: every unplaced buffer of a section lies above both
-    // the current offset and the section's lowest floor.
-    for (int s = check_range.begin; s < check_range.end; ++s) {
-      const Bytes total = total_[s];
-      if (total == 0) continue;
-      if (std::max(offset, section_floor_[s]) + total > capacity_) return false;
+    // the current offset and the section's lowest floor. Search has checked the
+    // offset; only sections whose floor rose can newly fail on the floor.
+    for (int s : affected_) {
+      if (total_[s] > 0 && std::max(offset, section_floor_[s]) + total_[s] > capacity_) return false;
     }
     return true;
   }
@@ -347,18 +386,43 @@ class Searcher {
       cut_points.insert(cut_points.begin(), part.range.begin);
       cut_points.push_back(part.range.end);
       for (size_t c = 0; c + 1 < cut_points.size() && outcome == Outcome::kFound; ++c) {
-        Partition sub = {.range = {cut_points[c], cut_points[c + 1]}};
+        Partition sub = {.range = {cut_points[c], cut_points[c + 1]}, .preorder = part.preorder};
         for (int other : part.order) {
           if (offset_[other] != kUnplaced) continue;
           const int start = sections_.buffer_range[other].begin;
           if (start >= sub.range.begin && start < sub.range.end) sub.order.push_back(other);
         }
         if (sub.order.empty()) continue;
+        // Re-rank by the load that is left in each section.
+        for (int other : sub.order) {
+          peak_[other] = 0;
+          const SectionRange range = sections_.buffer_range[other];
+          for (int s = range.begin; s < range.end; ++s) peak_[other] = std::max(peak_[other], total_[s]);
+        }
+        SortByPreorder(sub.preorder, sub.order);
         outcome = Search(sub, 0, -1);
       }
     }
     for (int k = own.begin; k + 1 < own.end; ++k) ++cuts_[k];
     return outcome;
+  }
+
+  void SortByPreorder(int preorder, std::vector<int>& order) const {
+    if (preorder == kGuided) {
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        if (guide_[a] != guide_[b]) return guide_[a] < guide_[b];
+        return size_[a] > size_[b];
+      });
+      return;
+    }
+    const char* keys = kPreorders[preorder];
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      for (const char* key = keys; *key != '\0'; ++key) {
+        const std::vector<Bytes>& values = *key == 'T' ? peak_ : *key == 'W' ? width_ : *key == 'A' ? area_ : size_;
+        if (values[a] != values[b]) return values[a] > values[b];
+      }
+      return a < b;
+    });
   }
 
   const Problem& problem_;
@@ -372,6 +436,11 @@ class Searcher {
   std::vector<Bytes> size_;
   std::vector<Bytes> align_;
   std::vector<std::vector<int>> preorders_;
+  std::vector<Bytes> peak_;   // Preorder key T (recomputed for decomposed parts).
+  std::vector<Bytes> width_;  // Preorder key W.
+  std::vector<Bytes> area_;   // Preorder key A.
+  std::vector<Bytes> guide_;  // Offsets of the plan the kGuided preorder follows.
+  static constexpr int kGuided = static_cast<int>(kPreorders.size());
 
   // Search state.
   Bytes capacity_ = 0;
@@ -399,13 +468,19 @@ Bytes Gcd(const Problem& problem) {
   for (const Buffer& buffer : problem.buffers) {
     if (buffer.size == 0) continue;
     g = std::gcd(g, buffer.size);
-    g = std::gcd(g, buffer.alignment);
+    if (buffer.alignment > 1) g = std::gcd(g, buffer.alignment);
     if (buffer.pinned_offset.has_value()) g = std::gcd(g, *buffer.pinned_offset);
   }
   return std::max<Bytes>(g, 1);
 }
 
 Bytes RoundUp(Bytes value, Bytes step) { return (value + step - 1) / step * step; }
+
+// The share of the budget spent on the lower bound before trying larger capacities.
+// With a time limit, reaching the lower bound is what usually pays; a node
+// budget (the bounded dive) is better spent mostly on lowering the arena.
+constexpr double kLowerBoundShare = 0.5;
+constexpr double kLowerBoundNodeShare = 0.25;
 
 bool TooLarge(const Problem& problem) { return static_cast<int64_t>(problem.buffers.size()) > kMaxExactBuffers; }
 
@@ -441,30 +516,39 @@ ExactResult MinimizeArena(const Problem& problem, const Solution& incumbent, con
   if (!searcher.usable()) return finish();
 
   // First the lower bound itself (most production traces reach it), for part
-  // of the time; then capacities between the best plan and the proven bound.
+  // of the budget; then capacities between the best plan and the proven bound.
   const absl::Time start = absl::Now();
-  const absl::Duration total = options.deadline - start;
+  const absl::Duration total_time = options.deadline - start;
+  const bool node_limited = options.max_nodes >= 0;
   int64_t nodes_left = options.max_nodes;
   bool tried_lower_bound = false;
-  Bytes step = 0;
+  // Improvement tries aim `step` below the best arena: the step doubles after
+  // a success and halves after a failure; at the smallest step, failures
+  // double the next try's budget instead.
+  Bytes step = granularity;
+  absl::Duration slice = total_time == absl::InfiniteDuration() ? total_time : total_time / 50;
+  int64_t slice_nodes = 100 + 2 * static_cast<int64_t>(problem.buffers.size());
   while (result.arena_bytes > result.proven_lower_bound) {
     const absl::Time now = absl::Now();
-    if (now >= options.deadline || (options.max_nodes >= 0 && nodes_left <= 0)) break;
+    if (now >= options.deadline || (node_limited && nodes_left <= 0)) break;
     Bytes target;
-    absl::Time attempt_deadline;
+    absl::Time attempt_deadline = options.deadline;
+    int64_t attempt_nodes = nodes_left;
     if (!tried_lower_bound) {
       target = result.proven_lower_bound;
-      attempt_deadline = total == absl::InfiniteDuration() ? options.deadline : start + total * 0.6;
+      if (total_time != absl::InfiniteDuration()) attempt_deadline = start + total_time * kLowerBoundShare;
+      if (node_limited) attempt_nodes = static_cast<int64_t>(static_cast<double>(nodes_left) * kLowerBoundNodeShare);
       tried_lower_bound = true;
     } else {
-      const Bytes gap = result.arena_bytes - result.proven_lower_bound;
-      if (step <= 0 || step > gap) step = std::max(granularity, RoundUp(gap / 2, granularity));
+      step = std::min(step, result.arena_bytes - result.proven_lower_bound);
       target = result.arena_bytes - step;
-      attempt_deadline = std::min(options.deadline, now + std::max(absl::Milliseconds(20), (options.deadline - now) / 4));
+      if (total_time != absl::InfiniteDuration()) attempt_deadline = std::min(options.deadline, now + slice);
+      if (node_limited) attempt_nodes = std::min(nodes_left, slice_nodes);
     }
-    const DecisionResult decision = searcher.Decide(target, attempt_deadline, nodes_left);
+    searcher.SetGuide(result.solution);
+    const DecisionResult decision = searcher.Decide(target, attempt_deadline, attempt_nodes);
     result.nodes += decision.nodes;
-    if (options.max_nodes >= 0) nodes_left -= decision.nodes;
+    if (node_limited) nodes_left -= std::max<int64_t>(decision.nodes, 1);
     if (decision.feasibility == Feasibility::kFits) {
       const Bytes arena = ArenaSize(problem, decision.solution);
       if (arena < result.arena_bytes) {
@@ -472,12 +556,17 @@ ExactResult MinimizeArena(const Problem& problem, const Solution& incumbent, con
         result.arena_bytes = arena;
         result.improved = true;
       }
+      if (target != result.proven_lower_bound) step *= 2;
     } else if (decision.feasibility == Feasibility::kImpossible) {
       result.proven_lower_bound = std::max(result.proven_lower_bound, target + granularity);
-      step = 0;
-    } else {
-      step = step > granularity ? RoundUp(step / 2, granularity) : granularity;
-      if (step == granularity && target == result.arena_bytes - granularity && absl::Now() >= options.deadline) break;
+      step = granularity;
+    } else if (target != result.proven_lower_bound || step == granularity) {
+      if (step > granularity) {
+        step = std::max(granularity, step / 2 / granularity * granularity);
+      } else {
+        slice = slice * 2;
+        slice_nodes *= 2;
+      }
     }
   }
   return finish();
