@@ -1,8 +1,6 @@
 #include "planner/exact.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <array>
 #include <limits>
 #include <numeric>

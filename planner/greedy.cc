@@ -296,19 +296,12 @@ Solution PlaceSkyline(const Problem& problem, const std::vector<int>& priority) 
       occupied.emplace_back(solution.offsets[other], solution.offsets[other] + buffers[other].size);
     });
     std::sort(occupied.begin(), occupied.end());
-    Bytes offset = AlignUp(from, buffer.alignment);
-    for (const auto& [begin, end] : occupied) {
-      if (end <= offset) continue;
-      if (begin >= offset + buffer.size) break;
-      offset = AlignUp(end, buffer.alignment);
-    }
-    return offset;
+    return LowestFit(occupied, from, buffer.size, buffer.alignment);
   };
   // The floor only rises as buffers get placed, so a stale (lower) key is
   // detected by recomputing it at the top of the queue.
   using Entry = std::tuple<Bytes, int, int>;  // (floor, rank, buffer)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-  std::vector<Bytes> floor(n, 0);
   for (int i = 0; i < n; ++i) {
     if (!placed[i]) queue.emplace(0, rank[i], i);
   }
