@@ -2,6 +2,10 @@
 // instance, the heuristic-only and the time-limited figures next to the lower bound.
 //
 //   planner_bench DIR [--time-limit SECONDS]
+//   planner_bench --synthetic BUFFERS [--time-limit SECONDS]
+//
+// The synthetic problem has the analyzer's shape: many short-lived buffers
+// along a long schedule, a few long-lived ones (graph inputs, skip connections).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -19,14 +23,60 @@
 
 namespace fp = footprint::planner;
 
+namespace {
+
+fp::Problem Synthetic(int count) {
+  fp::Problem problem;
+  uint64_t state = 88172645463325252ull;
+  auto next = [&]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int i = 0; i < count; ++i) {
+    const fp::Step first = i * 9 / 20;  // About 2.2 buffers per step.
+    const bool long_lived = next() % 200 == 0;
+    const fp::Step length = long_lived ? 1 + next() % 2000 : 1 + next() % 6;
+    problem.buffers.push_back({.id = std::to_string(i),
+                               .lifespan = {first, first + length},
+                               .size = 64 * static_cast<fp::Bytes>(1 + next() % 4096),
+                               .alignment = 64});
+  }
+  return problem;
+}
+
+int RunSynthetic(int count, double time_limit) {
+  const fp::Problem problem = Synthetic(count);
+  for (double limit : {0.0, time_limit}) {
+    const absl::StatusOr<fp::PlanResult> plan = fp::Solve(problem, {.time_limit = absl::Seconds(limit)});
+    if (!plan.ok()) {
+      std::fprintf(stderr, "synthetic: %s\n", std::string(plan.status().message()).c_str());
+      return 1;
+    }
+    std::printf("synthetic %d buffers, time limit %.1f s: arena %lld, lower bound %lld, ratio %.3f, %s, %.3f s (%s)\n",
+                count, limit, (long long)plan->arena_bytes, (long long)plan->lower_bound,
+                double(plan->arena_bytes) / double(std::max<fp::Bytes>(1, plan->lower_bound)),
+                plan->proven_optimal ? "proven optimal" : "not proven", plan->seconds, plan->algorithm.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [--time-limit SECONDS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DIR|--synthetic BUFFERS [--time-limit SECONDS]\n", argv[0]);
     return 2;
   }
   double time_limit = 10;
   for (int i = 2; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--time-limit" && !absl::SimpleAtod(argv[i + 1], &time_limit)) return 2;
+  }
+  if (std::string(argv[1]) == "--synthetic") {
+    int count = 0;
+    if (argc < 3 || !absl::SimpleAtoi(argv[2], &count)) return 2;
+    return RunSynthetic(count, time_limit);
   }
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(argv[1])) {

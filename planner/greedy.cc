@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/time/clock.h"
 #include "planner/sections.h"
 
 namespace footprint::planner {
@@ -80,6 +81,9 @@ class IntervalIndex {
   std::vector<std::vector<int>> cover_;
   std::vector<std::vector<int>> inside_;
 };
+
+// Beyond this many buffers the portfolio runs only its three best combinations.
+constexpr size_t kLargeProblemBuffers = 10000;
 
 // Beyond this many intersecting pairs, skyline finds conflicts through the
 // interval index instead of per-buffer lists (less memory, more time).
@@ -189,15 +193,29 @@ Solution PlaceBestFit(const Problem& problem, const std::vector<int>& order) {
 namespace {
 
 // Lowest aligned offset >= `from` where `size` bytes miss every range of
-// `occupied` (sorted by begin; ranges may overlap one another).
-Bytes LowestFit(const std::vector<std::pair<Bytes, Bytes>>& occupied, Bytes from, Bytes size, Bytes alignment) {
+// `occupied` (sorted by begin; ranges may overlap one another). The scan starts
+// at `*cursor`: every range before it ends at or below `from`. On return the
+// cursor has moved past the ranges that end at or below the result.
+Bytes LowestFit(const std::vector<std::pair<Bytes, Bytes>>& occupied, Bytes from, Bytes size, Bytes alignment,
+                size_t* cursor) {
   Bytes offset = AlignUp(from, alignment);
-  for (const auto& [begin, end] : occupied) {
-    if (end <= offset) continue;
+  bool prefix = true;  // Every range so far ends at or below the offset.
+  for (size_t k = *cursor; k < occupied.size(); ++k) {
+    const auto& [begin, end] = occupied[k];
+    if (end <= offset) {
+      if (prefix) *cursor = k + 1;
+      continue;
+    }
+    prefix = false;
     if (begin >= offset + size) break;
     offset = AlignUp(end, alignment);
   }
   return offset;
+}
+
+Bytes LowestFit(const std::vector<std::pair<Bytes, Bytes>>& occupied, Bytes from, Bytes size, Bytes alignment) {
+  size_t cursor = 0;
+  return LowestFit(occupied, from, size, alignment, &cursor);
 }
 
 // Skyline with each buffer's placed conflicts kept sorted, for problems whose
@@ -213,13 +231,21 @@ Solution PlaceSkylineWithOverlaps(const Problem& problem, const std::vector<int>
   std::vector<bool> placed(n, false);
   std::vector<std::vector<std::pair<Bytes, Bytes>>> occupied(n);
   std::vector<Bytes> fit(n, 0);
+  std::vector<size_t> cursor(n, 0);  // See LowestFit: ranges before it end at or below fit.
   auto record = [&](int i) {  // Buffer i is placed: its neighbours learn of it.
     placed[i] = true;
     const std::pair<Bytes, Bytes> range = {solution.offsets[i], solution.offsets[i] + buffers[i].size};
     for (int d : overlaps[i]) {
       if (placed[d]) continue;
       auto& list = occupied[d];
-      list.insert(std::upper_bound(list.begin(), list.end(), range), range);
+      // Placements mostly come in offset order: appending is the common case.
+      if (list.empty() || list.back() <= range) {
+        list.push_back(range);
+        continue;
+      }
+      const size_t at = std::upper_bound(list.begin(), list.end(), range) - list.begin();
+      list.insert(list.begin() + at, range);
+      if (at < cursor[d]) cursor[d] = range.second <= fit[d] ? cursor[d] + 1 : at;
     }
   };
   for (int i = 0; i < n; ++i) {
@@ -235,7 +261,7 @@ Solution PlaceSkylineWithOverlaps(const Problem& problem, const std::vector<int>
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
   for (int i = 0; i < n; ++i) {
     if (placed[i]) continue;
-    fit[i] = LowestFit(occupied[i], 0, buffers[i].size, buffers[i].alignment);
+    fit[i] = LowestFit(occupied[i], 0, buffers[i].size, buffers[i].alignment, &cursor[i]);
     queue.emplace(fit[i], rank[i], i);
   }
   while (!queue.empty()) {
@@ -247,7 +273,7 @@ Solution PlaceSkylineWithOverlaps(const Problem& problem, const std::vector<int>
     const Bytes top = key + buffers[i].size;
     for (int d : overlaps[i]) {
       if (placed[d] || top <= fit[d] || key >= fit[d] + buffers[d].size) continue;
-      fit[d] = LowestFit(occupied[d], top, buffers[d].size, buffers[d].alignment);
+      fit[d] = LowestFit(occupied[d], top, buffers[d].size, buffers[d].alignment, &cursor[d]);
       queue.emplace(fit[d], rank[d], d);
     }
   }
@@ -325,29 +351,34 @@ Solution GreedyBySize(const Problem& problem) {
   return PlaceBestFit(problem, OrderBySizeDescending(problem));
 }
 
-HeuristicPlan RunHeuristicPortfolio(const Problem& problem, Bytes lower_bound) {
-  const std::vector<std::pair<const char*, std::vector<int>>> orders = {
-      {"start", OrderByStart(problem)},
-      {"lifespan", OrderByLifespanDescending(problem)},
-      {"area", OrderByAreaDescending(problem)},
-      {"size", OrderBySizeDescending(problem)},
+HeuristicPlan RunHeuristicPortfolio(const Problem& problem, Bytes lower_bound, absl::Time deadline) {
+  using Order = std::vector<int> (*)(const Problem&);
+  struct Entry {
+    const char* placement;  // "skyline" or "best_fit".
+    const char* name;       // The ordering's name.
+    Order order;
   };
+  // Skyline wins most often on the benchmark suites; best fit by size is the
+  // classic baseline. Large problems run the three most useful combinations.
+  const std::vector<Entry> all = {
+      {"skyline", "start", OrderByStart},       {"skyline", "lifespan", OrderByLifespanDescending},
+      {"best_fit", "size", OrderBySizeDescending}, {"skyline", "area", OrderByAreaDescending},
+      {"skyline", "size", OrderBySizeDescending},  {"best_fit", "start", OrderByStart},
+      {"best_fit", "lifespan", OrderByLifespanDescending}, {"best_fit", "area", OrderByAreaDescending},
+  };
+  const size_t count = problem.buffers.size() > kLargeProblemBuffers ? 3 : all.size();
   HeuristicPlan best;
-  bool have = false;
-  auto consider = [&](Solution solution, const char* placement, const char* order) {
+  for (size_t k = 0; k < count; ++k) {
+    const Entry& entry = all[k];
+    const std::vector<int> order = entry.order(problem);
+    Solution solution = entry.placement[0] == 's' ? PlaceSkyline(problem, order) : PlaceBestFit(problem, order);
     const Bytes arena = ArenaSize(problem, solution);
-    if (!have || arena < best.arena_bytes) {
-      best = {.solution = std::move(solution), .arena_bytes = arena, .algorithm = std::string(placement) + "/" + order};
-      have = true;
+    if (k == 0 || arena < best.arena_bytes) {
+      best = {.solution = std::move(solution),
+              .arena_bytes = arena,
+              .algorithm = std::string(entry.placement) + "/" + entry.name};
     }
-  };
-  // Best fit is cheap; skyline costs more and wins more often (see bench/):
-  // it runs with the orderings that have won on the benchmark suites.
-  for (const auto& [name, order] : orders) {
-    consider(PlaceSkyline(problem, order), "skyline", name);
-    if (best.arena_bytes <= lower_bound) return best;
-    consider(PlaceBestFit(problem, order), "best_fit", name);
-    if (best.arena_bytes <= lower_bound) return best;
+    if (best.arena_bytes <= lower_bound || absl::Now() >= deadline) break;
   }
   return best;
 }

@@ -20,7 +20,9 @@ absl::StatusOr<PlanResult> Solve(const Problem& problem, const SolveOptions& opt
   if (absl::Status status = ValidateProblem(problem); !status.ok()) return status;
   PlanResult result;
   result.lower_bound = LowerBound(problem);
-  HeuristicPlan heuristic = RunHeuristicPortfolio(problem, result.lower_bound);
+  HeuristicPlan heuristic = RunHeuristicPortfolio(
+      problem, result.lower_bound,
+      options.time_limit > absl::ZeroDuration() ? start + options.time_limit : absl::InfiniteFuture());
   result.solution = std::move(heuristic.solution);
   result.algorithm = heuristic.algorithm;
   result.arena_bytes = heuristic.arena_bytes;
