@@ -478,7 +478,7 @@ Bytes RoundUp(Bytes value, Bytes step) { return (value + step - 1) / step * step
 // The share of the budget spent on the lower bound before trying larger capacities.
 // With a time limit, reaching the lower bound is what usually pays; a node
 // budget (the bounded dive) is better spent mostly on lowering the arena.
-constexpr double kLowerBoundShare = 0.5;
+constexpr double kLowerBoundShare = 0.3;
 constexpr double kLowerBoundNodeShare = 0.25;
 
 bool TooLarge(const Problem& problem) { return static_cast<int64_t>(problem.buffers.size()) > kMaxExactBuffers; }
