@@ -48,8 +48,17 @@ absl::StatusOr<PlanResult> Solve(const Problem& problem, const SolveOptions& opt
       result.search_nodes = exact.nodes;
     }
   }
-  if (absl::Status status = ValidateSolution(problem, result.solution); !status.ok()) {
+  // The capacity is a limit to report against, not something the planners
+  // aim for: check the plan without it, then say whether it fits.
+  Problem unbounded = problem;
+  unbounded.capacity.reset();
+  if (absl::Status status = ValidateSolution(unbounded, result.solution); !status.ok()) {
     return absl::InternalError(absl::StrCat("planner produced an invalid plan: ", status.message()));
+  }
+  if (problem.capacity.has_value() && result.arena_bytes > *problem.capacity) {
+    return absl::ResourceExhaustedError(absl::StrCat("the best plan found needs ", result.arena_bytes,
+                                                     " bytes, more than the capacity of ", *problem.capacity,
+                                                     result.proven_optimal ? " (proven optimal)" : ""));
   }
   result.seconds = absl::ToDoubleSeconds(absl::Now() - start);
   return result;

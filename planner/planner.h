@@ -9,7 +9,8 @@
 //   if (!plan.ok()) return plan.status();
 //   // plan->solution.offsets[i] is buffer i's offset; plan->arena_bytes >= plan->lower_bound.
 //
-// Every result returned here has passed ValidateSolution.
+// Every result returned here has passed ValidateSolution. A problem with a
+// capacity that the best plan found exceeds gets a ResourceExhausted error.
 #ifndef ONNX_FOOTPRINT_PLANNER_PLANNER_H_
 #define ONNX_FOOTPRINT_PLANNER_PLANNER_H_
 

@@ -74,6 +74,14 @@ TEST(SolveTest, ReportsLowerBoundAndValidPlan) {
   EXPECT_TRUE(result->proven_optimal);
 }
 
+TEST(SolveTest, SaysWhenThePlanExceedsTheCapacity) {
+  Problem problem = kStaircase;
+  problem.capacity = 6;  // Below the lower bound of 7.
+  EXPECT_EQ(Solve(problem).status().code(), absl::StatusCode::kResourceExhausted);
+  problem.capacity = 7;
+  EXPECT_TRUE(Solve(problem).ok());
+}
+
 TEST(SolveTest, RejectsInvalidProblem) {
   EXPECT_FALSE(Solve({.buffers = {{.id = "a", .lifespan = {3, 1}, .size = 1}}}).ok());
 }
