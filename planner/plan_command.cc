@@ -27,8 +27,9 @@ constexpr char kUsage[] =
     "[,alignment][,offset]; a buffer is live on [lower, upper); an offset column pins it) and\n"
     "prints the same CSV with an offset column.\n"
     "\n"
-    "  --time-limit SECONDS  time for the exact search after the heuristics (default 10;\n"
-    "                        0: heuristics only)\n"
+    "  --time-limit SECONDS  time for the exact search after the heuristics (default 1, as\n"
+    "                        for analyze; 0: heuristics only). It stops earlier once the\n"
+    "                        arena is proven optimal.\n"
     "  --output FILE         write the CSV to FILE instead of stdout\n"
     "  --help                show this help\n"
     "\n"
@@ -57,7 +58,7 @@ std::string WithFile(const std::string& file, absl::string_view message) {
 int RunPlanCommand(const std::vector<std::string>& args) {
   std::string input;
   std::string output;
-  double time_limit = 10;
+  double time_limit = absl::ToDoubleSeconds(SolveOptions().time_limit);
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--help" || arg == "-h") {
