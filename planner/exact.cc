@@ -56,6 +56,23 @@ class Searcher {
         free_.push_back(i);
       }
     }
+    // The search recurses once per placed buffer of an independent part: bound
+    // the largest part so that the depth stays far within the thread's stack.
+    {
+      std::vector<int> spanning(std::max(sections_.count - 1, 0), 0);
+      std::vector<int> starting(sections_.count, 0);
+      for (int i : free_) {
+        const SectionRange range = sections_.buffer_range[i];
+        ++starting[range.begin];
+        for (int k = range.begin; k + 1 < range.end; ++k) ++spanning[k];
+      }
+      int part = 0;
+      for (int s = 0; s < sections_.count; ++s) {
+        part += starting[s];
+        if (part > kMaxExactPartitionBuffers) return;
+        if (s + 1 == sections_.count || spanning[s] == 0) part = 0;
+      }
+    }
     if (has_pinned_) {
       pinned_overlaps_.resize(n);
       for (int i : free_) {

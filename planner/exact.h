@@ -27,8 +27,9 @@
 //
 // What it does not guarantee: with pinned buffers the canonical form is not
 // complete, so only reaching the lower bound counts as proof there. Problems
-// with more than kMaxExactBuffers buffers (or very many intersecting pairs) are
-// left to the heuristics. The search stops at the deadline with its best plan.
+// with more than kMaxExactBuffers buffers, a part (buffers linked by overlapping
+// lifespans) of more than kMaxExactPartitionBuffers, or very many intersecting
+// pairs are left to the heuristics. The search stops at the deadline with its best plan.
 #ifndef ONNX_FOOTPRINT_PLANNER_EXACT_H_
 #define ONNX_FOOTPRINT_PLANNER_EXACT_H_
 
@@ -40,6 +41,8 @@
 namespace footprint::planner {
 
 inline constexpr int kMaxExactBuffers = 20000;         // Larger problems: heuristics only.
+inline constexpr int kMaxExactPartitionBuffers = 5000; // Same, for the largest independent part
+                                                       // (the search recurses once per buffer of a part).
 inline constexpr int64_t kMaxExactOverlaps = 4000000;  // Same, for intersecting pairs.
 
 struct ExactOptions {
