@@ -60,8 +60,8 @@ struct HeuristicPlan {
 
 // Runs orderings with skyline and best-fit placement and keeps the smallest
 // arena; stops as soon as one reaches `lower_bound`, or after the first plan
-// that ends past `deadline`. Problems of more than 10000 buffers get the three
-// combinations that win most often, so that they stay well under a second.
+// that ends past `deadline`. Problems of more than 10000 buffers get only
+// skyline by lifespan and best fit by size, so that they stay well under a second.
 HeuristicPlan RunHeuristicPortfolio(const Problem& problem, Bytes lower_bound,
                                     absl::Time deadline = absl::InfiniteFuture());
 
