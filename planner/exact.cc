@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/clock.h"
 #include "planner/lower_bound.h"
 #include "planner/sections.h"
@@ -409,6 +410,27 @@ class Searcher {
           if (start >= sub.range.begin && start < sub.range.end) sub.order.push_back(other);
         }
         if (sub.order.empty()) continue;
+        // An independent part is decided by its buffers and their floors alone:
+        // a part seen before (after a restart, in another branch or for another
+        // capacity) is not searched again when its known plan fits or it is
+        // known not to fit.
+        std::vector<int64_t> key = {sub.range.begin, sub.range.end};
+        std::vector<int> members = sub.order;
+        std::sort(members.begin(), members.end());
+        for (int other : members) {
+          key.push_back(other);
+          key.push_back(min_offset_[other]);
+        }
+        CachedPart* known = nullptr;
+        if (auto found = part_cache_.find(key); found != part_cache_.end()) known = &found->second;
+        if (known != nullptr && capacity_ <= known->impossible_at) {
+          outcome = Outcome::kNotFound;
+          break;
+        }
+        if (known != nullptr && !known->offsets.empty() && known->top <= capacity_) {
+          for (size_t m = 0; m < members.size(); ++m) solution_.offsets[members[m]] = known->offsets[m];
+          continue;
+        }
         // Re-rank by the load that is left in each section.
         for (int other : sub.order) {
           peak_[other] = 0;
@@ -417,6 +439,21 @@ class Searcher {
         }
         SortByPreorder(sub.preorder, sub.order);
         outcome = Search(sub, 0, -1);
+        if (outcome != Outcome::kAborted) {
+          if (part_cache_.size() >= kMaxCachedParts) part_cache_.clear();
+          CachedPart& cached = part_cache_[std::move(key)];
+          if (outcome == Outcome::kNotFound) {
+            cached.impossible_at = std::max(cached.impossible_at, capacity_);
+          } else {
+            Bytes top = 0;
+            for (int other : members) top = std::max(top, solution_.offsets[other] + size_[other]);
+            if (cached.offsets.empty() || top < cached.top) {
+              cached.top = top;
+              cached.offsets.clear();
+              for (int other : members) cached.offsets.push_back(solution_.offsets[other]);
+            }
+          }
+        }
       }
     }
     for (int k = own.begin; k + 1 < own.end; ++k) ++cuts_[k];
@@ -440,6 +477,14 @@ class Searcher {
       return a < b;
     });
   }
+
+  // A decomposed part's outcome, keyed by capacity, range and (buffer, floor) pairs.
+  struct CachedPart {
+    Bytes impossible_at = -1;    // Largest capacity proven too small (-1: none).
+    Bytes top = 0;               // The best known plan's top byte.
+    std::vector<Bytes> offsets;  // Its offsets, buffers in index order (empty: none known).
+  };
+  static constexpr size_t kMaxCachedParts = 1 << 16;
 
   const Problem& problem_;
   bool usable_ = false;
@@ -471,6 +516,7 @@ class Searcher {
   std::vector<std::pair<int, Bytes>> min_offset_trail_;
   std::vector<std::pair<int, Bytes>> floor_trail_;
   std::vector<Candidate> candidates_;
+  absl::flat_hash_map<std::vector<int64_t>, CachedPart> part_cache_;
   Solution solution_;
   absl::Time deadline_;
   int64_t nodes_ = 0;

@@ -115,6 +115,27 @@ TEST(ExactTest, KeepsPinnedBuffers) {
   EXPECT_EQ(result.arena_bytes, 6);  // One of a, b under the pinned buffer, the other above it.
 }
 
+TEST(ExactTest, SolvesPartsSplitByALongLivedBuffer) {
+  // Two staircases one after the other, joined by a buffer live throughout:
+  // once that one is placed, the two halves are independent.
+  Problem problem;
+  for (int copy = 0; copy < 2; ++copy) {
+    for (const Buffer& buffer : kGreedyTrap.buffers) {
+      Buffer shifted = buffer;
+      shifted.id += std::to_string(copy);
+      shifted.lifespan.first += 10 * copy;
+      shifted.lifespan.last += 10 * copy;
+      problem.buffers.push_back(shifted);
+    }
+  }
+  problem.buffers.push_back({.id = "all", .lifespan = {0, 19}, .size = 2});
+  const ExactResult result = MinimizeArena(problem, GreedyBySize(problem));
+  EXPECT_TRUE(ValidateSolution(problem, result.solution).ok());
+  EXPECT_EQ(result.arena_bytes, 9);  // The lower bound: 7 + 2.
+  EXPECT_TRUE(result.proven_optimal);
+  EXPECT_EQ(FitWithinCapacity(problem, 8).feasibility, Feasibility::kImpossible);
+}
+
 TEST(ExactTest, NodeLimitReturnsTheIncumbent) {
   const Solution greedy = GreedyBySize(kGreedyTrap);
   const ExactResult result = MinimizeArena(kGreedyTrap, greedy, {.max_nodes = 0});
@@ -143,6 +164,10 @@ TEST(ExactTest, MatchesBruteForceOnRandomTinyProblems) {
                                  .lifespan = {first, last},
                                  .size = 1 + static_cast<Bytes>(random() % 4),
                                  .alignment = round % 3 == 0 ? 1 + static_cast<Bytes>(random() % 2) : 1});
+    }
+    if (round % 4 == 1) {
+      // A buffer live throughout: the search splits the rest into parts once it is placed.
+      problem.buffers.push_back({.id = "all", .lifespan = {0, 8}, .size = 1 + static_cast<Bytes>(random() % 2)});
     }
     const Bytes optimum = BruteForceArena(problem);
     const ExactResult result = MinimizeArena(problem, PlaceBestFit(problem, OrderByStart(problem)));
