@@ -67,6 +67,13 @@ class Searcher {
         ++starting[range.begin];
         for (int k = range.begin; k + 1 < range.end; ++k) ++spanning[k];
       }
+      // Buffers that alone (or nearly) hold two halves of the problem together:
+      // once they are placed, the search splits there.
+      linking_.assign(n, false);
+      for (int i : free_) {
+        const SectionRange range = sections_.buffer_range[i];
+        for (int k = range.begin; k + 1 < range.end && !linking_[i]; ++k) linking_[i] = spanning[k] <= kLinkingSpan;
+      }
       int part = 0;
       for (int s = 0; s < sections_.count; ++s) {
         part += starting[s];
@@ -112,8 +119,13 @@ class Searcher {
   // Adds a preorder that follows a known plan: lowest offset first. The
   // search's first dive then tends to rebuild that plan, and backtracking
   // explores its neighbourhood.
+  // Linking buffers come first whatever their offset in the plan, so that the
+  // dive splits the problem early instead of interleaving its parts.
   void SetGuide(const Solution& guide) {
     guide_ = guide.offsets;
+    for (int i : free_) {
+      if (linking_[i]) guide_[i] = -1;
+    }
     std::vector<int> order = free_;
     SortByPreorder(kGuided, order);
     if (preorders_.size() > kPreorders.size()) preorders_.pop_back();
@@ -501,6 +513,8 @@ class Searcher {
   std::vector<Bytes> width_;  // Preorder key W.
   std::vector<Bytes> area_;   // Preorder key A.
   std::vector<Bytes> guide_;  // Offsets of the plan the kGuided preorder follows.
+  std::vector<bool> linking_;  // Spans a section boundary that at most kLinkingSpan buffers span.
+  static constexpr int kLinkingSpan = 1;
   static constexpr int kGuided = static_cast<int>(kPreorders.size());
 
   // Search state.
