@@ -45,21 +45,59 @@ TEST(GreedyBySizeTest, RespectsAlignment) {
   EXPECT_EQ(solution.offsets[1] % 64, 0);
 }
 
-TEST(SolveTest, ReportsLowerBoundAndValidPlan) {
+TEST(OrderingsTest, SortLargestKeyFirst) {
   const Problem problem = {.buffers = {
-                               {.id = "a", .lifespan = {0, 1}, .size = 64, .alignment = 64},
-                               {.id = "b", .lifespan = {1, 2}, .size = 128, .alignment = 64},
-                               {.id = "c", .lifespan = {2, 3}, .size = 64, .alignment = 64},
+                               {.id = "short_big", .lifespan = {2, 2}, .size = 10},
+                               {.id = "long_small", .lifespan = {0, 5}, .size = 2},
+                               {.id = "mid", .lifespan = {1, 3}, .size = 4},
                            }};
-  absl::StatusOr<PlanResult> result = Solve(problem);
-  ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_EQ(result->lower_bound, 192);
-  EXPECT_EQ(result->arena_bytes, 192);
-  EXPECT_TRUE(result->proven_optimal);
+  EXPECT_EQ(OrderBySizeDescending(problem), (std::vector<int>{0, 2, 1}));
+  EXPECT_EQ(OrderByLifespanDescending(problem), (std::vector<int>{1, 2, 0}));
+  EXPECT_EQ(OrderByAreaDescending(problem), (std::vector<int>{2, 1, 0}));  // 12 = 12: larger size first.
+  EXPECT_EQ(OrderByStart(problem), (std::vector<int>{1, 2, 0}));
+  EXPECT_EQ(OrderByPeakLoadDescending(problem), (std::vector<int>{0, 2, 1}));  // Peaks 16, 16, 16: by size.
 }
 
-TEST(SolveTest, RejectsInvalidProblem) {
-  EXPECT_FALSE(Solve({.buffers = {{.id = "a", .lifespan = {3, 1}, .size = 1}}}).ok());
+TEST(SkylineTest, FillsBottomUpAndReachesTheStaircaseOptimum) {
+  // Greedy by size needs 10 bytes here (exact_test.cc); skyline by start, 7.
+  const Problem problem = {.buffers = {
+                               {.id = "a", .lifespan = {1, 1}, .size = 4},
+                               {.id = "b", .lifespan = {1, 3}, .size = 2},
+                               {.id = "c", .lifespan = {1, 3}, .size = 1},
+                               {.id = "d", .lifespan = {3, 4}, .size = 3},
+                               {.id = "e", .lifespan = {4, 5}, .size = 4},
+                               {.id = "f", .lifespan = {2, 2}, .size = 2},
+                           }};
+  EXPECT_EQ(ArenaSize(problem, GreedyBySize(problem)), 10);
+  const HeuristicPlan plan = RunHeuristicPortfolio(problem, 7);
+  EXPECT_TRUE(ValidateSolution(problem, plan.solution).ok());
+  EXPECT_EQ(plan.arena_bytes, 7);
+}
+
+TEST(SkylineTest, RespectsAlignmentAndPinnedBuffers) {
+  const Problem problem = {.buffers = {
+                               {.id = "pinned", .lifespan = {0, 3}, .size = 8, .pinned_offset = 0},
+                               {.id = "a", .lifespan = {0, 1}, .size = 3},
+                               {.id = "b", .lifespan = {1, 2}, .size = 8, .alignment = 16},
+                           }};
+  const Solution solution = PlaceSkyline(problem, {0, 1, 2});
+  EXPECT_TRUE(ValidateSolution(problem, solution).ok());
+  EXPECT_EQ(solution.offsets[0], 0);
+  EXPECT_EQ(solution.offsets[1], 8);
+  EXPECT_EQ(solution.offsets[2], 16);
+}
+
+TEST(PortfolioTest, NeverWorseThanGreedyBySizeAndAlwaysValid) {
+  Problem problem;
+  for (int i = 0; i < 200; ++i) {
+    problem.buffers.push_back({.id = std::to_string(i),
+                               .lifespan = {(i * 37) % 50, (i * 37) % 50 + (i * 13) % 9},
+                               .size = 16 * (1 + (i * 7919) % 23),
+                               .alignment = i % 4 == 0 ? 64 : 16});
+  }
+  const HeuristicPlan plan = RunHeuristicPortfolio(problem, 0);
+  EXPECT_TRUE(ValidateSolution(problem, plan.solution).ok());
+  EXPECT_LE(plan.arena_bytes, ArenaSize(problem, GreedyBySize(problem)));
 }
 
 }  // namespace

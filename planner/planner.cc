@@ -2,23 +2,63 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "planner/exact.h"
 #include "planner/greedy.h"
 #include "planner/lower_bound.h"
 #include "planner/validator.h"
 
 namespace footprint::planner {
+namespace {
+
+// The bounded dive costs O(buffers) per node: beyond this size it is skipped.
+constexpr int64_t kMaxBoundedSearchBuffers = 2000;
+
+}  // namespace
 
 absl::StatusOr<PlanResult> Solve(const Problem& problem, const SolveOptions& options) {
   const absl::Time start = absl::Now();
   if (absl::Status status = ValidateProblem(problem); !status.ok()) return status;
   PlanResult result;
   result.lower_bound = LowerBound(problem);
-  result.solution = GreedyBySize(problem);
-  result.algorithm = "greedy_by_size";
-  result.arena_bytes = ArenaSize(problem, result.solution);
+  HeuristicPlan heuristic = RunHeuristicPortfolio(
+      problem, result.lower_bound,
+      options.time_limit > absl::ZeroDuration() ? start + options.time_limit : absl::InfiniteFuture());
+  result.solution = std::move(heuristic.solution);
+  result.algorithm = heuristic.algorithm;
+  result.arena_bytes = heuristic.arena_bytes;
   result.proven_optimal = result.arena_bytes == result.lower_bound;
-  if (absl::Status status = ValidateSolution(problem, result.solution); !status.ok()) {
+  if (!result.proven_optimal) {
+    ExactOptions exact_options;
+    const char* name = "exact_search";
+    if (options.time_limit > absl::ZeroDuration()) {
+      exact_options.deadline = start + options.time_limit;
+    } else {
+      exact_options.max_nodes = options.bounded_search_nodes;
+      name = "bounded_search";
+    }
+    if (exact_options.max_nodes != 0 &&
+        (exact_options.max_nodes < 0 || static_cast<int64_t>(problem.buffers.size()) <= kMaxBoundedSearchBuffers)) {
+      ExactResult exact = MinimizeArena(problem, result.solution, exact_options);
+      if (exact.improved) {
+        result.solution = std::move(exact.solution);
+        result.arena_bytes = exact.arena_bytes;
+        result.algorithm = name;
+      }
+      result.proven_optimal = exact.proven_optimal;
+      result.search_nodes = exact.nodes;
+    }
+  }
+  // The capacity is a limit to report against, not something the planners
+  // aim for: check the plan without it, then say whether it fits.
+  Problem unbounded = problem;
+  unbounded.capacity.reset();
+  if (absl::Status status = ValidateSolution(unbounded, result.solution); !status.ok()) {
     return absl::InternalError(absl::StrCat("planner produced an invalid plan: ", status.message()));
+  }
+  if (problem.capacity.has_value() && result.arena_bytes > *problem.capacity) {
+    return absl::ResourceExhaustedError(absl::StrCat("the best plan found needs ", result.arena_bytes,
+                                                     " bytes, more than the capacity of ", *problem.capacity,
+                                                     result.proven_optimal ? " (proven optimal)" : ""));
   }
   result.seconds = absl::ToDoubleSeconds(absl::Now() - start);
   return result;

@@ -9,10 +9,12 @@
 //   if (!plan.ok()) return plan.status();
 //   // plan->solution.offsets[i] is buffer i's offset; plan->arena_bytes >= plan->lower_bound.
 //
-// Every result returned here has passed ValidateSolution.
+// Every result returned here has passed ValidateSolution. A problem with a
+// capacity that the best plan found exceeds gets a ResourceExhausted error.
 #ifndef ONNX_FOOTPRINT_PLANNER_PLANNER_H_
 #define ONNX_FOOTPRINT_PLANNER_PLANNER_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -21,8 +23,14 @@
 
 namespace footprint::planner {
 
+// Solve runs, in this order, stopping as soon as the arena equals the lower bound:
+// - the heuristic portfolio of greedy.h (a few milliseconds for hundreds of buffers);
+// - with time_limit 0 ("heuristics only"): a bounded dive of the exact search, limited by
+//   a node count rather than time so that its result does not depend on the machine;
+// - otherwise: the exact search of exact.h until time_limit, keeping the best plan.
 struct SolveOptions {
-  absl::Duration time_limit = absl::Seconds(1);  // For searches beyond the heuristics; 0: heuristics only.
+  absl::Duration time_limit = absl::Seconds(1);  // For the exact search; 0: heuristics only.
+  int64_t bounded_search_nodes = 5000;           // Node budget of the bounded dive (time_limit 0); 0: none.
 };
 
 struct PlanResult {
@@ -32,6 +40,7 @@ struct PlanResult {
   std::string algorithm;        // Which algorithm produced the solution.
   bool proven_optimal = false;  // True when arena_bytes is known to be the least possible.
   double seconds = 0;           // Wall time spent in Solve.
+  int64_t search_nodes = 0;     // Nodes visited by the exact search (0 if it did not run).
 };
 
 absl::StatusOr<PlanResult> Solve(const Problem& problem, const SolveOptions& options = {});

@@ -40,6 +40,17 @@ absl::Status ValidateProblem(const Problem& problem) {
                                                      buffer.alignment));
     }
   }
+  // Pinned buffers cannot move: two of them that collide make the problem unsolvable.
+  Problem pinned;
+  Solution offsets;
+  for (const Buffer& buffer : problem.buffers) {
+    if (!buffer.pinned_offset.has_value()) continue;
+    pinned.buffers.push_back(buffer);
+    offsets.offsets.push_back(*buffer.pinned_offset);
+  }
+  if (absl::Status status = ValidateSolution(pinned, offsets); !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("pinned buffers collide: ", status.message()));
+  }
   return absl::OkStatus();
 }
 

@@ -19,7 +19,7 @@ namespace footprint::planner {
 absl::Status ValidateSolution(const Problem& problem, const Solution& solution);
 
 // Checks the problem itself: sizes >= 0, alignment >= 1, first <= last,
-// pinned offsets >= 0 and aligned.
+// pinned offsets >= 0 and aligned, and no two pinned buffers collide.
 absl::Status ValidateProblem(const Problem& problem);
 
 }  // namespace footprint::planner

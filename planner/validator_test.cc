@@ -72,5 +72,16 @@ TEST(ValidateProblemTest, RejectsBadBuffers) {
   EXPECT_TRUE(ValidateProblem({.buffers = {{.id = "a", .lifespan = {0, 1}, .size = 1}}}).ok());
 }
 
+TEST(ValidateProblemTest, RejectsCollidingPinnedBuffers) {
+  const Problem problem = {.buffers = {{.id = "a", .lifespan = {0, 1}, .size = 8, .pinned_offset = 0},
+                                       {.id = "b", .lifespan = {1, 2}, .size = 8, .pinned_offset = 4}}};
+  const absl::Status status = ValidateProblem(problem);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("pinned buffers collide"), std::string_view::npos) << status;
+  Problem apart = problem;
+  apart.buffers[1].pinned_offset = 8;
+  EXPECT_TRUE(ValidateProblem(apart).ok());
+}
+
 }  // namespace
 }  // namespace footprint::planner
