@@ -254,9 +254,10 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
     same_alignment = devices::TierAlignment(profile, memory) == options.device.alignment_bytes;
   }
   const bool reuse_single_arena = activation_tiers == 1 && same_alignment;
-  absl::StatusOr<devices::DevicePlan> plan = devices::PlanOnDevice(
-      buffers, analysis.memory.weights_bytes, profile,
-      {.time_limit = reuse_single_arena ? absl::ZeroDuration() : options.planner_time_limit});
+  planner::SolveOptions tier_options{.time_limit = options.planner_time_limit};
+  if (reuse_single_arena) tier_options = {.time_limit = absl::ZeroDuration(), .bounded_search_nodes = 0};
+  absl::StatusOr<devices::DevicePlan> plan =
+      devices::PlanOnDevice(buffers, analysis.memory.weights_bytes, profile, tier_options);
   if (!plan.ok()) return plan.status();
   if (reuse_single_arena && plan->spilled_buffers > 0) {
     // The heuristics alone did not fit the tier: let the search try too.

@@ -15,6 +15,7 @@
 #include "analyzer/report.h"
 #include "devices/device_catalog.h"
 #include "devices/devices_command.h"
+#include "planner/plan_command.h"
 
 namespace footprint {
 namespace {
@@ -27,12 +28,14 @@ constexpr const char* kUsage = R"(onnx-footprint: how much memory an ONNX model 
 Usage:
   onnx-footprint analyze MODEL.onnx|DIR... [options]
   onnx-footprint devices [--format text|json]
+  onnx-footprint plan FILE.csv [--time-limit SECONDS] [--output FILE]
   onnx-footprint diff OLD.json NEW.json [--max-increase PCT|SIZE] [--format text|md|json]
   onnx-footprint --version | --help
 
 Commands:
   analyze   Infer shapes, schedule, plan the activation arena and report the figures.
   devices   List the built-in hardware profiles and their memory tiers.
+  plan      Solve an offset-assignment problem in MiniMalloc's CSV (id,lower,upper,size[,alignment][,offset]).
   diff      Compare two JSON reports of a model; fail when a figure grew past a threshold.
 
 Run `onnx-footprint COMMAND --help` for a command's options.
@@ -214,6 +217,7 @@ int RunCli(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "analyze") return RunAnalyzeCommand(rest);
   if (args[0] == "devices") return devices::RunDevicesCommand(rest);
+  if (args[0] == "plan") return planner::RunPlanCommand(rest);
   if (args[0] == "diff") return RunDiffCommand(rest);
   std::cerr << kProgram << ": unknown command '" << args[0] << "' (see `onnx-footprint --help`)\n";
   return kExitBadInput;
