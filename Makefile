@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES := $(shell grep -v '^\#' third_party/debian-packages.txt)
 
-.PHONY: all deps build demo test bench clean
+.PHONY: all deps build demo test bench clean test-sanitize fuzz
 
 all: build
 
@@ -36,3 +36,23 @@ bench: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# Sanitizers: the whole suite and the model sweep under AddressSanitizer + UBSan.
+SANITIZE_DIR ?= build-sanitize
+test-sanitize: deps
+	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOOTPRINT_SANITIZE=ON
+	cmake --build $(SANITIZE_DIR) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
+
+# Fuzzing (clang's libFuzzer with ASan + UBSan): FUZZ_SECONDS per run, corpus in $(FUZZ_DIR)/corpus.
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	@dpkg-query -W -f='$${Status}' clang libclang-rt-14-dev 2>/dev/null | grep -q "ok installed" || \
+	  ($(SUDO) apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev)
+	CXX=clang++ cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOOTPRINT_SANITIZE=ON -DFOOTPRINT_FUZZ=ON
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target analyze_fuzzer
+	bash tools/fuzz_seed_corpus.sh $(FUZZ_DIR)/corpus
+	$(FUZZ_DIR)/analyzer/fuzz/analyze_fuzzer $(FUZZ_DIR)/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=200000 \
+	  -timeout=10 -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_DIR)/ -print_final_stats=1

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "analyzer/tensor_size.h"
 
 namespace footprint {
@@ -248,7 +249,10 @@ std::string RenderText(const Analysis& analysis) {
   }
   absl::StrAppend(&out, "\nFits on ", analysis.device.name, ": ",
                   !analysis.fits.has_value() ? "unknown" : (*analysis.fits ? "yes" : "NO"),
-                  analysis.fits_reason.empty() ? "" : absl::StrCat(" (", analysis.fits_reason, ")"), "\n");
+                  analysis.fits_reason.empty()
+                      ? ""
+                      : absl::StrCat(" (", absl::StripPrefix(analysis.fits_reason, "unknown: "), ")"),
+                  "\n");
   return out;
 }
 

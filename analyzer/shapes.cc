@@ -5,7 +5,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/isolated_call.h"
 #include "analyzer/tensor_size.h"
+#include "absl/strings/str_split.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -171,7 +173,9 @@ void SkipUnsafeShapeNodes(onnx::GraphProto& graph, const onnx::GraphProto& infer
 
 }  // namespace
 
-std::vector<std::string> RunOnnxShapeInference(onnx::ModelProto& model) {
+namespace {
+
+std::vector<std::string> RunOnnxShapeInferenceInProcess(onnx::ModelProto& model) {
   std::vector<std::string> warnings;
   std::map<std::string, int> opsets;
   for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
@@ -197,6 +201,35 @@ std::vector<std::string> RunOnnxShapeInference(onnx::ModelProto& model) {
     warnings.push_back(absl::StrCat(skipped.size(), " Shape/Size node(s) read tensors of unknown type (first: '",
                                     skipped.front().first->name(), "'); their outputs stay unsized"));
   }
+  return warnings;
+}
+
+}  // namespace
+
+std::vector<std::string> RunOnnxShapeInference(onnx::ModelProto& model) {
+  // The child sends back: the warnings, one per line, a NUL, then the model.
+  absl::StatusOr<std::string> result = RunIsolated(
+      [&model]() {
+        onnx::ModelProto inferred = model;
+        std::string bytes = absl::StrJoin(RunOnnxShapeInferenceInProcess(inferred), "\n");
+        bytes.push_back('\0');
+        inferred.AppendToString(&bytes);
+        return bytes;
+      },
+      absl::Seconds(120));
+  if (!result.ok()) {
+    return {absl::StrCat("ONNX's shape inference ", result.status().message(),
+                         " on this model; only the shapes stored in the file are used")};
+  }
+  const size_t separator = result->find('\0');
+  onnx::ModelProto inferred;
+  if (separator == std::string::npos ||
+      !inferred.ParseFromArray(result->data() + separator + 1, static_cast<int>(result->size() - separator - 1))) {
+    return {"ONNX's shape inference returned an unreadable model; only the shapes stored in the file are used"};
+  }
+  model = std::move(inferred);
+  std::vector<std::string> warnings;
+  if (separator > 0) warnings = absl::StrSplit(result->substr(0, separator), '\n');
   return warnings;
 }
 
