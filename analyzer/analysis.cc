@@ -353,7 +353,9 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
 
   onnx::ModelProto model = source;  // Shape inference writes into it.
   if (absl::Status status = BindDims(options.dims, model); !status.ok()) return status;
-  for (std::string& warning : RunOnnxShapeInference(model)) analysis.warnings.push_back(std::move(warning));
+  if (options.onnx_shape_inference) {
+    for (std::string& warning : RunOnnxShapeInference(model)) analysis.warnings.push_back(std::move(warning));
+  }
 
   const Context context{.options = options};
   absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);

@@ -39,6 +39,7 @@ struct AnalyzeOptions {
   std::optional<devices::DeviceProfile> device_profile;  // When set: its name and alignment, and
                                                          // the tiers and capacity verdict.
   absl::Duration planner_time_limit = absl::Milliseconds(300);  // Budget beyond the heuristics.
+  bool onnx_shape_inference = true;                   // Run ONNX's own inference (in a child process).
   bool optimize_schedule = false;                     // Not yet: the given schedule is used.
   bool alias = false;                                 // Not yet: no aliasing.
   bool inplace = false;                               // Not yet: no in-place reuse.
