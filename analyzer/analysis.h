@@ -35,6 +35,9 @@ struct DeviceSpec {
 
 struct AnalyzeOptions {
   DimBindings dims;                                   // --dim NAME=VALUE.
+  std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape INPUT=1x3x224x224.
+  std::optional<int64_t> dim_default;                 // --dim-default N: every input dim still unbound.
+  bool onnx_inference_only = false;                   // Skip our shape engine (coverage benchmark).
   DeviceSpec device;                                  // Where the arena lives.
   absl::Duration planner_time_limit = absl::Seconds(1);  // Budget beyond the heuristics.
   bool optimize_schedule = false;                     // Not yet: the given schedule is used.
@@ -63,6 +66,7 @@ struct TensorRecord {
   std::optional<int64_t> offset;             // Arena offset; nullopt when unsized.
   std::string producer;                      // The node that writes it ("" for graph inputs).
   std::string unsized_reason;                // Why bytes is unknown.
+  std::string bytes_expr;                    // Unsized only: the byte size as a formula in unbound dims.
 };
 
 // One weight: an initializer or a Constant's value.
@@ -84,6 +88,21 @@ struct MemoryFigures {
   int64_t peak_bytes = 0;           // weights_bytes + arena_bytes.
   int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
+};
+
+// The figures as formulas in the dims left unbound (symbolic/expr.h syntax),
+// set when some arena tensor's size is a formula. Exact: weights, naive and
+// the lower bound (a max over steps of sums of aligned sizes, pruned of
+// dominated steps; "" when too many remain). The planned arena has no
+// closed form: peak lies between peak_lower_bound_expr (weights + lower
+// bound) and peak_upper_bound_expr (weights + naive); --sweep plans it at
+// given values. Subgraph workspaces count with their sized part only.
+struct SymbolicMemory {
+  std::vector<std::string> symbols;    // The unbound dims the formulas use.
+  std::string naive_expr;              // Sum of aligned sizes.
+  std::string lower_bound_expr;        // Max over steps of live aligned bytes ("" when too large).
+  std::string peak_lower_bound_expr;   // weights + lower bound ("" when too large).
+  std::string peak_upper_bound_expr;   // weights + naive.
 };
 
 struct ModelSummary {
@@ -113,6 +132,7 @@ struct Analysis {
   std::vector<int64_t> live_bytes_per_step;  // Live aligned arena bytes at each step.
   std::optional<bool> fits;             // Unknown until device capacities exist.
   std::vector<std::string> warnings;    // Things the user should know (incomplete shapes, ...).
+  std::optional<SymbolicMemory> symbolic_memory;  // Set when sizes are formulas in unbound dims.
 };
 
 // Runs the whole pipeline on a loaded model (which it copies: shape inference

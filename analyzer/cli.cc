@@ -10,6 +10,7 @@
 #include "analyzer/model_loader.h"
 #include "analyzer/output_file.h"
 #include "analyzer/report.h"
+#include "analyzer/symbolic/shape_engine.h"
 
 namespace footprint {
 namespace {
@@ -34,6 +35,10 @@ constexpr const char* kAnalyzeUsage = R"(Usage: onnx-footprint analyze MODEL.onn
 
 Options:
   --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1.
+  --input-shape INPUT=DIMS  Give a whole input's shape (repeatable), e.g. --input-shape image=1x3x224x224;
+                       also binds dims the model leaves unnamed.
+  --dim-default N      Bind every input dim still unbound to N (after --dim and --input-shape).
+                       Dims left unbound make sizes formulas in them (bytes_expr in JSON).
   --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse.
                        (Today every run is the baseline; later modes will be on by default.)
   --format text|json   Report format (default text).
@@ -95,6 +100,25 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
                                        "'"));
       }
       options.dims[value->substr(0, equals)] = dim_value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--input-shape", &error)) {
+      const size_t equals = value->rfind('=');
+      std::optional<std::vector<int64_t>> dims =
+          equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
+      if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
+        return UsageError(absl::StrCat("--input-shape expects INPUT=DIMS with DIMS like 1x3x224x224 (or 'scalar'), got '",
+                                       *value, "'"));
+      }
+      options.input_shapes[value->substr(0, equals)] = *dims;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--dim-default", &error)) {
+      int64_t dim_value = 0;
+      if (!absl::SimpleAtoi(*value, &dim_value) || dim_value < 0) {
+        return UsageError(absl::StrCat("--dim-default expects a non-negative integer, got '", *value, "'"));
+      }
+      options.dim_default = dim_value;
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--format", &error)) {
