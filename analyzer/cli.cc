@@ -11,6 +11,8 @@
 #include "analyzer/output_file.h"
 #include "analyzer/report.h"
 #include "analyzer/symbolic/shape_engine.h"
+#include "analyzer/symbolic/sweep.h"
+#include "absl/strings/str_format.h"
 
 namespace footprint {
 namespace {
@@ -39,6 +41,7 @@ Options:
                        also binds dims the model leaves unnamed.
   --dim-default N      Bind every input dim still unbound to N (after --dim and --input-shape).
                        Dims left unbound make sizes formulas in them (bytes_expr in JSON).
+  --sweep NAME=V1,V2,...  Plan the model at each value of the dim NAME and list the figures per value.
   --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse.
                        (Today every run is the baseline; later modes will be on by default.)
   --format text|json   Report format (default text).
@@ -78,6 +81,7 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
   AnalyzeOptions options;
   std::string format = "text";
   std::string output_path;
+  std::optional<symbolic::SweepRequest> sweep;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     std::string error;
@@ -121,6 +125,14 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
       options.dim_default = dim_value;
       continue;
     }
+    if (std::optional<std::string> value = TakeValue(args, i, "--sweep", &error)) {
+      sweep = symbolic::ParseSweep(*value);
+      if (!sweep.has_value()) {
+        return UsageError(absl::StrCat("--sweep expects NAME=V1,V2,... with non-negative integers, got '", *value,
+                                       "'"));
+      }
+      continue;
+    }
     if (std::optional<std::string> value = TakeValue(args, i, "--format", &error)) {
       if (*value != "text" && *value != "json") {
         return UsageError(absl::StrCat("--format must be text or json, got '", *value, "'"));
@@ -158,7 +170,45 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
     std::cerr << kProgram << ": " << path << ": " << analysis.status().message() << "\n";
     return kExitBadInput;
   }
-  const std::string report = format == "json" ? RenderJson(*analysis) : RenderText(*analysis);
+  std::string report;
+  std::vector<symbolic::SweepPoint> points;
+  if (sweep.has_value()) {
+    absl::StatusOr<std::vector<symbolic::SweepPoint>> swept = symbolic::Sweep(*loaded, options, *sweep);
+    if (!swept.ok()) {
+      std::cerr << kProgram << ": " << path << ": --sweep " << sweep->dim << ": " << swept.status().message() << "\n";
+      return kExitBadInput;
+    }
+    points = *std::move(swept);
+  }
+  if (format == "json") {
+    nlohmann::ordered_json json = AnalysisToJson(*analysis);
+    if (sweep.has_value()) {
+      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+      for (const symbolic::SweepPoint& point : points) {
+        rows.push_back({{"value", point.value},
+                        {"peak_bytes", point.memory.peak_bytes},
+                        {"arena_bytes", point.memory.arena_bytes},
+                        {"lower_bound_bytes", point.memory.lower_bound_bytes},
+                        {"naive_bytes", point.memory.naive_bytes},
+                        {"unsized_tensors", point.memory.unsized_tensors}});
+      }
+      json["sweep"] = {{"dim", sweep->dim}, {"points", std::move(rows)}};
+    }
+    report = json.dump(2) + "\n";
+  } else {
+    report = RenderText(*analysis);
+    if (sweep.has_value()) {
+      absl::StrAppend(&report, "\nSweep of ", sweep->dim, " (planned at each value)\n",
+                      absl::StrFormat("  %12s %14s %14s %14s %14s %8s\n", sweep->dim, "peak", "arena", "lower bound",
+                                      "naive", "unsized"));
+      for (const symbolic::SweepPoint& point : points) {
+        absl::StrAppend(&report, absl::StrFormat("  %12d %14d %14d %14d %14d %8d\n", point.value,
+                                                 point.memory.peak_bytes, point.memory.arena_bytes,
+                                                 point.memory.lower_bound_bytes, point.memory.naive_bytes,
+                                                 point.memory.unsized_tensors));
+      }
+    }
+  }
   if (output_path.empty()) {
     std::cout << report << std::flush;
   } else if (absl::Status status = WriteFileAtomically(output_path, report); !status.ok()) {

@@ -75,6 +75,15 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                     {"peak_bytes", memory.peak_bytes},
                     {"unsized_tensors", memory.unsized_tensors},
                     {"complete", memory.complete}};
+  if (analysis.symbolic_memory.has_value()) {
+    const SymbolicMemory& symbolic = *analysis.symbolic_memory;
+    auto or_null = [](const std::string& expr) { return expr.empty() ? Json(nullptr) : Json(expr); };
+    json["memory"]["symbols"] = symbolic.symbols;
+    json["memory"]["naive_expr"] = or_null(symbolic.naive_expr);
+    json["memory"]["lower_bound_expr"] = or_null(symbolic.lower_bound_expr);
+    json["memory"]["peak_lower_bound_expr"] = or_null(symbolic.peak_lower_bound_expr);
+    json["memory"]["peak_upper_bound_expr"] = or_null(symbolic.peak_upper_bound_expr);
+  }
   json["plan"] = {{"algorithm", analysis.plan.algorithm},
                   {"proven_optimal", analysis.plan.proven_optimal},
                   {"seconds", analysis.plan.seconds}};
@@ -91,6 +100,7 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                   {"offset", OptionalToJson(tensor.offset)},
                   {"producer", tensor.producer}};
     if (!tensor.bytes.has_value()) entry["unsized_reason"] = tensor.unsized_reason;
+    if (!tensor.bytes_expr.empty()) entry["bytes_expr"] = tensor.bytes_expr;
     tensors.push_back(std::move(entry));
   }
   json["tensors"] = std::move(tensors);
@@ -154,6 +164,19 @@ std::string RenderText(const Analysis& analysis) {
     absl::StrAppend(&out, absl::StrFormat("  %-20s %12d\n", "unsized tensors", memory.unsized_tensors));
   }
 
+  if (analysis.symbolic_memory.has_value()) {
+    const SymbolicMemory& symbolic = *analysis.symbolic_memory;
+    absl::StrAppend(&out, "\nMemory as formulas in the unbound dims (", absl::StrJoin(symbolic.symbols, ", "),
+                    "; the planned arena needs values: --dim or --sweep)\n");
+    auto line = [&](const std::string& label, const std::string& expr) {
+      absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", label, expr.empty() ? "(too many cases; see --sweep)" : expr));
+    };
+    line("peak >=", symbolic.peak_lower_bound_expr);
+    line("peak <=", symbolic.peak_upper_bound_expr);
+    line("lower bound", symbolic.lower_bound_expr);
+    line("no reuse (naive)", symbolic.naive_expr);
+  }
+
   std::vector<const TensorRecord*> largest;
   for (const TensorRecord& tensor : analysis.tensors) {
     if (tensor.bytes.has_value()) largest.push_back(&tensor);
@@ -182,7 +205,8 @@ std::string RenderText(const Analysis& analysis) {
     if (listed_unsized == 0) absl::StrAppend(&out, "\nUnsized tensors (not counted in the arena)\n");
     if (++listed_unsized > 20) continue;
     absl::StrAppend(&out, "  ", tensor.name, "  ", tensor.dtype, " ", ShapeToString(tensor.shape), "  ",
-                    tensor.unsized_reason, "\n");
+                    tensor.bytes_expr.empty() ? tensor.unsized_reason : absl::StrCat(tensor.bytes_expr, " bytes"),
+                    "\n");
   }
   if (listed_unsized > 20) absl::StrAppend(&out, "  ... and ", listed_unsized - 20, " more (see --format json)\n");
   for (const WeightRecord& weight : analysis.weights) {

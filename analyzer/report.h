@@ -7,13 +7,18 @@
 //    "options": {"schedule", "alias", "inplace", "dims"},
 //    "memory": {"weights_bytes", "arena_bytes", "lower_bound_bytes", "naive_bytes",
 //               "reuse_savings_bytes", "reuse_savings_percent", "peak_bytes",
-//               "unsized_tensors", "complete"},
+//               "unsized_tensors", "complete",
+//               with dims left unbound also "symbols", "naive_expr", "lower_bound_expr",
+//               "peak_lower_bound_expr", "peak_upper_bound_expr" (formulas, null when too large)},
 //    "plan": {"algorithm", "proven_optimal", "seconds"},
 //    "tensors": [{"name", "role", "dtype", "shape", "bytes", "aligned_bytes",
-//                 "first_step", "last_step", "offset", "producer", "unsized_reason"?}],
+//                 "first_step", "last_step", "offset", "producer", "unsized_reason"?,
+//                 "bytes_expr"? (the size as a formula in unbound dims, e.g. "6291456*batch*seq")}],
 //    "weights": [{"name", "dtype", "shape", "bytes", "source", "graph"?}],
 //    "schedule": ["node name", ...], "schedule_is_file_order": bool,
-//    "live_bytes_per_step": [...], "fits": true | false | null, "warnings": [...]}
+//    "live_bytes_per_step": [...], "fits": true | false | null, "warnings": [...],
+//    "sweep"? (with --sweep): {"dim", "points": [{"value", "peak_bytes", "arena_bytes",
+//               "lower_bound_bytes", "naive_bytes", "unsized_tensors"}]}}
 // Unknown values are null (never 0): an unsized tensor has "bytes": null and
 // "offset": null; an unknown dim is null in "shape" and a symbolic one a string.
 #ifndef ONNX_FOOTPRINT_ANALYZER_REPORT_H_
