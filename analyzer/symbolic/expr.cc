@@ -200,6 +200,7 @@ Expr Expr::FloorDiv(const Expr& numerator, int64_t divisor) {
   if (std::optional<int64_t> c = numerator.AsConstant()) return Expr(FloorDivInt(*c, divisor));
   auto [q, r] = SplitMultiples(numerator, divisor);
   if (r.terms_.empty()) return q;
+  if (std::optional<int64_t> c = r.AsConstant()) return q + Expr(FloorDivInt(*c, divisor));
   return q + MakeAtom(AtomKind::kFloorDiv, r, Expr(0), divisor);
 }
 
@@ -209,6 +210,7 @@ Expr Expr::CeilDiv(const Expr& numerator, int64_t divisor) {
   if (std::optional<int64_t> c = numerator.AsConstant()) return Expr(CeilDivInt(*c, divisor));
   auto [q, r] = SplitMultiples(numerator, divisor);
   if (r.terms_.empty()) return q;
+  if (std::optional<int64_t> c = r.AsConstant()) return q + Expr(CeilDivInt(*c, divisor));
   return q + MakeAtom(AtomKind::kCeilDiv, r, Expr(0), divisor);
 }
 
@@ -218,12 +220,30 @@ Expr Expr::Mod(const Expr& numerator, int64_t divisor) {
   if (std::optional<int64_t> c = numerator.AsConstant()) return Expr(ModInt(*c, divisor));
   auto [q, r] = SplitMultiples(numerator, divisor);
   if (r.terms_.empty()) return Expr(0);
+  if (std::optional<int64_t> c = r.AsConstant()) return Expr(ModInt(*c, divisor));
   return MakeAtom(AtomKind::kMod, r, Expr(0), divisor);
+}
+
+bool Expr::ProvablyNonNegative() const {
+  if (!known_) return false;
+  int64_t at_ones = 0;
+  for (const Term& term : terms_) {
+    if (!term.factors.empty()) {
+      if (term.coeff < 0) return false;
+      for (const AtomPtr& f : term.factors) {
+        if (f->kind != AtomKind::kSymbol) return false;
+      }
+    }
+    if (AddOverflows(at_ones, term.coeff, &at_ones)) return false;
+  }
+  return at_ones >= 0;
 }
 
 Expr Expr::Min(const Expr& a, const Expr& b) {
   if (!a.known_ || !b.known_) return Unknown();
   if (std::optional<int64_t> d = (a - b).AsConstant()) return *d <= 0 ? a : b;
+  if ((b - a).ProvablyNonNegative()) return a;
+  if ((a - b).ProvablyNonNegative()) return b;
   const bool swap = b.ToString() < a.ToString();
   return MakeAtom(AtomKind::kMin, swap ? b : a, swap ? a : b, 1);
 }
@@ -231,6 +251,8 @@ Expr Expr::Min(const Expr& a, const Expr& b) {
 Expr Expr::Max(const Expr& a, const Expr& b) {
   if (!a.known_ || !b.known_) return Unknown();
   if (std::optional<int64_t> d = (a - b).AsConstant()) return *d >= 0 ? a : b;
+  if ((a - b).ProvablyNonNegative()) return a;
+  if ((b - a).ProvablyNonNegative()) return b;
   const bool swap = b.ToString() < a.ToString();
   return MakeAtom(AtomKind::kMax, swap ? b : a, swap ? a : b, 1);
 }

@@ -13,6 +13,9 @@
 // - Cheap canonical rules only: like terms merge, constants fold, multiples of
 //   c leave floor/ceil/mod, min/max of expressions that differ by a constant
 //   pick one. No factoring, no case analysis.
+// - Symbols stand for dims and are taken to be >= 1 (a dim of 0 is an empty
+//   tensor; no real input is bound that way): min(1, seq) = 1, and
+//   max(0, seq - 1) = seq - 1.
 // - An expression that grows past kMaxExprFactors factors, or whose
 //   coefficients overflow int64, becomes Unknown: never a wrong number.
 //
@@ -66,6 +69,10 @@ class Expr {
   // The printed form (ToString) back into an expression; nullopt on a syntax
   // error. Also reads dim_params such as "past_sequence_length + 1".
   static std::optional<Expr> Parse(const std::string& text);
+
+  // e >= 0 for every value of its symbols >= 1: all non-constant terms are
+  // plain symbols with non-negative coefficients, and e(1, ..., 1) >= 0.
+  bool ProvablyNonNegative() const;
 
   bool known() const { return known_; }
   std::optional<int64_t> AsConstant() const;

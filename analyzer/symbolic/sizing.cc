@@ -88,19 +88,8 @@ Expr AlignedExpr(const Expr& bytes, int64_t alignment) {
 
 namespace {
 
-// p <= q wherever the symbols are >= 0: q - p has only non-negative
-// coefficients on products of plain symbols.
-bool Dominated(const Expr& p, const Expr& q) {
-  const Expr d = q - p;
-  if (!d.known()) return false;
-  for (const Term& term : d.terms()) {
-    if (term.coeff < 0) return false;
-    for (const AtomPtr& f : term.factors) {
-      if (f->kind != AtomKind::kSymbol) return false;
-    }
-  }
-  return true;
-}
+// p <= q for every value of the dims (symbols >= 1).
+bool Dominated(const Expr& p, const Expr& q) { return (q - p).ProvablyNonNegative(); }
 
 }  // namespace
 

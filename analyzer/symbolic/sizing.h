@@ -26,8 +26,7 @@ absl::StatusOr<SymbolicSize> SizeOfSymValue(const SymValue& value);
 Expr AlignedExpr(const Expr& bytes, int64_t alignment);
 
 // max over `sums` as one expression, after dropping every sum that another
-// one dominates (its difference is a polynomial with non-negative
-// coefficients in plain symbols, which are dims and so >= 0). Unknown when
+// one dominates (their difference is provably >= 0, dims being >= 1). Unknown when
 // more than `max_terms` remain or any sum is Unknown.
 Expr MaxOfSums(const std::vector<Expr>& sums, size_t max_terms = 8);
 
