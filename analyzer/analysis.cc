@@ -330,7 +330,9 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   for (std::string& warning : RunOnnxShapeInference(model)) analysis.warnings.push_back(std::move(warning));
   std::optional<symbolic::ShapeTables> shapes;
   if (!options.onnx_inference_only) {
-    shapes = symbolic::InferSymbolicShapes(model);
+    absl::StatusOr<symbolic::ShapeTables> tables = symbolic::InferSymbolicShapes(model, options.tensor_shapes);
+    if (!tables.ok()) return tables.status();
+    shapes = *std::move(tables);
     for (std::string& warning : shapes->warnings) analysis.warnings.push_back(std::move(warning));
   }
 

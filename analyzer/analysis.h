@@ -37,6 +37,7 @@ struct AnalyzeOptions {
   DimBindings dims;                                   // --dim NAME=VALUE.
   std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape INPUT=1x3x224x224.
   std::optional<int64_t> dim_default;                 // --dim-default N: every input dim still unbound.
+  std::map<std::string, std::vector<int64_t>> tensor_shapes;  // --tensor-shape NAME=DIMS: data-dependent values.
   bool onnx_inference_only = false;                   // Skip our shape engine (coverage benchmark).
   DeviceSpec device;                                  // Where the arena lives.
   absl::Duration planner_time_limit = absl::Seconds(1);  // Budget beyond the heuristics.

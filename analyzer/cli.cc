@@ -41,6 +41,8 @@ Options:
                        also binds dims the model leaves unnamed.
   --dim-default N      Bind every input dim still unbound to N (after --dim and --input-shape).
                        Dims left unbound make sizes formulas in them (bytes_expr in JSON).
+  --tensor-shape NAME=DIMS  Give the shape of a tensor no shape function can know (a decoded image,
+                       NonZero's output), e.g. --tensor-shape bgr_data=480x640x3 (repeatable).
   --sweep NAME=V1,V2,...  Plan the model at each value of the dim NAME and list the figures per value.
   --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse.
                        (Today every run is the baseline; later modes will be on by default.)
@@ -115,6 +117,17 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
                                        *value, "'"));
       }
       options.input_shapes[value->substr(0, equals)] = *dims;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--tensor-shape", &error)) {
+      const size_t equals = value->rfind('=');
+      std::optional<std::vector<int64_t>> dims =
+          equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
+      if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
+        return UsageError(absl::StrCat("--tensor-shape expects NAME=DIMS with DIMS like 480x640x3, got '", *value,
+                                       "'"));
+      }
+      options.tensor_shapes[value->substr(0, equals)] = *dims;
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--dim-default", &error)) {

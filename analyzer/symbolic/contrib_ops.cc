@@ -378,7 +378,89 @@ const absl::flat_hash_map<std::string, ShapeFunction>& ContribFunctions() {
   return *functions;
 }
 
+// --- ai.onnx.ml (ONNX 1.12 gives most of them no shape function) -----------
+
+ShapeFunction MlSameShape(int32_t type) {
+  return [type](const OpContext& ctx, Outputs& out) {
+    const SymValue* x = ctx.Input(0);
+    if (!Ranked(x)) return false;
+    out[0] = TensorOf(type != 0 ? type : x->elem_type, *x->shape);
+    return true;
+  };
+}
+
+// Y = X[..., indices]: X's shape with the last axis the number of indices (a 1-D X gives [1, n]).
+bool ArrayFeatureExtractorFunction(const OpContext& ctx, Outputs& out) {
+  const SymValue* x = ctx.Input(0);
+  const SymValue* indices = ctx.Input(1);
+  if (!Ranked(x) || !Ranked(indices) || x->shape->empty()) return false;
+  std::vector<Expr> shape = *x->shape;
+  if (shape.size() == 1) shape.insert(shape.begin(), Expr(1));
+  shape.back() = ElementCount(*indices->shape);
+  out[0] = TensorOf(x->elem_type, std::move(shape));
+  return true;
+}
+
+// One float per category appended to the input's shape.
+bool OneHotEncoderFunction(const OpContext& ctx, Outputs& out) {
+  const SymValue* x = ctx.Input(0);
+  if (!Ranked(x)) return false;
+  const onnx::AttributeProto* ints = ctx.Attribute("cats_int64s");
+  const onnx::AttributeProto* strings = ctx.Attribute("cats_strings");
+  const int64_t categories = ints != nullptr ? ints->ints_size() : strings != nullptr ? strings->strings_size() : 0;
+  std::vector<Expr> shape = *x->shape;
+  shape.push_back(Expr(categories));
+  out[0] = TensorOf(onnx::TensorProto::FLOAT, std::move(shape));
+  return true;
+}
+
+// [N, sum(inputdimensions)] floats, N from the first input.
+bool FeatureVectorizerFunction(const OpContext& ctx, Outputs& out) {
+  const SymValue* x = ctx.Input(0);
+  if (!Ranked(x)) return false;
+  Expr total = 0;
+  for (int64_t d : ctx.Ints("inputdimensions").value_or(std::vector<int64_t>{})) total = total + Expr(d);
+  const Expr rows = x->shape->size() >= 2 ? (*x->shape)[0] : Expr(1);
+  out[0] = TensorOf(onnx::TensorProto::FLOAT, {rows, total});
+  return true;
+}
+
+// onnxruntime-extensions' image codecs: the sizes are the image file's.
+bool DecodeImageFunction(const OpContext& ctx, Outputs& out) {
+  out[0] = TensorOf(onnx::TensorProto::UINT8, {Expr::Unknown(), Expr::Unknown(), Expr(3)});
+  out[0].reason = "data-dependent shape: DecodeImage's output is as large as the encoded image";
+  return true;
+}
+bool EncodeImageFunction(const OpContext& ctx, Outputs& out) {
+  out[0] = TensorOf(onnx::TensorProto::UINT8, {Expr::Unknown()});
+  out[0].reason = "data-dependent shape: EncodeImage's output size depends on the compressed image";
+  return true;
+}
+
+const absl::flat_hash_map<std::string, ShapeFunction>& MlFunctions() {
+  static const auto* functions = [] {
+    auto* m = new absl::flat_hash_map<std::string, ShapeFunction>();
+    (*m)["Scaler"] = MlSameShape(onnx::TensorProto::FLOAT);
+    (*m)["Normalizer"] = MlSameShape(onnx::TensorProto::FLOAT);
+    (*m)["Binarizer"] = MlSameShape(0);
+    (*m)["Imputer"] = MlSameShape(0);
+    (*m)["ArrayFeatureExtractor"] = ArrayFeatureExtractorFunction;
+    (*m)["OneHotEncoder"] = OneHotEncoderFunction;
+    (*m)["FeatureVectorizer"] = FeatureVectorizerFunction;
+    (*m)["DecodeImage"] = DecodeImageFunction;  // com.microsoft.extensions.
+    (*m)["EncodeImage"] = EncodeImageFunction;
+    return m;
+  }();
+  return *functions;
+}
+
 }  // namespace
+
+const ShapeFunction* FindMlShapeFunction(const std::string& op_type) {
+  const auto& functions = MlFunctions();
+  auto it = functions.find(op_type);
+  return it == functions.end() ? nullptr : &it->second;
+}
 
 const ShapeFunction* FindContribShapeFunction(const std::string& op_type) {
   const auto& functions = ContribFunctions();

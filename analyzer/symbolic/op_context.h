@@ -38,6 +38,9 @@ using ShapeFunction = std::function<bool(const OpContext&, std::vector<SymValue>
 const ShapeFunction* FindStandardShapeFunction(const std::string& op_type);
 // com.microsoft ops of exported transformers and quantized models.
 const ShapeFunction* FindContribShapeFunction(const std::string& op_type);
+// ai.onnx.ml ops ONNX 1.12 leaves without a shape function, and
+// com.microsoft.extensions' DecodeImage/EncodeImage.
+const ShapeFunction* FindMlShapeFunction(const std::string& op_type);
 
 // LayerNormalization-style (Y, Mean, InvStdDev), shared with the default domain
 // where onnxruntime registers SimplifiedLayerNormalization.

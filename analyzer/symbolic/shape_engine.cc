@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <set>
 #include <unordered_map>
 
 #include "absl/container/flat_hash_set.h"
@@ -331,7 +332,8 @@ struct Scope {
 
 class Engine {
  public:
-  explicit Engine(const onnx::ModelProto& model, ShapeTables& tables) : tables_(tables) {
+  Engine(const onnx::ModelProto& model, const TensorShapes& tensor_shapes, ShapeTables& tables)
+      : tables_(tables), tensor_shapes_(tensor_shapes) {
     for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
       opsets_[opset.domain() == "ai.onnx" ? "" : opset.domain()] = static_cast<int>(opset.version());
     }
@@ -371,6 +373,10 @@ class Engine {
   bool InferWithOnnx(const OpContext& ctx, std::vector<SymValue>& outputs);
 
   ShapeTables& tables_;
+  const TensorShapes& tensor_shapes_;
+ public:
+  std::set<std::string> used_tensor_shapes_;  // Names of tensor_shapes_ some node writes.
+ private:
   const bool trace_ = std::getenv("FOOTPRINT_SHAPES_TRACE") != nullptr;  // Each output to stderr.
   std::map<std::string, int> opsets_;
   std::map<std::string, int> unknown_ops_;
@@ -442,6 +448,18 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         SymValue& v = outputs[o];
         auto type = onnx_types.find(node->output(o));
         if (type != onnx_types.end()) MergeOnnxType(type->second, v);
+        if (auto given = tensor_shapes_.find(node->output(o)); given != tensor_shapes_.end()) {
+          used_tensor_shapes_.insert(given->first);
+          v.kind = SymValue::Kind::kTensor;
+          v.shape = std::vector<Expr>(given->second.begin(), given->second.end());
+          v.ints.reset();
+          v.floats.reset();
+          v.reason = v.elem_type == 0 ? "element type unknown (the op has no shape function)" : "";
+        } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
+                   (v.reason.find("data-dependent") != std::string::npos ||
+                    v.reason.find("no shape function") != std::string::npos)) {
+          absl::StrAppend(&v.reason, " (give it with --tensor-shape ", node->output(o), "=DIMS)");
+        }
         if (trace_) {
           std::cerr << node->op_type() << " " << node->name() << " -> " << node->output(o) << " " << Describe(v) << "\n";
         }
@@ -489,6 +507,11 @@ void Engine::InferNode(const onnx::NodeProto& node, const Scope& scope, int dept
   if (InferWithOnnx(ctx, outputs)) {
     ++tables_.onnx_fallback_nodes;
     return;
+  }
+  if (node.domain() == "ai.onnx.ml" || node.domain() == "com.microsoft.extensions") {
+    // After ONNX's: it has shape functions for some ml ops, not these.
+    function = FindMlShapeFunction(node.op_type());
+    if (function != nullptr && (*function)(ctx, outputs)) return;
   }
   const std::string op_name = default_domain ? node.op_type() : absl::StrCat(node.domain(), ".", node.op_type());
   bool any_unknown = false;
@@ -750,11 +773,17 @@ bool Engine::InferScan(const OpContext& ctx, const Scope& scope, int depth, std:
   return true;
 }
 
-ShapeTables InferSymbolicShapes(const onnx::ModelProto& model) {
+absl::StatusOr<ShapeTables> InferSymbolicShapes(const onnx::ModelProto& model, const TensorShapes& tensor_shapes) {
   ShapeTables tables;
-  Engine engine(model, tables);
+  Engine engine(model, tensor_shapes, tables);
   engine.InferGraph(model.graph(), nullptr, nullptr, 0);
   engine.Finish();
+  for (const auto& [name, dims] : tensor_shapes) {
+    if (!engine.used_tensor_shapes_.contains(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--tensor-shape ", name, ": no node output is named '", name, "'"));
+    }
+  }
   return tables;
 }
 

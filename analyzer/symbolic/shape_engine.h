@@ -32,6 +32,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "analyzer/symbolic/expr.h"
 #include "onnx/onnx_pb.h"
 
@@ -77,7 +78,11 @@ struct ShapeTables {
 // Runs the engine on `model` after ONNX's whole-model inference (its
 // value_info is one source). The tables point into `model`, which must
 // outlive them and stay unchanged.
-ShapeTables InferSymbolicShapes(const onnx::ModelProto& model);
+// `tensor_shapes` (--tensor-shape NAME=DIMS) gives the shapes of values no
+// shape function can know (a decoded image, NonZero's output), in any graph;
+// a name that no node writes is an InvalidArgument error.
+using TensorShapes = std::map<std::string, std::vector<int64_t>>;
+absl::StatusOr<ShapeTables> InferSymbolicShapes(const onnx::ModelProto& model, const TensorShapes& tensor_shapes = {});
 
 // The user's bindings of graph inputs, applied to the model before any
 // inference: --input-shape INPUT=1x3x224x224 (a whole input) and

@@ -64,7 +64,7 @@ onnx::ValueInfoProto Info(const std::string& name, int32_t type, const std::vect
 
 class Engine {
  public:
-  explicit Engine(const ModelBuilder& builder) : model_(builder.Build()) { tables_ = InferSymbolicShapes(model_); }
+  explicit Engine(const ModelBuilder& builder) : model_(builder.Build()) { tables_ = *InferSymbolicShapes(model_); }
   const SymValue& Value(const std::string& name, const onnx::GraphProto* graph = nullptr) const {
     const GraphShapes& shapes = tables_.graphs.at(graph == nullptr ? &model_.graph() : graph);
     auto it = shapes.values.find(name);

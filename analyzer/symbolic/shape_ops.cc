@@ -1015,6 +1015,16 @@ bool ReduceFunction(const OpContext& ctx, Outputs& out) {
       if (op == "ReduceMin") acc = i == 0 ? e : Expr::Min(acc, e);
     }
     if (ok && acc.known()) result.ints = std::vector<Expr>{acc};
+  } else if (rank == 1 && x->floats.has_value() && reduce[0] && !x->floats->empty()) {
+    double acc = op == "ReduceProd" ? 1.0 : op == "ReduceMax" || op == "ReduceMin" ? (*x->floats)[0] : 0.0;
+    for (double f : *x->floats) {
+      if (op == "ReduceProd") acc *= f;
+      if (op == "ReduceSum" || op == "ReduceMean") acc += f;
+      if (op == "ReduceMax") acc = std::max(acc, f);
+      if (op == "ReduceMin") acc = std::min(acc, f);
+    }
+    if (op == "ReduceMean") acc /= static_cast<double>(x->floats->size());
+    result.floats = std::vector<double>{acc};
   }
   out[0] = std::move(result);
   return true;
@@ -1049,9 +1059,23 @@ bool SplitFunction(const OpContext& ctx, Outputs& out) {
     }
   }
   if (static_cast<int64_t>(sizes->size()) != n) return false;
+  int64_t offset = 0;
   for (int64_t i = 0; i < n; ++i) {
     SymValue part = TensorOf(x->elem_type, *x->shape);
     (*part.shape)[*axis] = (*sizes)[i];
+    // Splitting a 1-D shape tensor: each part keeps its values.
+    std::optional<int64_t> size = (*sizes)[i].AsConstant();
+    if (x->shape->size() == 1 && size.has_value() && offset >= 0) {
+      if (x->ints.has_value() && offset + *size <= static_cast<int64_t>(x->ints->size())) {
+        part.ints.emplace(x->ints->begin() + offset, x->ints->begin() + offset + *size);
+      }
+      if (x->floats.has_value() && offset + *size <= static_cast<int64_t>(x->floats->size())) {
+        part.floats.emplace(x->floats->begin() + offset, x->floats->begin() + offset + *size);
+      }
+      offset += *size;
+    } else {
+      offset = -1;
+    }
     out[i] = std::move(part);
   }
   return true;
