@@ -448,6 +448,15 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         SymValue& v = outputs[o];
         auto type = onnx_types.find(node->output(o));
         if (type != onnx_types.end()) MergeOnnxType(type->second, v);
+        if (!v.HasFullShape() && v.reason.empty()) {
+          for (const std::string& input : node->input()) {
+            const SymValue* in = input.empty() ? nullptr : scope.Find(input);
+            if (in != nullptr && in->kind != SymValue::Kind::kSequence && !in->HasFullShape()) {
+              v.reason = absl::StrCat("depends on '", input, "', whose shape is not known");
+              break;
+            }
+          }
+        }
         if (auto given = tensor_shapes_.find(node->output(o)); given != tensor_shapes_.end()) {
           used_tensor_shapes_.insert(given->first);
           v.kind = SymValue::Kind::kTensor;
@@ -457,6 +466,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
           v.reason = v.elem_type == 0 ? "element type unknown (the op has no shape function)" : "";
         } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
                    (v.reason.find("data-dependent") != std::string::npos ||
+                    v.reason.find("before running") != std::string::npos ||
                     v.reason.find("no shape function") != std::string::npos)) {
           absl::StrAppend(&v.reason, " (give it with --tensor-shape ", node->output(o), "=DIMS)");
         }

@@ -1144,8 +1144,17 @@ bool DataDependent(const OpContext& ctx, Outputs& out) {
     v.kind = SymValue::Kind::kTensor;
     v.elem_type = op == "NonZero" || (op == "Unique" && o > 0) ? onnx::TensorProto::INT64
                                                                 : (x != nullptr ? x->elem_type : 0);
+    const onnx::AttributeProto* axis = ctx.Attribute("axis");
     if (op == "NonZero" && Ranked(x)) {
       v.shape = std::vector<Expr>{Expr(static_cast<int64_t>(x->shape->size())), Expr::Unknown()};
+    } else if (axis != nullptr && Ranked(x) && (op == "Compress" || o == 0)) {
+      // Along an axis the rank stays; only that axis' length is data-dependent.
+      v.shape = *x->shape;
+      if (std::optional<int64_t> a = NormalizeAxis(axis->i(), static_cast<int64_t>(x->shape->size()))) {
+        (*v.shape)[*a] = Expr::Unknown();
+      } else {
+        v.shape.reset();
+      }
     } else if (op == "Compress" || op == "Unique") {
       v.shape = std::vector<Expr>{Expr::Unknown()};
     }

@@ -1,0 +1,110 @@
+// Shape coverage: the fraction of arena tensors (graph inputs and node
+// outputs of the main graph) that get a byte size, with ONNX 1.12's own
+// inference alone against our engine, under the same bindings; and, with no
+// binding at all, the fraction our engine sizes or gives as a formula.
+//
+// Usage: shape_coverage [--dim-default N] MODEL.onnx... (or a file listing
+// models, one a line, after --list). Prints one TSV line per model and the
+// totals; exits 1 if any model fails to analyze.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "analyzer/analysis.h"
+#include "analyzer/model_loader.h"
+
+namespace {
+
+struct Count {
+  int64_t tensors = 0;   // Arena tensors of the main graph.
+  int64_t sized = 0;     // With a byte size.
+  int64_t formulas = 0;  // Without one, but with a formula in unbound dims.
+};
+
+Count CountOf(const footprint::Analysis& analysis) {
+  Count count;
+  for (const footprint::TensorRecord& tensor : analysis.tensors) {
+    if (tensor.role == footprint::TensorRole::kSubgraphWorkspace) continue;
+    ++count.tensors;
+    if (tensor.bytes.has_value()) {
+      ++count.sized;
+    } else if (!tensor.bytes_expr.empty()) {
+      ++count.formulas;
+    }
+  }
+  return count;
+}
+
+std::string Percent(int64_t part, int64_t whole) {
+  return whole == 0 ? "-" : absl::StrFormat("%.1f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::optional<int64_t> dim_default;
+  std::vector<std::string> models;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    int64_t value = 0;
+    if (arg == "--dim-default" && i + 1 < argc && absl::SimpleAtoi(argv[i + 1], &value)) {
+      dim_default = value;
+      ++i;
+    } else if (arg == "--list" && i + 1 < argc) {
+      std::ifstream list(argv[++i]);
+      for (std::string line; std::getline(list, line);) {
+        if (!line.empty()) models.push_back(line);
+      }
+    } else {
+      models.push_back(arg);
+    }
+  }
+  std::cout << "model\ttensors\tonnx_sized\tours_sized\tours_unbound_sized_or_formula\tours_ms\n";
+  Count total_onnx, total_ours, total_unbound;
+  int failures = 0;
+  for (const std::string& path : models) {
+    absl::StatusOr<footprint::LoadedModel> loaded = footprint::LoadModel(path);
+    if (!loaded.ok()) {
+      std::cout << path << "\tERROR " << loaded.status().message() << "\n";
+      ++failures;
+      continue;
+    }
+    footprint::AnalyzeOptions options;
+    options.dim_default = dim_default;
+    options.planner_time_limit = absl::ZeroDuration();
+    options.onnx_inference_only = true;
+    absl::StatusOr<footprint::Analysis> onnx_only = footprint::AnalyzeModel(*loaded, options);
+    options.onnx_inference_only = false;
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<footprint::Analysis> ours = footprint::AnalyzeModel(*loaded, options);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    footprint::AnalyzeOptions unbound_options;
+    unbound_options.planner_time_limit = absl::ZeroDuration();
+    absl::StatusOr<footprint::Analysis> unbound = footprint::AnalyzeModel(*loaded, unbound_options);
+    if (!onnx_only.ok() || !ours.ok() || !unbound.ok()) {
+      const absl::Status& status =
+          !onnx_only.ok() ? onnx_only.status() : !ours.ok() ? ours.status() : unbound.status();
+      std::cout << path << "\tERROR " << status.message() << "\n";
+      ++failures;
+      continue;
+    }
+    const Count a = CountOf(*onnx_only), b = CountOf(*ours), c = CountOf(*unbound);
+    total_onnx.tensors += a.tensors;
+    total_onnx.sized += a.sized;
+    total_ours.tensors += b.tensors;
+    total_ours.sized += b.sized;
+    total_unbound.tensors += c.tensors;
+    total_unbound.sized += c.sized + c.formulas;
+    std::cout << path << "\t" << b.tensors << "\t" << Percent(a.sized, a.tensors) << "\t" << Percent(b.sized, b.tensors)
+              << "\t" << Percent(c.sized + c.formulas, c.tensors) << "\t" << absl::StrFormat("%.1f", ms) << "\n";
+  }
+  std::cout << "TOTAL (" << models.size() << " models)\t" << total_ours.tensors << "\t"
+            << Percent(total_onnx.sized, total_onnx.tensors) << "\t" << Percent(total_ours.sized, total_ours.tensors)
+            << "\t" << Percent(total_unbound.sized, total_unbound.tensors) << "\t-\n";
+  return failures == 0 ? 0 : 1;
+}
