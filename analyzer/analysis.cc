@@ -321,7 +321,22 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   }
 
   onnx::ModelProto model = source;  // Shape inference writes into it.
-  if (absl::Status status = BindDims(options.dims, model); !status.ok()) return status;
+  // --dim names a graph input's dim_param, or a symbol our engine makes up
+  // (a Loop's trip count): the latter go to the engine, and a name neither
+  // knows is refused below with BindDims' message.
+  DimBindings input_dims, engine_dims;
+  {
+    absl::flat_hash_set<std::string> input_dim_names;
+    for (const onnx::ValueInfoProto& input : model.graph().input()) {
+      if (!input.type().has_tensor_type()) continue;
+      for (const auto& dim : input.type().tensor_type().shape().dim()) {
+        if (dim.has_dim_param()) input_dim_names.insert(dim.dim_param());
+      }
+    }
+    for (const auto& [name, value] : options.dims) (input_dim_names.contains(name) ? input_dims : engine_dims)[name] = value;
+  }
+  if (options.onnx_inference_only) input_dims = options.dims;
+  if (absl::Status status = BindDims(input_dims, model); !status.ok()) return status;
   if (absl::Status status = symbolic::ApplyInputBindings(
           {.input_shapes = options.input_shapes, .dim_default = options.dim_default}, model);
       !status.ok()) {
@@ -330,8 +345,15 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   for (std::string& warning : RunOnnxShapeInference(model)) analysis.warnings.push_back(std::move(warning));
   std::optional<symbolic::ShapeTables> shapes;
   if (!options.onnx_inference_only) {
-    absl::StatusOr<symbolic::ShapeTables> tables = symbolic::InferSymbolicShapes(model, options.tensor_shapes);
+    absl::StatusOr<symbolic::ShapeTables> tables = symbolic::InferSymbolicShapes(
+        model, options.tensor_shapes, symbolic::SymbolValues(engine_dims.begin(), engine_dims.end()));
     if (!tables.ok()) return tables.status();
+    if (!tables->unused_symbol_values.empty()) {
+      onnx::ModelProto probe = source;
+      DimBindings unused;
+      for (const std::string& name : tables->unused_symbol_values) unused[name] = 0;
+      return BindDims(unused, probe);  // Its error names the dims the inputs do have.
+    }
     shapes = *std::move(tables);
     for (std::string& warning : shapes->warnings) analysis.warnings.push_back(std::move(warning));
   }

@@ -332,8 +332,9 @@ struct Scope {
 
 class Engine {
  public:
-  Engine(const onnx::ModelProto& model, const TensorShapes& tensor_shapes, ShapeTables& tables)
-      : tables_(tables), tensor_shapes_(tensor_shapes) {
+  Engine(const onnx::ModelProto& model, const TensorShapes& tensor_shapes, const SymbolValues& symbol_values,
+         ShapeTables& tables)
+      : tables_(tables), tensor_shapes_(tensor_shapes), symbol_values_(symbol_values) {
     for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
       opsets_[opset.domain() == "ai.onnx" ? "" : opset.domain()] = static_cast<int>(opset.version());
     }
@@ -374,8 +375,17 @@ class Engine {
 
   ShapeTables& tables_;
   const TensorShapes& tensor_shapes_;
+  const SymbolValues& symbol_values_;
  public:
   std::set<std::string> used_tensor_shapes_;  // Names of tensor_shapes_ some node writes.
+  std::set<std::string> used_symbol_values_;  // Names of symbol_values_ the engine's own symbols have.
+  // A symbol the engine makes up, or its value when the user bound it.
+  Expr MadeUpSymbol(const std::string& name) {
+    auto it = symbol_values_.find(name);
+    if (it == symbol_values_.end()) return Expr::Symbol(name);
+    used_symbol_values_.insert(name);
+    return Expr(it->second);
+  }
  private:
   const bool trace_ = std::getenv("FOOTPRINT_SHAPES_TRACE") != nullptr;  // Each output to stderr.
   std::map<std::string, int> opsets_;
@@ -698,12 +708,20 @@ bool Engine::InferLoop(const OpContext& ctx, const Scope& scope, int depth, std:
     }
   }
   if (changed) body_out = InferBody(*body, &scope, body_inputs, depth + 1);
+  // The trip count: M's value when known; without M (a while loop) or when
+  // M is computed at run time, a symbol of its own that --dim can bind.
   Expr trips = Expr::Unknown();
   if (const SymValue* m = ctx.Input(0); m != nullptr && m->ints.has_value() && m->ints->size() == 1) {
     trips = (*m->ints)[0];
   }
+  const std::string trip_symbol = absl::StrCat(
+      ctx.node.name().empty() ? (ctx.node.output_size() > 0 ? ctx.node.output(0) : "loop") : ctx.node.name(),
+      ".trip_count");
+  const bool made_up = !trips.known();
+  if (made_up) trips = MadeUpSymbol(trip_symbol);
   const std::string trip_reason =
-      absl::StrCat("Loop '", ctx.node.name(), "': trip count not known before running");
+      absl::StrCat("Loop '", ctx.node.name(), "': trip count not known before running (bind it with --dim ",
+                   trip_symbol, "=N)");
   for (size_t o = 0; o < outputs.size(); ++o) {
     if (o < carried) {
       outputs[o] = 1 + o < body_out.size() ? body_out[1 + o] : UnknownValue("Loop body has too few outputs");
@@ -720,7 +738,7 @@ bool Engine::InferLoop(const OpContext& ctx, const Scope& scope, int depth, std:
     stacked.ints.reset();
     stacked.floats.reset();
     if (stacked.shape.has_value()) stacked.shape->insert(stacked.shape->begin(), trips);
-    if (!trips.known()) stacked.reason = trip_reason;
+    if (made_up && !trips.AsConstant().has_value()) stacked.reason = trip_reason;
     outputs[o] = std::move(stacked);
   }
   return true;
@@ -783,11 +801,15 @@ bool Engine::InferScan(const OpContext& ctx, const Scope& scope, int depth, std:
   return true;
 }
 
-absl::StatusOr<ShapeTables> InferSymbolicShapes(const onnx::ModelProto& model, const TensorShapes& tensor_shapes) {
+absl::StatusOr<ShapeTables> InferSymbolicShapes(const onnx::ModelProto& model, const TensorShapes& tensor_shapes,
+                                                const SymbolValues& symbol_values) {
   ShapeTables tables;
-  Engine engine(model, tensor_shapes, tables);
+  Engine engine(model, tensor_shapes, symbol_values, tables);
   engine.InferGraph(model.graph(), nullptr, nullptr, 0);
   engine.Finish();
+  for (const auto& [name, value] : symbol_values) {
+    if (!engine.used_symbol_values_.contains(name)) tables.unused_symbol_values.push_back(name);
+  }
   for (const auto& [name, dims] : tensor_shapes) {
     if (!engine.used_tensor_shapes_.contains(name)) {
       return absl::InvalidArgumentError(

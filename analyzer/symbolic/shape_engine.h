@@ -73,6 +73,7 @@ struct ShapeTables {
   std::unordered_map<const onnx::GraphProto*, GraphShapes> graphs;
   std::vector<std::string> warnings;  // Summaries (ops without a shape function, ...).
   int64_t onnx_fallback_nodes = 0;    // Nodes sized by ONNX's per-node shape functions.
+  std::vector<std::string> unused_symbol_values;  // Names in symbol_values no made-up symbol has.
 };
 
 // Runs the engine on `model` after ONNX's whole-model inference (its
@@ -81,8 +82,12 @@ struct ShapeTables {
 // `tensor_shapes` (--tensor-shape NAME=DIMS) gives the shapes of values no
 // shape function can know (a decoded image, NonZero's output), in any graph;
 // a name that no node writes is an InvalidArgument error.
+// `symbol_values` binds the symbols the engine makes up itself (a Loop's
+// trip count "<node>.trip_count" when it is not known); the tables' unused_symbol_values
+// lists the names it did not use.
 using TensorShapes = std::map<std::string, std::vector<int64_t>>;
-absl::StatusOr<ShapeTables> InferSymbolicShapes(const onnx::ModelProto& model, const TensorShapes& tensor_shapes = {});
+absl::StatusOr<ShapeTables> InferSymbolicShapes(const onnx::ModelProto& model, const TensorShapes& tensor_shapes = {},
+                                                const SymbolValues& symbol_values = {});
 
 // The user's bindings of graph inputs, applied to the model before any
 // inference: --input-shape INPUT=1x3x224x224 (a whole input) and

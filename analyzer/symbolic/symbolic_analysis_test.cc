@@ -94,6 +94,50 @@ TEST(SymbolicAnalysisTest, UnboundDimsGiveFormulas) {
   EXPECT_EQ(bound->memory.naive_bytes, 768 * 6 + 192);
 }
 
+// Loop(trips, cond, acc) whose body stacks acc + x: the trip count is a graph
+// input's value, unknown before running.
+ModelBuilder LoopOverInputTrips() {
+  onnx::GraphProto body;
+  body.set_name("body");
+  for (const char* name : {"i", "cond_in", "acc_in"}) body.add_input()->set_name(name);
+  onnx::NodeProto* keep = body.add_node();
+  keep->set_op_type("Identity");
+  keep->add_input("cond_in");
+  keep->add_output("cond_out");
+  onnx::NodeProto* add = body.add_node();
+  add->set_op_type("Add");
+  add->add_input("acc_in");
+  add->add_input("x");
+  add->add_output("acc_out");
+  for (const char* name : {"cond_out", "acc_out", "acc_out"}) body.add_output()->set_name(name);
+  ModelBuilder builder;
+  builder.Input("trips", onnx::TensorProto::INT64, {})
+      .Input("cond", onnx::TensorProto::BOOL, {})
+      .Input("x", kFloat, {16})
+      .Input("acc", kFloat, {16});
+  onnx::NodeProto& loop = builder.Node("Loop", {"trips", "cond", "acc"}, {"final", "stacked"}, "loop");
+  onnx::AttributeProto* attribute = loop.add_attribute();
+  attribute->set_name("body");
+  attribute->set_type(onnx::AttributeProto::GRAPH);
+  *attribute->mutable_g() = body;
+  builder.Output("stacked");
+  return builder;
+}
+
+TEST(SymbolicAnalysisTest, LoopTripCountIsAFormulaThatDimBinds) {
+  absl::StatusOr<Analysis> unbound = Analyze(LoopOverInputTrips(), {});
+  ASSERT_TRUE(unbound.ok()) << unbound.status();
+  EXPECT_EQ(Find(*unbound, "stacked")->bytes_expr, "64*loop.trip_count");
+  absl::StatusOr<Analysis> bound = Analyze(LoopOverInputTrips(), {.dims = {{"loop.trip_count", 5}}});
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  EXPECT_EQ(Find(*bound, "stacked")->bytes, 5 * 16 * 4);
+  EXPECT_EQ(bound->memory.unsized_tensors, 0);
+  absl::StatusOr<Analysis> typo = Analyze(LoopOverInputTrips(), {.dims = {{"loop.trip_cnt", 5}}});
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("no graph input has a dimension named 'loop.trip_cnt'"), std::string::npos)
+      << typo.status();
+}
+
 TEST(SweepTest, PlansEachValue) {
   LoadedModel loaded{.model = ComputedReshape().Build(), .path = "test.onnx"};
   absl::StatusOr<std::vector<symbolic::SweepPoint>> points =
