@@ -48,12 +48,7 @@ SymValue StatsShape(const SymValue& x, int64_t axis, int32_t type) {
 bool SkipLayerNormFunction(const OpContext& ctx, Outputs& out) {
   const SymValue* x = ctx.Input(0);
   if (!Ranked(x)) return false;
-  const bool simplified = ctx.node.op_type() == "SkipSimplifiedLayerNormalization";
   SameAs(*x, out, 0);
-  if (simplified) {
-    // (output, mean, inv_std_var, input_skip_bias_sum) in the docs; exports
-    // name only the ones they use, at those positions.
-  }
   for (size_t o = 1; o < out.size(); ++o) {
     if (o == 3) {
       SameAs(*x, out, o);
