@@ -224,19 +224,44 @@ Expr Expr::Mod(const Expr& numerator, int64_t divisor) {
   return MakeAtom(AtomKind::kMod, r, Expr(0), divisor);
 }
 
+namespace {
+
+// An atom that is >= 0 whatever its symbols (>= 1) are.
+bool AtomNonNegative(const Atom& atom) {
+  switch (atom.kind) {
+    case AtomKind::kSymbol:
+    case AtomKind::kMod:
+      return true;
+    case AtomKind::kFloorDiv:
+    case AtomKind::kCeilDiv:
+      return atom.a.ProvablyNonNegative();
+    case AtomKind::kMax:
+      return atom.a.ProvablyNonNegative() || atom.b.ProvablyNonNegative();
+    case AtomKind::kMin:
+      return atom.a.ProvablyNonNegative() && atom.b.ProvablyNonNegative();
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Expr::ProvablyNonNegative() const {
+  // A lower bound: the constant, plus each all-symbol term at symbols = 1,
+  // plus 0 for terms with other non-negative atoms; every term's coefficient >= 0.
   if (!known_) return false;
-  int64_t at_ones = 0;
+  int64_t lower = 0;
   for (const Term& term : terms_) {
+    bool plain = true;
     if (!term.factors.empty()) {
       if (term.coeff < 0) return false;
       for (const AtomPtr& f : term.factors) {
-        if (f->kind != AtomKind::kSymbol) return false;
+        if (!AtomNonNegative(*f)) return false;
+        plain = plain && f->kind == AtomKind::kSymbol;
       }
     }
-    if (AddOverflows(at_ones, term.coeff, &at_ones)) return false;
+    if (plain && AddOverflows(lower, term.coeff, &lower)) return false;
   }
-  return at_ones >= 0;
+  return lower >= 0;
 }
 
 Expr Expr::Min(const Expr& a, const Expr& b) {

@@ -70,8 +70,9 @@ class Expr {
   // error. Also reads dim_params such as "past_sequence_length + 1".
   static std::optional<Expr> Parse(const std::string& text);
 
-  // e >= 0 for every value of its symbols >= 1: all non-constant terms are
-  // plain symbols with non-negative coefficients, and e(1, ..., 1) >= 0.
+  // e >= 0 for every value of its symbols >= 1: every non-constant term has
+  // a coefficient >= 0 and atoms that are >= 0 (symbols, mod, floor/ceil of
+  // non-negatives, ...), and the constant plus the all-symbol terms at 1 is >= 0.
   bool ProvablyNonNegative() const;
 
   bool known() const { return known_; }

@@ -45,6 +45,9 @@ TEST(ExprTest, MinAndMax) {
   EXPECT_EQ(Expr::Min(Expr(2), n).ToString(), "min(2,n)");  // n may be 1.
   EXPECT_TRUE((n * S("m") - Expr(1)).ProvablyNonNegative());
   EXPECT_FALSE((n - S("m")).ProvablyNonNegative());
+  EXPECT_TRUE((Expr::CeilDiv(Expr(4) * n, 64) * Expr(64) + Expr::Max(n, S("m"))).ProvablyNonNegative());
+  EXPECT_TRUE((n * S("m") + Expr::Mod(n, 3) - Expr(1)).ProvablyNonNegative());
+  EXPECT_FALSE((Expr::FloorDiv(n - Expr(5), 2)).ProvablyNonNegative());  // n may be 1.
 }
 
 TEST(ExprTest, ExactDivision) {
