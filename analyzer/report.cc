@@ -65,6 +65,9 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                      {"alias", analysis.options.alias},
                      {"inplace", analysis.options.inplace},
                      {"dims", dims}};
+  if (!analysis.options.input_shapes.empty()) json["options"]["input_shapes"] = analysis.options.input_shapes;
+  if (analysis.options.dim_default.has_value()) json["options"]["dim_default"] = *analysis.options.dim_default;
+  if (!analysis.options.tensor_shapes.empty()) json["options"]["tensor_shapes"] = analysis.options.tensor_shapes;
   const MemoryFigures& memory = analysis.memory;
   json["memory"] = {{"weights_bytes", memory.weights_bytes},
                     {"arena_bytes", memory.arena_bytes},
@@ -140,6 +143,10 @@ std::string RenderText(const Analysis& analysis) {
                   " B)\n");
   std::vector<std::string> dims;
   for (const auto& [name, value] : analysis.options.dims) dims.push_back(absl::StrCat(name, "=", value));
+  for (const auto& [name, shape] : analysis.options.input_shapes) {
+    dims.push_back(absl::StrCat(name, "=", shape.empty() ? "scalar" : absl::StrJoin(shape, "x")));
+  }
+  if (analysis.options.dim_default.has_value()) dims.push_back(absl::StrCat("others=", *analysis.options.dim_default));
   absl::StrAppend(&out, "  mode    schedule ", analysis.options.optimize_schedule ? "optimized" : "given",
                   analysis.file_order_was_valid ? "" : " (file order sorted topologically)",
                   ", alias ", analysis.options.alias ? "on" : "off", ", in-place ",

@@ -4,7 +4,7 @@
 //   {"schema_version": 1,
 //    "model": {"path", "ir_version", "opsets", "nodes", "producer"},
 //    "device": {"name", "alignment_bytes"},
-//    "options": {"schedule", "alias", "inplace", "dims"},
+//    "options": {"schedule", "alias", "inplace", "dims", "input_shapes"?, "dim_default"?, "tensor_shapes"?},
 //    "memory": {"weights_bytes", "arena_bytes", "lower_bound_bytes", "naive_bytes",
 //               "reuse_savings_bytes", "reuse_savings_percent", "peak_bytes",
 //               "unsized_tensors", "complete",
