@@ -90,7 +90,7 @@ bool AttentionFunction(const OpContext& ctx, Outputs& out) {
     const SymValue* past = ctx.Input(4);
     if (Ranked(past) && past->shape->size() == 5) {
       std::vector<Expr> present = *past->shape;
-      present[3] = present[3] + (*input->shape)[1];
+      if (ctx.Int("past_present_share_buffer", 0) == 0) present[3] = present[3] + (*input->shape)[1];
       out[1] = TensorOf(past->elem_type, std::move(present));
     } else {
       const int64_t heads = ctx.Int("num_heads", 0);
@@ -149,7 +149,8 @@ bool MultiHeadAttentionFunction(const OpContext& ctx, Outputs& out) {
     const Expr& per_head = o == 1 ? head_size : v_head_size;
     if (Ranked(past) && past->shape->size() == 4) {
       std::vector<Expr> present = *past->shape;
-      present[2] = present[2] + kv_sequence;
+      // A shared buffer keeps the past's (maximum) length; else the new tokens append.
+      if (ctx.Int("past_present_share_buffer", 0) == 0) present[2] = present[2] + kv_sequence;
       out[o] = TensorOf(past->elem_type, std::move(present));
     } else if (Ranked(value) && value->shape->size() == 4 && o == 2) {
       out[o] = TensorOf(value->elem_type, *value->shape);
@@ -368,6 +369,7 @@ const absl::flat_hash_map<std::string, ShapeFunction>& ContribFunctions() {
     (*m)["QLinearConcat"] = QLinearConcatFunction;
     (*m)["QLinearGlobalAveragePool"] = QLinearGlobalPoolFunction;
     (*m)["QGemm"] = QGemmFunction;
+    (*m)["QLinearAveragePool"] = PoolShapeFunction;
     return m;
   }();
   return *functions;

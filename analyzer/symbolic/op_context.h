@@ -46,6 +46,10 @@ const ShapeFunction* FindMlShapeFunction(const std::string& op_type);
 // where onnxruntime registers SimplifiedLayerNormalization.
 bool LayerNormShapeFunction(const OpContext& ctx, std::vector<SymValue>& out);
 
+// Conv and pooling output shapes (auto_pad, pads, strides, dilations,
+// ceil_mode), for symbolic spatial dims and for contrib pools.
+bool PoolShapeFunction(const OpContext& ctx, std::vector<SymValue>& out);
+
 // Helpers.
 SymValue TensorOf(int32_t elem_type, std::vector<Expr> shape);
 SymValue UnknownValue(const std::string& reason);

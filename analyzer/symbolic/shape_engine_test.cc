@@ -383,7 +383,11 @@ TEST(ContribShapeTest, QdqAndQLinearOps) {
   SetInt(Contrib(builder, "QLinearConcat", {"scale", "zp", "q", "scale", "zp", "qy", "scale", "zp"}, {"qcat"}),
          "axis", 2);
   Contrib(builder, "QLinearGlobalAveragePool", {"q", "scale", "zp", "scale", "zp"}, {"qpool"});
+  onnx::NodeProto& avg = Contrib(builder, "QLinearAveragePool", {"q", "scale", "zp", "scale", "zp"}, {"qavg"});
+  SetInts(avg, "kernel_shape", {2, 2});
+  SetInts(avg, "strides", {2, 2});
   Engine engine(builder);
+  EXPECT_EQ(engine.Shape("qavg"), "n,8,2,2");
   EXPECT_EQ(engine.Shape("q"), "n,8,4,4");
   EXPECT_EQ(engine.Value("q").elem_type, kUint8);
   EXPECT_EQ(engine.Value("dq").elem_type, kFloat);

@@ -1381,6 +1381,14 @@ bool ConvLikeFunction(const OpContext& ctx, Outputs& out) {
   const SymValue* x = ctx.Input(0);
   if (!Ranked(x) || x->shape->size() < 3) return false;
   if (x->ConcreteShape().has_value()) return false;  // ONNX's own function handles concrete shapes.
+  return PoolShapeFunction(ctx, out);
+}
+
+}  // namespace
+
+bool PoolShapeFunction(const OpContext& ctx, std::vector<SymValue>& out) {
+  const SymValue* x = ctx.Input(0);
+  if (!Ranked(x) || x->shape->size() < 3) return false;
   const std::string& op = ctx.node.op_type();
   const bool conv = op == "Conv" || op == "ConvInteger" || op == "QLinearConv";
   const size_t spatial = x->shape->size() - 2;
@@ -1429,6 +1437,8 @@ bool ConvLikeFunction(const OpContext& ctx, Outputs& out) {
   }
   return true;
 }
+
+namespace {
 
 bool PadFunction(const OpContext& ctx, Outputs& out) {
   const SymValue* x = ctx.Input(0);
