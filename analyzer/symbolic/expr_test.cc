@@ -1,5 +1,8 @@
 #include "analyzer/symbolic/expr.h"
 
+#include <functional>
+#include <random>
+
 #include "gtest/gtest.h"
 
 namespace footprint::symbolic {
@@ -116,6 +119,69 @@ TEST(ExprTest, ParsesDimParamsAndRejectsGarbage) {
   EXPECT_FALSE(Expr::Parse("floor(a)").has_value());  // floor needs "/ constant".
   EXPECT_FALSE(Expr::Parse("a / b").has_value());
   EXPECT_FALSE(Expr::Parse("").has_value());
+}
+
+// Random formulas built two ways, as an Expr and as a plain integer
+// function: the canonical forms must evaluate the same at random points
+// (symbols >= 1, as dims), and print/parse must round-trip.
+struct Built {
+  Expr expr;
+  std::function<int64_t(const SymbolValues&)> value;
+};
+
+Built RandomFormula(std::mt19937& rng, int depth) {
+  std::uniform_int_distribution<int> pick(0, depth <= 0 ? 1 : 9);
+  const char* names[] = {"a", "b", "c"};
+  switch (pick(rng)) {
+    case 0: {
+      const int64_t c = std::uniform_int_distribution<int64_t>(-5, 9)(rng);
+      return {Expr(c), [c](const SymbolValues&) { return c; }};
+    }
+    case 1: {
+      const std::string name = names[std::uniform_int_distribution<int>(0, 2)(rng)];
+      return {Expr::Symbol(name), [name](const SymbolValues& v) { return v.at(name); }};
+    }
+    default:
+      break;
+  }
+  Built x = RandomFormula(rng, depth - 1), y = RandomFormula(rng, depth - 1);
+  const int64_t d = std::uniform_int_distribution<int64_t>(1, 7)(rng);
+  auto floor_div = [](int64_t n, int64_t k) { return n / k - ((n % k != 0) && ((n < 0) != (k < 0))); };
+  switch (std::uniform_int_distribution<int>(0, 7)(rng)) {
+    case 0: return {x.expr + y.expr, [x, y](const SymbolValues& v) { return x.value(v) + y.value(v); }};
+    case 1: return {x.expr - y.expr, [x, y](const SymbolValues& v) { return x.value(v) - y.value(v); }};
+    case 2: return {x.expr * y.expr, [x, y](const SymbolValues& v) { return x.value(v) * y.value(v); }};
+    case 3: return {Expr::FloorDiv(x.expr, d), [x, d, floor_div](const SymbolValues& v) { return floor_div(x.value(v), d); }};
+    case 4:
+      return {Expr::CeilDiv(x.expr, d), [x, d, floor_div](const SymbolValues& v) { return -floor_div(-x.value(v), d); }};
+    case 5:
+      return {Expr::Mod(x.expr, d), [x, d, floor_div](const SymbolValues& v) {
+                return x.value(v) - floor_div(x.value(v), d) * d;
+              }};
+    case 6:
+      return {Expr::Min(x.expr, y.expr), [x, y](const SymbolValues& v) { return std::min(x.value(v), y.value(v)); }};
+    default:
+      return {Expr::Max(x.expr, y.expr), [x, y](const SymbolValues& v) { return std::max(x.value(v), y.value(v)); }};
+  }
+}
+
+TEST(ExprTest, RandomFormulasAgreeWithIntegerArithmetic) {
+  std::mt19937 rng(20261129);
+  std::uniform_int_distribution<int64_t> dim(1, 40);
+  int checked = 0;
+  for (int round = 0; round < 500; ++round) {
+    const Built built = RandomFormula(rng, 4);
+    if (!built.expr.known()) continue;  // Past the size cap.
+    std::optional<Expr> parsed = Expr::Parse(built.expr.ToString());
+    ASSERT_TRUE(parsed.has_value()) << built.expr.ToString();
+    EXPECT_EQ(*parsed, built.expr) << built.expr.ToString();
+    for (int point = 0; point < 5; ++point) {
+      const SymbolValues values = {{"a", dim(rng)}, {"b", dim(rng)}, {"c", dim(rng)}};
+      EXPECT_EQ(built.expr.Evaluate(values), built.value(values)) << built.expr.ToString();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 1000);
 }
 
 }  // namespace
