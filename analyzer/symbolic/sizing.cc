@@ -46,9 +46,16 @@ absl::StatusOr<SymbolicSize> SizeOfSymValue(const SymValue& value) {
   for (const Expr& d : *value.shape) {
     Dim dim;
     if (std::optional<int64_t> c = d.AsConstant()) {
-      if (*c < 0) return absl::InvalidArgumentError(absl::StrCat("negative dimension ", *c));
-      dim.value = *c;
-      concrete.push_back(*c);
+      if (*c < 0) {
+        // A computed shape went negative: the bound dims do not fit the model's arithmetic.
+        unknown_dim = true;
+        if (sized.unsized_reason.empty()) {
+          sized.unsized_reason = absl::StrCat("computed dimension ", *c, " is negative (are the bound dims consistent?)");
+        }
+      } else {
+        dim.value = *c;
+        concrete.push_back(*c);
+      }
     } else if (d.known()) {
       dim.symbol = d.ToString();
       d.CollectSymbols(unbound);
@@ -65,7 +72,8 @@ absl::StatusOr<SymbolicSize> SizeOfSymValue(const SymValue& value) {
     return result;
   }
   if (unknown_dim) {
-    sized.unsized_reason = value.reason.empty() ? "unknown dimension" : value.reason;
+    if (sized.unsized_reason.empty()) sized.unsized_reason = value.reason.empty() ? "unknown dimension" : value.reason;
+    result.bytes = Expr::Unknown();
     return result;
   }
   if (!unbound.empty()) {

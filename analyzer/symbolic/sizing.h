@@ -19,7 +19,8 @@ struct SymbolicSize {
   Expr bytes;       // The byte size as a formula (Unknown when a dim or the type is unknown).
 };
 
-// Errors only on overflow of a concrete size.
+// Errors only on overflow of a concrete size; a negative computed dim is
+// unsized with its reason (inconsistent bindings), not an error.
 absl::StatusOr<SymbolicSize> SizeOfSymValue(const SymValue& value);
 
 // The aligned size of `bytes`: ceil(bytes / alignment) * alignment.

@@ -138,6 +138,23 @@ TEST(SymbolicAnalysisTest, LoopTripCountIsAFormulaThatDimBinds) {
       << typo.status();
 }
 
+TEST(SymbolicAnalysisTest, NegativeComputedDimIsUnsizedNotAnError) {
+  // ConstantOfShape(Shape(x) - 10) with x of length 3: a dim of -7.
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {"n"})
+      .Int64Initializer("ten", {10})
+      .Add("Shape", {"x"}, {"s"})
+      .Add("Sub", {"s", "ten"}, {"d"})
+      .Add("ConstantOfShape", {"d"}, {"y"})
+      .Output("y");
+  absl::StatusOr<Analysis> analysis = Analyze(builder, {.dims = {{"n", 3}}});
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  const TensorRecord* y = Find(*analysis, "y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_FALSE(y->bytes.has_value());
+  EXPECT_NE(y->unsized_reason.find("computed dimension -7 is negative"), std::string::npos) << y->unsized_reason;
+}
+
 TEST(SweepTest, PlansEachValue) {
   LoadedModel loaded{.model = ComputedReshape().Build(), .path = "test.onnx"};
   absl::StatusOr<std::vector<symbolic::SweepPoint>> points =
