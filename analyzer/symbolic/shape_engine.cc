@@ -126,8 +126,10 @@ void ToTypeProto(const SymValue& value, onnx::TypeProto& type) {
 // The values of an initializer or Constant tensor, when kept and small.
 void ReadTensorData(const onnx::TensorProto& tensor, SymValue& v) {
   int64_t count = 1;
-  for (int64_t d : tensor.dims()) count *= d;
-  if (count < 0 || count > kMaxPropagatedElements || tensor.data_location() == onnx::TensorProto::EXTERNAL) return;
+  for (int64_t d : tensor.dims()) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return;
+  }
+  if (count > kMaxPropagatedElements || tensor.data_location() == onnx::TensorProto::EXTERNAL) return;
   const std::string& raw = tensor.raw_data();
   const int32_t t = tensor.data_type();
   std::vector<int64_t> ints;

@@ -589,7 +589,7 @@ bool ReshapeFunction(const OpContext& ctx, Outputs& out) {
   if (!target.has_value()) {
     const SymValue* shape_input = ctx.Input(1);
     if (shape_input != nullptr && shape_input->shape.has_value() && shape_input->shape->size() == 1) {
-      if (std::optional<int64_t> rank = (*shape_input->shape)[0].AsConstant()) {
+      if (std::optional<int64_t> rank = (*shape_input->shape)[0].AsConstant(); rank.has_value() && *rank >= 0 && *rank <= 1024) {
         SymValue result = TensorOf(x->elem_type, std::vector<Expr>(*rank, Expr::Unknown()));
         result.reason = "Reshape to a shape computed from values not known before running";
         out[0] = std::move(result);
@@ -877,7 +877,7 @@ bool ConstantOfShapeFunction(const OpContext& ctx, Outputs& out) {
   if (!target.has_value()) {
     const SymValue* shape_input = ctx.Input(0);
     if (shape_input != nullptr && shape_input->shape.has_value() && shape_input->shape->size() == 1) {
-      if (std::optional<int64_t> rank = (*shape_input->shape)[0].AsConstant()) {
+      if (std::optional<int64_t> rank = (*shape_input->shape)[0].AsConstant(); rank.has_value() && *rank >= 0 && *rank <= 1024) {
         SymValue result = TensorOf(type, std::vector<Expr>(*rank, Expr::Unknown()));
         result.reason = "ConstantOfShape of a shape computed from values not known before running";
         out[0] = std::move(result);
@@ -890,7 +890,7 @@ bool ConstantOfShapeFunction(const OpContext& ctx, Outputs& out) {
   if (std::optional<std::vector<int64_t>> concrete = result.ConcreteShape()) {
     int64_t count = 1;
     for (int64_t d : *concrete) count *= d;
-    if (count <= kMaxPropagatedElements) {
+    if (count >= 0 && count <= kMaxPropagatedElements) {
       if (IsIntegerType(type) && fill_int.has_value()) result.ints = std::vector<Expr>(count, *fill_int);
       if (IsFloatType(type) && fill_float.has_value()) result.floats = std::vector<double>(count, *fill_float);
     }
@@ -943,9 +943,9 @@ bool TileFunction(const OpContext& ctx, Outputs& out) {
   for (size_t i = 0; i < repeats->size(); ++i) shape.push_back((*x->shape)[i] * (*repeats)[i]);
   SymValue result = TensorOf(x->elem_type, std::move(shape));
   if (x->ints.has_value() && x->shape->size() == 1) {
-    if (std::optional<int64_t> r = (*repeats)[0].AsConstant(); r.has_value() &&
-                                                               *r * static_cast<int64_t>(x->ints->size()) <=
-                                                                   kMaxPropagatedElements) {
+    if (std::optional<int64_t> r = (*repeats)[0].AsConstant();
+        r.has_value() && *r >= 0 && *r <= kMaxPropagatedElements &&
+        *r * static_cast<int64_t>(x->ints->size()) <= kMaxPropagatedElements) {
       std::vector<Expr> values;
       for (int64_t k = 0; k < *r; ++k) values.insert(values.end(), x->ints->begin(), x->ints->end());
       result.ints = std::move(values);
@@ -1288,6 +1288,7 @@ bool SplitToSequenceFunction(const OpContext& ctx, Outputs& out) {
   if (!axis.has_value()) return false;
   const bool keepdims = ctx.Int("keepdims", 1) != 0;
   std::optional<int64_t> dim = (*x->shape)[*axis].AsConstant();
+  if (dim.has_value() && (*dim < 0 || *dim > kMaxPropagatedElements)) dim.reset();  // Too many elements to list.
   std::vector<SymValue> elements;
   if (ctx.Input(1) == nullptr) {
     if (!dim.has_value()) {

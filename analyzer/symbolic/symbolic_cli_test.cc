@@ -38,7 +38,9 @@ std::string ModelPath() {
       .Output("y");
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "footprint_symbolic_cli_test";
   std::filesystem::create_directories(dir);
-  const std::string path = (dir / "model.onnx").string();
+  // One file per test: ctest runs the tests in parallel processes.
+  const std::string path =
+      (dir / (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".onnx")).string();
   std::ofstream(path, std::ios::binary) << builder.Serialize();
   return path;
 }
