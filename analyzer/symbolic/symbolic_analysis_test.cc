@@ -2,6 +2,7 @@
 // fully sized once the inputs are bound, formulas when they are not, and the
 // sweep and capacity search plan the model per value.
 #include "analyzer/analysis.h"
+#include "analyzer/model_loader.h"
 #include "analyzer/symbolic/sweep.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
@@ -153,6 +154,28 @@ TEST(SymbolicAnalysisTest, NegativeComputedDimIsUnsizedNotAnError) {
   ASSERT_NE(y, nullptr);
   EXPECT_FALSE(y->bytes.has_value());
   EXPECT_NE(y->unsized_reason.find("computed dimension -7 is negative"), std::string::npos) << y->unsized_reason;
+}
+
+// Real exports ONNX 1.12 leaves mostly unsized (see bench/shapes.bench.sh):
+// with every input dim bound, every tensor has a size; unbound, the KV cache
+// is a formula.
+TEST(SymbolicAnalysisTest, TinyLlmsAreFullySizedOnceBound) {
+  const std::string dir = std::string(FOOTPRINT_SHARED_DIR) + "/models/microsoft_onnxruntime-genai/";
+  for (const char* name : {"tiny-qwen35-cuda__decoder.onnx", "tiny-random-LlamaForCausalLM-fp16/model.onnx",
+                           "tiny-random-gpt2-fp32__past.onnx", "tiny-random-lfm2-fp32__decoder.onnx"}) {
+    absl::StatusOr<LoadedModel> loaded = LoadModel(dir + name);
+    if (!loaded.ok()) GTEST_SKIP() << "shared models not available: " << loaded.status();
+    absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, {.dim_default = 1});
+    ASSERT_TRUE(analysis.ok()) << name << ": " << analysis.status();
+    EXPECT_EQ(analysis->memory.unsized_tensors, 0) << name;
+    EXPECT_TRUE(analysis->memory.complete) << name;
+  }
+  absl::StatusOr<LoadedModel> gpt2 = LoadModel(dir + "tiny-random-gpt2-fp32__past.onnx");
+  ASSERT_TRUE(gpt2.ok());
+  absl::StatusOr<Analysis> unbound = AnalyzeModel(*gpt2, {});
+  ASSERT_TRUE(unbound.ok());
+  // present_0: (2, batch, 4 heads, past + seq, 8) floats.
+  EXPECT_EQ(Find(*unbound, "present_0")->bytes_expr, "256*batch_size*past_seq_len+256*batch_size*seq_len");
 }
 
 TEST(SweepTest, PlansEachValue) {
