@@ -3,6 +3,7 @@
 // sweep and capacity search plan the model per value.
 #include "analyzer/analysis.h"
 #include "analyzer/model_loader.h"
+#include "analyzer/symbolic/expr.h"
 #include "analyzer/symbolic/sweep.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
@@ -176,6 +177,16 @@ TEST(SymbolicAnalysisTest, TinyLlmsAreFullySizedOnceBound) {
   ASSERT_TRUE(unbound.ok());
   // present_0: (2, batch, 4 heads, past + seq, 8) floats.
   EXPECT_EQ(Find(*unbound, "present_0")->bytes_expr, "256*batch_size*past_seq_len+256*batch_size*seq_len");
+  // The formulas, evaluated at some dims, are the figures planned at those dims.
+  ASSERT_TRUE(unbound->symbolic_memory.has_value());
+  const DimBindings dims = {{"batch_size", 3}, {"seq_len", 5}, {"past_seq_len", 7}, {"total_seq_len", 12}};
+  absl::StatusOr<Analysis> bound = AnalyzeModel(*gpt2, {.dims = dims});
+  ASSERT_TRUE(bound.ok());
+  const symbolic::SymbolValues values(dims.begin(), dims.end());
+  EXPECT_EQ(symbolic::Expr::Parse(unbound->symbolic_memory->naive_expr)->Evaluate(values), bound->memory.naive_bytes);
+  ASSERT_FALSE(unbound->symbolic_memory->lower_bound_expr.empty());
+  EXPECT_EQ(symbolic::Expr::Parse(unbound->symbolic_memory->lower_bound_expr)->Evaluate(values),
+            bound->memory.lower_bound_bytes);
 }
 
 TEST(SweepTest, PlansEachValue) {
