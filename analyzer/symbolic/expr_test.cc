@@ -1,4 +1,5 @@
 #include "analyzer/symbolic/expr.h"
+#include "analyzer/symbolic/sizing.h"
 
 #include <functional>
 #include <random>
@@ -119,6 +120,18 @@ TEST(ExprTest, ParsesDimParamsAndRejectsGarbage) {
   EXPECT_FALSE(Expr::Parse("floor(a)").has_value());  // floor needs "/ constant".
   EXPECT_FALSE(Expr::Parse("a / b").has_value());
   EXPECT_FALSE(Expr::Parse("").has_value());
+}
+
+TEST(MaxOfSumsTest, DropsDominatedStepsEvenWithAlignment) {
+  const Expr n = S("n"), m = S("m");
+  const Expr aligned_small = AlignedExpr(Expr(4) * n, 64) + Expr(64);  // 64*ceil(4*n/64)+64.
+  EXPECT_EQ(MaxOfSums({aligned_small, Expr(256) * n}).ToString(), "256*n");
+  EXPECT_EQ(MaxOfSums({n + m, n, Expr(5)}).ToString(), "max(5,m+n)");  // n <= n+m; 5 vs n+m undecided.
+  EXPECT_EQ(MaxOfSums({Expr(3) * n, Expr(2) * n + m}).ToString(), "max(3*n,m+2*n)");
+  EXPECT_FALSE(MaxOfSums({Expr::Unknown(), n}).known());
+  std::vector<Expr> many;
+  for (int i = 0; i < 20; ++i) many.push_back(Expr(i) * n + Expr(100 - 5 * i) * m);  // None dominates.
+  EXPECT_FALSE(MaxOfSums(many).known());
 }
 
 // Random formulas built two ways, as an Expr and as a plain integer

@@ -1,5 +1,7 @@
 #include "analyzer/symbolic/sizing.h"
 
+#include <numeric>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -96,8 +98,82 @@ Expr AlignedExpr(const Expr& bytes, int64_t alignment) {
 
 namespace {
 
+bool PlainSymbols(const std::vector<AtomPtr>& factors) {
+  for (const AtomPtr& f : factors) {
+    if (f->kind != AtomKind::kSymbol) return false;
+  }
+  return true;
+}
+
+Expr Monomial(int64_t coeff, const std::vector<AtomPtr>& factors) {
+  Expr m = coeff;
+  for (const AtomPtr& f : factors) m = m * Expr::Symbol(f->name);
+  return m;
+}
+
+// scale * e >= the returned polynomial in plain symbols, for every dims >= 1:
+// each floor/ceil(E/c) is replaced by its linear bound on the side that keeps
+// the inequality (ceil(E/c) >= E/c, <= (E+c-1)/c; floor(E/c) >= (E-c+1)/c,
+// <= E/c), scale being the lcm of the divisors. Why: aligned sizes are
+// 64*ceil(bytes/64), and without this no step with them dominates another.
+std::optional<Expr> LinearLowerBound(const Expr& e) {
+  int64_t scale = 1;
+  for (const Term& term : e.terms()) {
+    for (const AtomPtr& f : term.factors) {
+      if (f->kind == AtomKind::kFloorDiv || f->kind == AtomKind::kCeilDiv || f->kind == AtomKind::kMod) {
+        scale = std::lcm(scale, f->divisor);
+        if (scale > (int64_t{1} << 20)) return std::nullopt;
+      }
+    }
+  }
+  Expr bound = 0;
+  for (const Term& term : e.terms()) {
+    std::vector<AtomPtr> plain;
+    const Atom* special = nullptr;
+    for (const AtomPtr& f : term.factors) {
+      if (f->kind == AtomKind::kSymbol) {
+        plain.push_back(f);
+      } else if (special == nullptr) {
+        special = f.get();
+      } else {
+        return std::nullopt;
+      }
+    }
+    const Expr m = Monomial(term.coeff, plain) * Expr(scale);  // coeff * symbols * scale (symbols >= 1).
+    if (special == nullptr) {
+      bound = bound + m;
+      continue;
+    }
+    const int64_t c = special->divisor;
+    switch (special->kind) {
+      case AtomKind::kCeilDiv:
+        bound = bound + Expr::DivideExact(m * (term.coeff > 0 ? special->a : special->a + Expr(c - 1)), Expr(c));
+        break;
+      case AtomKind::kFloorDiv:
+        bound = bound + Expr::DivideExact(m * (term.coeff > 0 ? special->a - Expr(c - 1) : special->a), Expr(c));
+        break;
+      case AtomKind::kMod:  // 0 <= mod < c.
+        if (term.coeff < 0) bound = bound + m * Expr(c - 1);
+        break;
+      default:
+        return std::nullopt;
+    }
+    if (!bound.known()) return std::nullopt;
+  }
+  // The arguments of floor/ceil must themselves be plain for the bound to be plain.
+  for (const Term& term : bound.terms()) {
+    if (!PlainSymbols(term.factors)) return std::nullopt;
+  }
+  return bound;
+}
+
 // p <= q for every value of the dims (symbols >= 1).
-bool Dominated(const Expr& p, const Expr& q) { return (q - p).ProvablyNonNegative(); }
+bool Dominated(const Expr& p, const Expr& q) {
+  const Expr d = q - p;
+  if (d.ProvablyNonNegative()) return true;
+  std::optional<Expr> bound = LinearLowerBound(d);
+  return bound.has_value() && bound->ProvablyNonNegative();
+}
 
 }  // namespace
 
