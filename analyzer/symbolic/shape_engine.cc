@@ -227,8 +227,12 @@ SymValue FromConstantNode(const onnx::NodeProto& node) {
   return UnknownValue("Constant without a value");
 }
 
-// Where ONNX's whole-model pass left a value better known than we do, take its dims.
-void MergeOnnxType(const onnx::TypeProto* type, SymValue& ours) {
+// Where ONNX's whole-model pass (or the model's own declarations) knows a
+// value better than we do, take its dims: where ours is unknown, or a symbol
+// we made up ourselves (an unnamed input dim, a trip count) against a number.
+// A formula we derived from the input dims stands against a declared number
+// (exporters write shapes traced at one size).
+void MergeOnnxType(const onnx::TypeProto* type, SymValue& ours, const std::set<std::string>* made_up = nullptr) {
   if (type == nullptr) return;
   SymValue theirs = FromTypeProto(type);
   if (theirs.kind == SymValue::Kind::kUnknown) return;
@@ -249,9 +253,19 @@ void MergeOnnxType(const onnx::TypeProto* type, SymValue& ours) {
   for (size_t i = 0; i < ours.shape->size(); ++i) {
     Expr& mine = (*ours.shape)[i];
     const Expr& other = (*theirs.shape)[i];
-    if (!mine.known() && other.known()) mine = other;
-    // A concrete dim beats a symbol ONNX could not relate (e.g. after a bound Reshape).
-    if (mine.known() && !mine.AsConstant().has_value() && other.AsConstant().has_value()) mine = other;
+    if (!mine.known() && other.known()) {
+      mine = other;
+    } else if (made_up != nullptr && !made_up->empty() && mine.known() && !mine.AsConstant().has_value() &&
+               other.AsConstant().has_value()) {
+      std::set<std::string> symbols;
+      mine.CollectSymbols(symbols);
+      for (const std::string& symbol : symbols) {
+        if (made_up->contains(symbol)) {
+          mine = other;
+          break;
+        }
+      }
+    }
   }
 }
 
@@ -382,8 +396,10 @@ class Engine {
   std::set<std::string> used_tensor_shapes_;  // Names of tensor_shapes_ some node writes.
   std::set<std::string> used_symbol_values_;  // Names of symbol_values_ the engine's own symbols have.
   // A symbol the engine makes up, or its value when the user bound it.
+  std::set<std::string> made_up_symbols_;  // Symbols no input names: unnamed dims, trip counts.
   Expr MadeUpSymbol(const std::string& name) {
     auto it = symbol_values_.find(name);
+    made_up_symbols_.insert(name);
     if (it == symbol_values_.end()) return Expr::Symbol(name);
     used_symbol_values_.insert(name);
     return Expr(it->second);
@@ -419,7 +435,9 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
       // the figures can still be formulas.
       for (size_t d = 0; d < v.shape->size(); ++d) {
         if (!(*v.shape)[d].known()) {
-          (*v.shape)[d] = Expr::Symbol(absl::StrCat(input.name(), "_dim", d));
+          const std::string name = absl::StrCat(input.name(), "_dim", d);
+          made_up_symbols_.insert(name);
+          (*v.shape)[d] = Expr::Symbol(name);
         }
       }
     }
@@ -459,7 +477,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         if (node->output(o).empty()) continue;
         SymValue& v = outputs[o];
         auto type = onnx_types.find(node->output(o));
-        if (type != onnx_types.end()) MergeOnnxType(type->second, v);
+        if (type != onnx_types.end()) MergeOnnxType(type->second, v, &made_up_symbols_);
         if (!v.HasFullShape() && v.reason.empty()) {
           for (const std::string& input : node->input()) {
             const SymValue* in = input.empty() ? nullptr : scope.Find(input);

@@ -16,9 +16,17 @@
 // - What ONNX's whole-model pass found fills any dim still unknown.
 // - A value that stays unknown keeps the reason (op without a shape
 //   function, data-dependent output such as NonZero's, ...).
+// - Symbols: the inputs' dim_params (parsed, so "past + 1" is a formula),
+//   "<input>_dim<k>" for an input dim without a name, "<loop>.trip_count"
+//   for a Loop whose trip count is not known; --dim binds all of them.
+// - A formula we derived stands against a number the model declares for
+//   the same dim (exports carry shapes traced at one size); a number beats
+//   an unknown dim or one of our made-up symbols.
+// - FOOTPRINT_SHAPES_TRACE=1 prints every node's outputs to stderr.
 // Not guaranteed: ops whose output shape depends on input values we do not
-// know stay unsized; loop-carried values whose shape changes each iteration
-// are unsized inside the body.
+// know stay unsized (--tensor-shape gives them); loop-carried values whose
+// shape changes each iteration are unsized inside the body; an If whose
+// branches differ takes the larger dims (an upper bound).
 #ifndef ONNX_FOOTPRINT_ANALYZER_SYMBOLIC_SHAPE_ENGINE_H_
 #define ONNX_FOOTPRINT_ANALYZER_SYMBOLIC_SHAPE_ENGINE_H_
 
