@@ -185,7 +185,6 @@ bool GroupQueryAttentionFunction(const OpContext& ctx, Outputs& out) {
     hidden = head_size * Expr(heads);
   }
   out[0] = TensorOf(query->elem_type, {q[0], q[1], hidden});
-  const SymValue* past_key = ctx.Input(3);
   Expr total = Expr::Unknown();
   if (const SymValue* t = ctx.Input(6); t != nullptr && t->ints.has_value() && t->ints->size() == 1) total = (*t->ints)[0];
   for (size_t o = 1; o <= 2 && o < out.size(); ++o) {
@@ -199,7 +198,6 @@ bool GroupQueryAttentionFunction(const OpContext& ctx, Outputs& out) {
       out[o] = TensorOf(query->elem_type, {q[0], Expr(kv_heads), total, head_size});
     }
   }
-  (void)past_key;
   return true;
 }
 

@@ -149,7 +149,9 @@ bool operator==(const Expr& a, const Expr& b) {
 
 namespace {
 std::string Grouped(const Expr& e) {
-  return e.terms().size() > 1 ? "(" + e.ToString() + ")" : e.ToString();
+  std::string text = e.ToString();
+  if (e.terms().size() > 1) text = std::string("(").append(text).append(")");
+  return text;
 }
 }  // namespace
 

@@ -86,7 +86,7 @@ TEST(ExprTest, OverflowAndSizeCapGiveUnknown) {
   EXPECT_FALSE((big * Expr(4)).known());
   EXPECT_FALSE((big + big).known());
   Expr sum = 0;
-  for (int i = 0; i < kMaxExprFactors + 1; ++i) sum = sum + S("s" + std::to_string(i));
+  for (int i = 0; i < kMaxExprFactors + 1; ++i) sum = sum + S(std::string("s").append(std::to_string(i)));
   EXPECT_FALSE(sum.known());
 }
 

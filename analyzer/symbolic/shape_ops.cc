@@ -231,12 +231,10 @@ std::optional<Expr> ArithInts(Arith op, const Expr& a, const Expr& b) {
     case Arith::kMin: return Expr::Min(a, b);
     case Arith::kMax: return Expr::Max(a, b);
     case Arith::kPow: {
-      std::optional<int64_t> n = a.AsConstant();
       std::optional<int64_t> e = b.AsConstant();
       if (!e.has_value() || *e < 0 || *e > 62) return std::nullopt;
       Expr r = 1;
       for (int64_t i = 0; i < *e; ++i) r = r * a;
-      (void)n;
       return r;
     }
   }
@@ -851,7 +849,6 @@ bool ConstantOfShapeFunction(const OpContext& ctx, Outputs& out) {
   std::optional<double> fill_float = 0.0;
   if (const onnx::AttributeProto* value = ctx.Attribute("value"); value != nullptr && value->has_t()) {
     type = value->t().data_type();
-    SymValue probe;
     // The fill value is a one-element tensor.
     const onnx::TensorProto& t = value->t();
     if (t.int64_data_size() == 1) fill_int = Expr(t.int64_data(0));
@@ -1287,8 +1284,11 @@ bool SplitToSequenceFunction(const OpContext& ctx, Outputs& out) {
   std::optional<int64_t> axis = NormalizeAxis(ctx.Int("axis", 0), rank);
   if (!axis.has_value()) return false;
   const bool keepdims = ctx.Int("keepdims", 1) != 0;
-  std::optional<int64_t> dim = (*x->shape)[*axis].AsConstant();
-  if (dim.has_value() && (*dim < 0 || *dim > kMaxPropagatedElements)) dim.reset();  // Too many elements to list.
+  std::optional<int64_t> dim;  // Unset when unknown or too many elements to list.
+  if (std::optional<int64_t> c = (*x->shape)[*axis].AsConstant(); c.has_value() && *c >= 0 &&
+                                                                 *c <= kMaxPropagatedElements) {
+    dim = *c;
+  }
   std::vector<SymValue> elements;
   if (ctx.Input(1) == nullptr) {
     if (!dim.has_value()) {
