@@ -747,7 +747,8 @@ bool Engine::InferLoop(const OpContext& ctx, const Scope& scope, int depth, std:
       outputs[o] = 1 + o < body_out.size() ? body_out[1 + o] : UnknownValue("Loop body has too few outputs");
       outputs[o].ints.reset();
       outputs[o].floats.reset();
-      if (!outputs[o].HasFullShape() && outputs[o].reason.empty()) {
+      if (!outputs[o].HasFullShape() && (outputs[o].reason.empty() ||
+                                             body_inputs[2 + o].reason.rfind("loop-carried value changes", 0) == 0)) {
         outputs[o].reason = "loop-carried value changes shape across iterations";
       }
       continue;

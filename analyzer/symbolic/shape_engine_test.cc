@@ -508,6 +508,36 @@ TEST(ControlFlowTest, LoopWithAnUnknownTripCountSaysSo) {
   EXPECT_NE(engine.Value("stacked").reason.find("--dim loop.trip_count=N"), std::string::npos);
 }
 
+TEST(ControlFlowTest, LoopCarriedValueThatGrowsIsNotSizedByItsFirstIteration) {
+  // Body: acc_out = Concat(acc_in, x) along axis 0: one row more per iteration.
+  onnx::GraphProto body;
+  body.set_name("grow");
+  for (const char* name : {"i", "cond_in", "acc_in"}) body.add_input()->set_name(name);
+  onnx::NodeProto* keep = body.add_node();
+  keep->set_op_type("Identity");
+  keep->add_input("cond_in");
+  keep->add_output("cond_out");
+  onnx::NodeProto* cat = body.add_node();
+  cat->set_op_type("Concat");
+  cat->add_input("acc_in");
+  cat->add_input("x");
+  cat->add_output("acc_out");
+  SetInt(*cat, "axis", 0);
+  body.add_output()->set_name("cond_out");
+  body.add_output()->set_name("acc_out");
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 8}).Input("cond", kBool, {}).Input("acc", kFloat, {1, 8});
+  ScalarInt(builder, "trips", 4);
+  onnx::NodeProto& loop = builder.Node("Loop", {"trips", "cond", "acc"}, {"final"});
+  SetGraph(loop, "body", body);
+  Engine engine(builder);
+  EXPECT_EQ(engine.Shape("final"), "?,8");
+  EXPECT_NE(engine.Value("final").reason.find("changes shape across iterations"), std::string::npos)
+      << engine.Value("final").reason;
+  const onnx::GraphProto* inner = &engine.model().graph().node(0).attribute(0).g();
+  EXPECT_EQ(engine.Shape("acc_in", inner), "?,8");  // Not the first iteration's 1x8.
+}
+
 TEST(ControlFlowTest, ScanSlicesInputsAndStacksOutputs) {
   onnx::GraphProto body;
   body.set_name("scan_body");
