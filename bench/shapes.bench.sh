@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shape coverage: fraction of arena tensors sized by ONNX 1.12's inference
+# Speed of the whole analysis on an 18,000-node graph, then shape coverage: fraction of arena tensors sized by ONNX 1.12's inference
 # alone and by ours (same bindings: --dim-default 8), and by ours with no
 # binding (sized or a formula), on ../shared/models and Debian's ONNX test
 # models. Usage: bench/shapes.bench.sh BUILD_DIR
@@ -10,6 +10,8 @@ shared="${FOOTPRINT_SHARED_DIR:-$here/../../shared}"
 tool="$build/bench/shape_coverage"
 [ -x "$tool" ] || { echo "missing $tool: build first (cmake --build $build)" >&2; exit 2; }
 status=0
+echo "# speed: the whole analysis of an 18,000-node graph with computed shapes"
+"$tool" --synthetic 18000 || status=1
 if [ -d "$shared/models" ]; then
   echo "# ../shared/models (--dim-default 8)"
   find "$shared/models" -name '*.onnx' | sort > "$build/bench/shapes_shared.txt"
