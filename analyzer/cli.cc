@@ -36,7 +36,8 @@ Exit codes: 0 success, 1 over a budget or the device's capacity, 2 usage or inpu
 constexpr const char* kAnalyzeUsage = R"(Usage: onnx-footprint analyze MODEL.onnx [options]
 
 Options:
-  --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1.
+  --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1, or a
+                       Loop's unknown trip count, e.g. --dim loop_0.trip_count=16.
   --input-shape INPUT=DIMS  Give a whole input's shape (repeatable), e.g. --input-shape image=1x3x224x224;
                        also binds dims the model leaves unnamed.
   --dim-default N      Bind every input dim still unbound to N (after --dim and --input-shape).
