@@ -5,13 +5,15 @@
 //
 // Usage: shape_coverage [--dim-default N] MODEL.onnx... (or a file listing
 // models, one a line, after --list). Prints one TSV line per model and the
-// totals; exits 1 if any model fails to analyze.
+// totals; exits 1 if any model fails to analyze. --compare also lists every
+// tensor that ONNX and ours both size, differently (and then exits 1).
 //        shape_coverage --synthetic NODES: times the whole analysis of a
 // transformer-like chain of NODES nodes whose Reshapes take computed shapes,
 // bound and unbound (the target: well under a second for 18,000 nodes).
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -109,12 +111,16 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--synthetic") return TimeSynthetic(std::atoi(argv[2]));
   std::optional<int64_t> dim_default;
   std::vector<std::string> models;
+  bool compare = false;  // --compare: print every tensor both size differently.
+  int mismatches = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     int64_t value = 0;
     if (arg == "--dim-default" && i + 1 < argc && absl::SimpleAtoi(argv[i + 1], &value)) {
       dim_default = value;
       ++i;
+    } else if (arg == "--compare") {
+      compare = true;
     } else if (arg == "--list" && i + 1 < argc) {
       std::ifstream list(argv[++i]);
       for (std::string line; std::getline(list, line);) {
@@ -154,6 +160,23 @@ int main(int argc, char** argv) {
       ++failures;
       continue;
     }
+    if (compare) {
+      // Where both size a tensor, the sizes must agree.
+      std::map<std::string, int64_t> onnx_bytes;
+      for (const footprint::TensorRecord& t : onnx_only->tensors) {
+        if (t.bytes.has_value()) onnx_bytes[t.name] = *t.bytes;
+      }
+      for (const footprint::TensorRecord& t : ours->tensors) {
+        // A body's workspace grows where ours sizes more of the body: not a disagreement.
+        if (t.role == footprint::TensorRole::kSubgraphWorkspace) continue;
+        auto it = onnx_bytes.find(t.name);
+        if (it != onnx_bytes.end() && t.bytes.has_value() && *t.bytes != it->second) {
+          std::cout << "MISMATCH\t" << path << "\t" << t.name << "\tonnx " << it->second << "\tours " << *t.bytes
+                    << "\n";
+          ++mismatches;
+        }
+      }
+    }
     const Count a = CountOf(*onnx_only), b = CountOf(*ours), c = CountOf(*unbound);
     total_onnx.tensors += a.tensors;
     total_onnx.sized += a.sized;
@@ -167,5 +190,6 @@ int main(int argc, char** argv) {
   std::cout << "TOTAL (" << models.size() << " models)\t" << total_ours.tensors << "\t"
             << Percent(total_onnx.sized, total_onnx.tensors) << "\t" << Percent(total_ours.sized, total_ours.tensors)
             << "\t" << Percent(total_unbound.sized, total_unbound.tensors) << "\t-\n";
-  return failures == 0 ? 0 : 1;
+  if (compare) std::cout << mismatches << " size mismatches between ONNX's inference and ours\n";
+  return failures == 0 && mismatches == 0 ? 0 : 1;
 }

@@ -21,10 +21,13 @@ testdata=/usr/share/libonnx-testdata/data
 if [ -d "$testdata" ]; then
   echo "# $testdata (--dim-default 1): totals only"
   ls "$testdata"/*/*/model.onnx > "$build/bench/shapes_testdata.txt"
-  "$tool" --dim-default 1 --list "$build/bench/shapes_testdata.txt" > "$build/bench/shapes_testdata.tsv" || status=1
+  # --compare: every tensor both size must have the same size (else exit 1).
+  "$tool" --compare --dim-default 1 --list "$build/bench/shapes_testdata.txt" > "$build/bench/shapes_testdata.tsv" || status=1
+  grep -E '^MISMATCH|mismatches' "$build/bench/shapes_testdata.tsv" || true
   head -1 "$build/bench/shapes_testdata.tsv"
-  tail -1 "$build/bench/shapes_testdata.tsv"
+  grep '^TOTAL' "$build/bench/shapes_testdata.tsv"
   echo "# models not fully sized by ours:"
-  awk -F'\t' 'NR > 1 && $4 != "100.0%" && $1 !~ /^TOTAL/' "$build/bench/shapes_testdata.tsv" | cut -f1,2,3,4 | sed 's|.*/data/||'
+  awk -F'\t' 'NR > 1 && $4 != "100.0%" && $1 !~ /^(TOTAL|MISMATCH)/ && $1 !~ /mismatches/' \
+    "$build/bench/shapes_testdata.tsv" | cut -f1,2,3,4 | sed 's|.*/data/||'
 fi
 exit $status

@@ -478,6 +478,9 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         SymValue& v = outputs[o];
         auto type = onnx_types.find(node->output(o));
         if (type != onnx_types.end()) MergeOnnxType(type->second, v, &made_up_symbols_);
+        if (v.kind == SymValue::Kind::kTensor && v.ConcreteShape().has_value() && v.elem_type != 0) {
+          v.reason.clear();  // Sized after all (ONNX's pass or the model's declarations filled it in).
+        }
         if (!v.HasFullShape() && v.reason.empty()) {
           for (const std::string& input : node->input()) {
             const SymValue* in = input.empty() ? nullptr : scope.Find(input);
@@ -734,13 +737,13 @@ bool Engine::InferLoop(const OpContext& ctx, const Scope& scope, int depth, std:
   if (const SymValue* m = ctx.Input(0); m != nullptr && m->ints.has_value() && m->ints->size() == 1) {
     trips = (*m->ints)[0];
   }
-  const std::string trip_symbol = absl::StrCat(
-      ctx.node.name().empty() ? (ctx.node.output_size() > 0 ? ctx.node.output(0) : "loop") : ctx.node.name(),
-      ".trip_count");
+  const std::string loop_name =
+      ctx.node.name().empty() ? (ctx.node.output_size() > 0 ? ctx.node.output(0) : "loop") : ctx.node.name();
+  const std::string trip_symbol = absl::StrCat(loop_name, ".trip_count");
   const bool made_up = !trips.known();
   if (made_up) trips = MadeUpSymbol(trip_symbol);
   const std::string trip_reason =
-      absl::StrCat("Loop '", ctx.node.name(), "': trip count not known before running (bind it with --dim ",
+      absl::StrCat("Loop '", loop_name, "': trip count not known before running (bind it with --dim ",
                    trip_symbol, "=N)");
   for (size_t o = 0; o < outputs.size(); ++o) {
     if (o < carried) {
