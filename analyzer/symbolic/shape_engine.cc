@@ -435,9 +435,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
       // the figures can still be formulas.
       for (size_t d = 0; d < v.shape->size(); ++d) {
         if (!(*v.shape)[d].known()) {
-          const std::string name = absl::StrCat(input.name(), "_dim", d);
-          made_up_symbols_.insert(name);
-          (*v.shape)[d] = Expr::Symbol(name);
+          (*v.shape)[d] = MadeUpSymbol(absl::StrCat(input.name(), "_dim", d));
         }
       }
     }

@@ -140,6 +140,18 @@ TEST(SymbolicAnalysisTest, LoopTripCountIsAFormulaThatDimBinds) {
       << typo.status();
 }
 
+TEST(SymbolicAnalysisTest, UnnamedInputDimsGetSymbolsThatDimBinds) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {2, 8}).Add("Relu", {"x"}, {"y"}, "relu").Output("y");
+  builder.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->Clear();
+  absl::StatusOr<Analysis> unbound = Analyze(builder, {});
+  ASSERT_TRUE(unbound.ok()) << unbound.status();
+  EXPECT_EQ(Find(*unbound, "y")->bytes_expr, "32*x_dim0");
+  absl::StatusOr<Analysis> bound = Analyze(builder, {.dims = {{"x_dim0", 3}}});
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  EXPECT_EQ(Find(*bound, "y")->bytes, 3 * 8 * 4);
+}
+
 TEST(SymbolicAnalysisTest, NegativeComputedDimIsUnsizedNotAnError) {
   // ConstantOfShape(Shape(x) - 10) with x of length 3: a dim of -7.
   ModelBuilder builder;
