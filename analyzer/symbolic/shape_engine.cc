@@ -1,6 +1,7 @@
 #include "analyzer/symbolic/shape_engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <cstdlib>
 #include <exception>
@@ -123,6 +124,17 @@ void ToTypeProto(const SymValue& value, onnx::TypeProto& type) {
   }
 }
 
+// IEEE half precision to double (fp16 models keep their Resize scales and
+// shape arithmetic constants in it).
+double HalfToDouble(uint16_t bits) {
+  const int sign = (bits >> 15) != 0 ? -1 : 1;
+  const int exponent = (bits >> 10) & 0x1f;
+  const int mantissa = bits & 0x3ff;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  if (exponent == 31) return mantissa == 0 ? sign * HUGE_VAL : NAN;
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
 // The values of an initializer or Constant tensor, when kept and small.
 void ReadTensorData(const onnx::TensorProto& tensor, SymValue& v) {
   int64_t count = 1;
@@ -159,12 +171,25 @@ void ReadTensorData(const onnx::TensorProto& tensor, SymValue& v) {
       case onnx::TensorProto::UINT8: ok = from_raw(uint8_t{}, false); break;
       case onnx::TensorProto::BOOL: ok = from_raw(uint8_t{}, false); break;
       case onnx::TensorProto::UINT32: ok = from_raw(uint32_t{}, false); break;
+      case onnx::TensorProto::FLOAT16:
+        if (raw.size() == static_cast<size_t>(count) * 2) {
+          for (int64_t i = 0; i < count; ++i) {
+            uint16_t bits;
+            std::memcpy(&bits, raw.data() + i * 2, 2);
+            floats.push_back(HalfToDouble(bits));
+          }
+          ok = true;
+        }
+        break;
       case onnx::TensorProto::FLOAT: ok = from_raw(float{}, true); break;
       case onnx::TensorProto::DOUBLE: ok = from_raw(double{}, true); break;
       default: break;
     }
   } else if (tensor.int64_data_size() == count && (t == onnx::TensorProto::INT64)) {
     ints.assign(tensor.int64_data().begin(), tensor.int64_data().end());
+    ok = true;
+  } else if (tensor.int32_data_size() == count && t == onnx::TensorProto::FLOAT16) {
+    for (int32_t bits : tensor.int32_data()) floats.push_back(HalfToDouble(static_cast<uint16_t>(bits)));
     ok = true;
   } else if (tensor.int32_data_size() == count && IsIntegerType(t)) {
     ints.assign(tensor.int32_data().begin(), tensor.int32_data().end());

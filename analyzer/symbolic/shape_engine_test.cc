@@ -226,6 +226,21 @@ TEST(ShapeEngineTest, ResizeWithScalesAndComputedSizes) {
   EXPECT_EQ(engine.Shape("sized"), "1,3,h,w");
 }
 
+TEST(ShapeEngineTest, Float16ScalesAreRead) {
+  // fp16 models: scales {1, 1, 2, 0.5} stored as half floats, cast to float.
+  ModelBuilder builder;
+  builder.Input("img", kFloat16, {1, 3, 10, 10});
+  onnx::TensorProto* scales = builder.graph().add_initializer();
+  scales->set_name("scales16");
+  scales->set_data_type(kFloat16);
+  scales->add_dims(4);
+  for (uint16_t bits : {0x3C00, 0x3C00, 0x4000, 0x3800}) scales->add_int32_data(bits);  // 1, 1, 2, 0.5.
+  builder.Add("Cast", {"scales16"}, {"scales"}).Add("Resize", {"img", "", "scales"}, {"out"}).Output("out");
+  SetInt(builder.graph().mutable_node()->at(0), "to", kFloat);
+  Engine engine(builder);
+  EXPECT_EQ(engine.Shape("out"), "1,3,20,5");
+}
+
 TEST(ShapeEngineTest, ConvAndPoolOnSymbolicImages) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {"n", 3, "h", "w"})
