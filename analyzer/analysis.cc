@@ -1,14 +1,18 @@
 #include "analyzer/analysis.h"
 
 #include <algorithm>
+#include <set>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/graph_ir.h"
+#include "analyzer/isolated_call.h"
 #include "analyzer/liveness.h"
 #include "analyzer/schedule.h"
+#include "analyzer/symbolic/shape_engine.h"
+#include "analyzer/symbolic/sizing.h"
 #include "analyzer/tensor_size.h"
 #include "devices/device_catalog.h"
 #include "devices/tier_planner.h"
@@ -37,6 +41,7 @@ struct GraphResult {
 
 struct Context {
   const AnalyzeOptions& options;
+  const symbolic::ShapeTables* shapes = nullptr;  // Our engine's results; nullptr: ONNX's types only.
 };
 
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
@@ -109,10 +114,32 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     const IrNode& node = g.nodes[node_id];
     for (ValueId id : node.outputs) arena_values.push_back(id);
   }
+  const symbolic::GraphShapes* engine_shapes = nullptr;
+  if (context.shapes != nullptr) {
+    auto it = context.shapes->graphs.find(&graph);
+    if (it != context.shapes->graphs.end()) engine_shapes = &it->second;
+  }
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
-    auto type = types.find(value.name);
-    absl::StatusOr<SizedType> sized = SizeOfType(type == types.end() ? nullptr : type->second);
+    std::string bytes_expr;
+    absl::StatusOr<SizedType> sized = absl::UnknownError("unset");
+    const symbolic::SymValue* engine_value = nullptr;
+    if (engine_shapes != nullptr) {
+      auto it = engine_shapes->values.find(value.name);
+      if (it != engine_shapes->values.end()) engine_value = &it->second;
+    }
+    if (engine_value != nullptr) {
+      absl::StatusOr<symbolic::SymbolicSize> symbolic_size = symbolic::SizeOfSymValue(*engine_value);
+      if (symbolic_size.ok()) {
+        sized = symbolic_size->sized;
+        if (!sized->bytes.has_value() && symbolic_size->bytes.known()) bytes_expr = symbolic_size->bytes.ToString();
+      } else {
+        sized = symbolic_size.status();
+      }
+    } else {
+      auto type = types.find(value.name);
+      sized = SizeOfType(type == types.end() ? nullptr : type->second);
+    }
     if (!sized.ok()) {
       return absl::Status(sized.status().code(), absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name,
                                                               "': ", sized.status().message()));
@@ -129,6 +156,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
         .last_step = lifespans[id].last,
         .producer = value.producer >= 0 ? g.nodes[value.producer].display_name : "",
         .unsized_reason = sized->unsized_reason,
+        .bytes_expr = bytes_expr,
     };
     if (record.bytes.has_value()) {
       absl::StatusOr<int64_t> aligned = AlignUp(*record.bytes, alignment);
@@ -309,6 +337,54 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
   return absl::OkStatus();
 }
 
+// The figures as formulas, when some arena tensor's size is one (see
+// SymbolicMemory). A sweep line over steps keeps this linear in tensors.
+std::optional<SymbolicMemory> SymbolicFigures(const std::vector<TensorRecord>& tensors, int64_t weights_bytes,
+                                              int64_t alignment, int64_t steps) {
+  std::vector<symbolic::Expr> aligned(tensors.size());
+  bool any_symbolic = false;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorRecord& tensor = tensors[i];
+    if (tensor.bytes.has_value()) {
+      aligned[i] = symbolic::Expr(tensor.aligned_bytes);
+    } else if (!tensor.bytes_expr.empty()) {
+      std::optional<symbolic::Expr> bytes = symbolic::Expr::Parse(tensor.bytes_expr);
+      aligned[i] = bytes.has_value() ? symbolic::AlignedExpr(*bytes, alignment) : symbolic::Expr::Unknown();
+      any_symbolic = true;
+    } else {
+      aligned[i] = symbolic::Expr(0);  // Unknown sizes are listed as unsized, not counted.
+    }
+  }
+  if (!any_symbolic) return std::nullopt;
+  SymbolicMemory result;
+  symbolic::Expr naive = 0;
+  for (const symbolic::Expr& e : aligned) naive = naive + e;
+  std::vector<std::vector<size_t>> starting(std::max<int64_t>(steps, 1)), ending(std::max<int64_t>(steps, 1));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const int64_t first = std::clamp<int64_t>(tensors[i].first_step, 0, std::max<int64_t>(steps, 1) - 1);
+    const int64_t last = std::clamp<int64_t>(tensors[i].last_step, first, std::max<int64_t>(steps, 1) - 1);
+    starting[first].push_back(i);
+    ending[last].push_back(i);
+  }
+  std::vector<symbolic::Expr> per_step;
+  symbolic::Expr live = 0;
+  for (size_t k = 0; k < starting.size(); ++k) {
+    for (size_t i : starting[k]) live = live + aligned[i];
+    per_step.push_back(live);
+    for (size_t i : ending[k]) live = live - aligned[i];
+  }
+  const symbolic::Expr lower_bound = symbolic::MaxOfSums(per_step);
+  std::set<std::string> symbols;
+  naive.CollectSymbols(symbols);
+  result.symbols.assign(symbols.begin(), symbols.end());
+  result.naive_expr = naive.known() ? naive.ToString() : "";
+  result.lower_bound_expr = lower_bound.known() ? lower_bound.ToString() : "";
+  const symbolic::Expr weights(weights_bytes);
+  result.peak_lower_bound_expr = lower_bound.known() ? (weights + lower_bound).ToString() : "";
+  result.peak_upper_bound_expr = naive.known() ? (weights + naive).ToString() : "";
+  return result;
+}
+
 }  // namespace
 
 const char* TensorRoleName(TensorRole role) {
@@ -352,12 +428,62 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   }
 
   onnx::ModelProto model = source;  // Shape inference writes into it.
-  if (absl::Status status = BindDims(options.dims, model); !status.ok()) return status;
+  // --dim names a graph input's dim_param, or a symbol our engine makes up
+  // (a Loop's trip count): the latter go to the engine, and a name neither
+  // knows is refused below with BindDims' message.
+  DimBindings input_dims, engine_dims;
+  {
+    absl::flat_hash_set<std::string> input_dim_names;
+    for (const onnx::ValueInfoProto& input : model.graph().input()) {
+      if (!input.type().has_tensor_type()) continue;
+      for (const auto& dim : input.type().tensor_type().shape().dim()) {
+        if (dim.has_dim_param()) input_dim_names.insert(dim.dim_param());
+      }
+    }
+    for (const auto& [name, value] : options.dims) (input_dim_names.contains(name) ? input_dims : engine_dims)[name] = value;
+  }
+  if (options.onnx_inference_only) input_dims = options.dims;
+  if (absl::Status status = BindDims(input_dims, model); !status.ok()) return status;
+  if (absl::Status status = symbolic::ApplyInputBindings(
+          {.input_shapes = options.input_shapes, .dim_default = options.dim_default}, model);
+      !status.ok()) {
+    return status;
+  }
   if (options.onnx_shape_inference) {
     for (std::string& warning : RunOnnxShapeInference(model)) analysis.warnings.push_back(std::move(warning));
   }
+  std::optional<symbolic::ShapeTables> shapes;
+  if (!options.onnx_inference_only) {
+    const symbolic::SymbolValues symbol_values(engine_dims.begin(), engine_dims.end());
+    bool onnx_fallback = true;
+    if (symbolic::NeedsOnnxFallback(model)) {
+      // A dry run in a child: ONNX's per-node functions may crash on this model.
+      absl::StatusOr<std::string> dry_run = RunIsolated(
+          [&]() {
+            (void)symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values);
+            return std::string("ok");
+          },
+          absl::Seconds(120));
+      if (!dry_run.ok()) {
+        onnx_fallback = false;
+        analysis.warnings.push_back(absl::StrCat("ONNX's per-node shape functions ", dry_run.status().message(),
+                                                 " on this model; ops without a shape function of ours stay unsized"));
+      }
+    }
+    absl::StatusOr<symbolic::ShapeTables> tables =
+        symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, onnx_fallback);
+    if (!tables.ok()) return tables.status();
+    if (!tables->unused_symbol_values.empty()) {
+      onnx::ModelProto probe = source;
+      DimBindings unused;
+      for (const std::string& name : tables->unused_symbol_values) unused[name] = 0;
+      return BindDims(unused, probe);  // Its error names the dims the inputs do have.
+    }
+    shapes = *std::move(tables);
+    for (std::string& warning : shapes->warnings) analysis.warnings.push_back(std::move(warning));
+  }
 
-  const Context context{.options = options};
+  const Context context{.options = options, .shapes = shapes.has_value() ? &*shapes : nullptr};
   absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);
   if (!main.ok()) return main.status();
 
@@ -413,7 +539,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
     analysis.warnings.push_back(absl::StrCat(
         memory.unsized_tensors, " tensors have no known size: the figures are incomplete",
         names.empty() ? std::string(" (ops whose output shapes could not be inferred)")
-                      : absl::StrCat(" (unbound dims: ", absl::StrJoin(names, ", "), "; bind with --dim NAME=VALUE)")));
+                                            : absl::StrCat(" (unbound dims: ", absl::StrJoin(names, ", "),
+                                     "; bind with --dim NAME=VALUE, --input-shape INPUT=DIMS or --dim-default N)")));
   }
 
   analysis.plan = PlanSummary{
@@ -427,6 +554,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
     const size_t step = static_cast<size_t>(profile.first_step) + k;
     if (step < analysis.live_bytes_per_step.size()) analysis.live_bytes_per_step[step] = profile.live_bytes[k];
   }
+  analysis.symbolic_memory = SymbolicFigures(main->tensors, memory.weights_bytes, options.device.alignment_bytes,
+                                             static_cast<int64_t>(main->schedule.order.size()));
   analysis.tensors = std::move(main->tensors);
   analysis.weights = std::move(main->weights);
   if (absl::Status status = PlanOnDeviceTiers(options, analysis); !status.ok()) return status;

@@ -35,6 +35,10 @@ struct DeviceSpec {
 
 struct AnalyzeOptions {
   DimBindings dims;                                   // --dim NAME=VALUE.
+  std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape INPUT=1x3x224x224.
+  std::optional<int64_t> dim_default;                 // --dim-default N: every input dim still unbound.
+  std::map<std::string, std::vector<int64_t>> tensor_shapes;  // --tensor-shape NAME=DIMS: data-dependent values.
+  bool onnx_inference_only = false;                   // Skip our shape engine (coverage benchmark).
   DeviceSpec device;                                  // Used when no profile is given.
   std::optional<devices::DeviceProfile> device_profile;  // When set: its name and alignment, and
                                                          // the tiers and capacity verdict.
@@ -66,6 +70,7 @@ struct TensorRecord {
   std::optional<int64_t> offset;             // Arena offset; nullopt when unsized.
   std::string producer;                      // The node that writes it ("" for graph inputs).
   std::string unsized_reason;                // Why bytes is unknown.
+  std::string bytes_expr;                    // Unsized only: the byte size as a formula in unbound dims.
   std::string tier;                          // The device memory tier holding it ("" when unsized).
   std::optional<int64_t> tier_offset;        // Its offset within that tier's arena.
 };
@@ -103,6 +108,31 @@ struct MemoryFigures {
   int64_t peak_bytes = 0;           // weights_bytes + arena_bytes.
   int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
+};
+
+// The figures as formulas in the dims left unbound (symbolic/expr.h syntax),
+// set when some arena tensor's size is a formula. Exact: weights, naive and
+// the lower bound (a max over steps of sums of aligned sizes, pruned of
+// dominated steps; "" when too many remain). The planned arena has no
+// closed form: peak lies between peak_lower_bound_expr (weights + lower
+// bound) and peak_upper_bound_expr (weights + naive); --sweep plans it at
+// given values. Subgraph workspaces count with their sized part only.
+struct SymbolicMemory {
+  std::vector<std::string> symbols;    // The unbound dims the formulas use.
+  std::string naive_expr;              // Sum of aligned sizes.
+  std::string lower_bound_expr;        // Max over steps of live aligned bytes ("" when too large).
+  std::string peak_lower_bound_expr;   // weights + lower bound ("" when too large).
+  std::string peak_upper_bound_expr;   // weights + naive.
+};
+
+// The planned figures at each value of one dim (--sweep).
+struct SweepFigures {
+  struct Point {
+    int64_t value = 0;     // The dim's value.
+    MemoryFigures memory;  // The figures planned at that value.
+  };
+  std::string dim;            // The swept dim.
+  std::vector<Point> points;  // In the order asked.
 };
 
 struct ModelSummary {
@@ -145,6 +175,8 @@ struct Analysis {
   int64_t spilled_tensors = 0;          // Tensors planned outside the first activation tier.
   std::vector<std::string> warnings;    // Things the user should know (incomplete shapes, ...).
   std::vector<BudgetCheck> budgets;     // The user's budgets, in the order peak, arena, weights (budgets.h).
+  std::optional<SymbolicMemory> symbolic_memory;  // Set when sizes are formulas in unbound dims.
+  std::optional<SweepFigures> sweep;               // --sweep NAME=V1,V2,...: the figures planned per value.
 };
 
 // Runs the whole pipeline on a loaded model (which it copies: shape inference

@@ -57,6 +57,17 @@ ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request, boo
     report.exit_code = 2;
     return report;
   }
+  if (request.sweep.has_value()) {
+    absl::StatusOr<std::vector<symbolic::SweepPoint>> points = symbolic::Sweep(*loaded, options, *request.sweep);
+    if (!points.ok()) {
+      report.error = absl::StrCat("--sweep ", request.sweep->dim, ": ", points.status().message());
+      report.exit_code = 2;
+      return report;
+    }
+    SweepFigures sweep{.dim = request.sweep->dim};
+    for (const symbolic::SweepPoint& point : *points) sweep.points.push_back({point.value, point.memory});
+    analysis->sweep = std::move(sweep);
+  }
   analysis->budgets = CheckBudgets(analysis->memory, request.budgets);
   if (request.baseline.has_value()) {
     ReportFigures now = FiguresOf(*analysis);

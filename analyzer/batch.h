@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analyzer/analysis.h"
+#include "analyzer/symbolic/sweep.h"
 #include "analyzer/budgets.h"
 #include "analyzer/report_diff.h"
 #include "nlohmann/json.hpp"
@@ -48,6 +49,7 @@ struct BatchRequest {
   std::optional<ReportFigures> baseline;     // --baseline-report (one model only).
   int jobs = 1;                              // Threads; >= 1.
   bool progress = false;                     // Draw a progress line on stderr.
+  std::optional<symbolic::SweepRequest> sweep;  // --sweep: plan each model at each value of a dim.
 };
 
 // With several models, each model takes the --dim bindings that name one of

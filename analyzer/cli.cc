@@ -16,6 +16,8 @@
 #include "devices/device_catalog.h"
 #include "devices/devices_command.h"
 #include "planner/plan_command.h"
+#include "analyzer/symbolic/shape_engine.h"
+#include "analyzer/symbolic/sweep.h"
 
 namespace footprint {
 namespace {
@@ -51,7 +53,15 @@ one-line error while the others are still reported. Each model takes the --dim b
 name its inputs' dims; a --dim that no model names is an error.
 
 Options:
-  --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1.
+  --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1, or a
+                       Loop's unknown trip count, e.g. --dim loop_0.trip_count=16.
+  --input-shape INPUT=DIMS  Give a whole input's shape (repeatable), e.g. --input-shape image=1x3x224x224;
+                       also binds dims the model leaves unnamed.
+  --dim-default N      Bind every input dim still unbound to N (after --dim and --input-shape).
+                       Dims left unbound make sizes formulas in them (bytes_expr in JSON).
+  --tensor-shape NAME=DIMS  Give the shape of a tensor no shape function can know (a decoded image,
+                       NonZero's output), e.g. --tensor-shape bgr_data=480x640x3 (repeatable).
+  --sweep NAME=V1,V2,...  Plan the model at each value of the dim NAME and list the figures per value.
   --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse.
                        (Today every run is the baseline; later modes will be on by default.)
   --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).
@@ -111,6 +121,7 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
   ReportRequest report;
   std::string device_name(devices::kDefaultDeviceName);
   std::string device_file;
+  std::optional<symbolic::SweepRequest> sweep;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     std::string error;
@@ -133,6 +144,44 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
                                        "'"));
       }
       options.dims[value->substr(0, equals)] = dim_value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--input-shape", &error)) {
+      const size_t equals = value->rfind('=');
+      std::optional<std::vector<int64_t>> dims =
+          equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
+      if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
+        return UsageError(absl::StrCat("--input-shape expects INPUT=DIMS with DIMS like 1x3x224x224 (or 'scalar'), got '",
+                                       *value, "'"));
+      }
+      options.input_shapes[value->substr(0, equals)] = *dims;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--tensor-shape", &error)) {
+      const size_t equals = value->rfind('=');
+      std::optional<std::vector<int64_t>> dims =
+          equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
+      if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
+        return UsageError(absl::StrCat("--tensor-shape expects NAME=DIMS with DIMS like 480x640x3, got '", *value,
+                                       "'"));
+      }
+      options.tensor_shapes[value->substr(0, equals)] = *dims;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--dim-default", &error)) {
+      int64_t dim_value = 0;
+      if (!absl::SimpleAtoi(*value, &dim_value) || dim_value < 0) {
+        return UsageError(absl::StrCat("--dim-default expects a non-negative integer, got '", *value, "'"));
+      }
+      options.dim_default = dim_value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--sweep", &error)) {
+      sweep = symbolic::ParseSweep(*value);
+      if (!sweep.has_value()) {
+        return UsageError(absl::StrCat("--sweep expects NAME=V1,V2,... with non-negative integers, got '", *value,
+                                       "'"));
+      }
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--format", &error)) {
@@ -201,6 +250,7 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
   }
   options.device_profile = *std::move(profile);
   batch.options = options;
+  batch.sweep = sweep;
   batch.progress = Progress::StderrIsTerminal();
   return AnalyzeAndReport(models, batch, report);
 }

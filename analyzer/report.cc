@@ -66,6 +66,9 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                      {"alias", analysis.options.alias},
                      {"inplace", analysis.options.inplace},
                      {"dims", dims}};
+  if (!analysis.options.input_shapes.empty()) json["options"]["input_shapes"] = analysis.options.input_shapes;
+  if (analysis.options.dim_default.has_value()) json["options"]["dim_default"] = *analysis.options.dim_default;
+  if (!analysis.options.tensor_shapes.empty()) json["options"]["tensor_shapes"] = analysis.options.tensor_shapes;
   const MemoryFigures& memory = analysis.memory;
   json["memory"] = {{"weights_bytes", memory.weights_bytes},
                     {"arena_bytes", memory.arena_bytes},
@@ -90,6 +93,15 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                      {"proven_optimal", tier.proven_optimal}});
   }
   json["memory"]["tiers"] = std::move(tiers);
+  if (analysis.symbolic_memory.has_value()) {
+    const SymbolicMemory& symbolic = *analysis.symbolic_memory;
+    auto or_null = [](const std::string& expr) { return expr.empty() ? Json(nullptr) : Json(expr); };
+    json["memory"]["symbols"] = symbolic.symbols;
+    json["memory"]["naive_expr"] = or_null(symbolic.naive_expr);
+    json["memory"]["lower_bound_expr"] = or_null(symbolic.lower_bound_expr);
+    json["memory"]["peak_lower_bound_expr"] = or_null(symbolic.peak_lower_bound_expr);
+    json["memory"]["peak_upper_bound_expr"] = or_null(symbolic.peak_upper_bound_expr);
+  }
   json["plan"] = {{"algorithm", analysis.plan.algorithm},
                   {"proven_optimal", analysis.plan.proven_optimal},
                   {"seconds", analysis.plan.seconds}};
@@ -108,6 +120,7 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                   {"tier", tensor.tier.empty() ? Json(nullptr) : Json(tensor.tier)},
                   {"tier_offset", OptionalToJson(tensor.tier_offset)}};
     if (!tensor.bytes.has_value()) entry["unsized_reason"] = tensor.unsized_reason;
+    if (!tensor.bytes_expr.empty()) entry["bytes_expr"] = tensor.bytes_expr;
     tensors.push_back(std::move(entry));
   }
   json["tensors"] = std::move(tensors);
@@ -125,6 +138,18 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
   json["schedule"] = analysis.schedule;
   json["schedule_is_file_order"] = analysis.file_order_was_valid;
   json["live_bytes_per_step"] = analysis.live_bytes_per_step;
+  if (analysis.sweep.has_value()) {
+    Json points = Json::array();
+    for (const SweepFigures::Point& point : analysis.sweep->points) {
+      points.push_back({{"value", point.value},
+                        {"peak_bytes", point.memory.peak_bytes},
+                        {"arena_bytes", point.memory.arena_bytes},
+                        {"lower_bound_bytes", point.memory.lower_bound_bytes},
+                        {"naive_bytes", point.memory.naive_bytes},
+                        {"unsized_tensors", point.memory.unsized_tensors}});
+    }
+    json["sweep"] = {{"dim", analysis.sweep->dim}, {"points", std::move(points)}};
+  }
   json["fits"] = OptionalToJson(analysis.fits);
   json["fits_reason"] = analysis.fits_reason;
   json["spill_policy"] = analysis.spill_policy;
@@ -161,6 +186,10 @@ std::string RenderText(const Analysis& analysis) {
                   " B)\n");
   std::vector<std::string> dims;
   for (const auto& [name, value] : analysis.options.dims) dims.push_back(absl::StrCat(name, "=", value));
+  for (const auto& [name, shape] : analysis.options.input_shapes) {
+    dims.push_back(absl::StrCat(name, "=", shape.empty() ? "scalar" : absl::StrJoin(shape, "x")));
+  }
+  if (analysis.options.dim_default.has_value()) dims.push_back(absl::StrCat("others=", *analysis.options.dim_default));
   absl::StrAppend(&out, "  mode    schedule ", analysis.options.optimize_schedule ? "optimized" : "given",
                   analysis.file_order_was_valid ? "" : " (file order sorted topologically)",
                   ", alias ", analysis.options.alias ? "on" : "off", ", in-place ",
@@ -183,6 +212,19 @@ std::string RenderText(const Analysis& analysis) {
                                    absl::StrFormat("  %.1f%% of naive", ReuseSavingsPercent(memory))));
   if (memory.unsized_tensors > 0) {
     absl::StrAppend(&out, absl::StrFormat("  %-20s %12d\n", "unsized tensors", memory.unsized_tensors));
+  }
+
+  if (analysis.symbolic_memory.has_value()) {
+    const SymbolicMemory& symbolic = *analysis.symbolic_memory;
+    absl::StrAppend(&out, "\nMemory as formulas in the unbound dims (", absl::StrJoin(symbolic.symbols, ", "),
+                    "; the planned arena needs values: --dim or --sweep)\n");
+    auto line = [&](const std::string& label, const std::string& expr) {
+      absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", label, expr.empty() ? "(too many cases; see --sweep)" : expr));
+    };
+    line("peak >=", symbolic.peak_lower_bound_expr);
+    line("peak <=", symbolic.peak_upper_bound_expr);
+    line("lower bound", symbolic.lower_bound_expr);
+    line("no reuse (naive)", symbolic.naive_expr);
   }
 
   std::vector<const TensorRecord*> largest;
@@ -213,7 +255,8 @@ std::string RenderText(const Analysis& analysis) {
     if (listed_unsized == 0) absl::StrAppend(&out, "\nUnsized tensors (not counted in the arena)\n");
     if (++listed_unsized > 20) continue;
     absl::StrAppend(&out, "  ", tensor.name, "  ", tensor.dtype, " ", ShapeToString(tensor.shape), "  ",
-                    tensor.unsized_reason, "\n");
+                    tensor.bytes_expr.empty() ? tensor.unsized_reason : absl::StrCat(tensor.bytes_expr, " bytes"),
+                    "\n");
   }
   if (listed_unsized > 20) absl::StrAppend(&out, "  ... and ", listed_unsized - 20, " more (see --format json)\n");
   for (const WeightRecord& weight : analysis.weights) {
@@ -223,6 +266,17 @@ std::string RenderText(const Analysis& analysis) {
   if (!analysis.warnings.empty()) {
     absl::StrAppend(&out, "\nWarnings\n");
     for (const std::string& warning : analysis.warnings) absl::StrAppend(&out, "  - ", warning, "\n");
+  }
+  if (analysis.sweep.has_value()) {
+    absl::StrAppend(&out, "\nSweep of ", analysis.sweep->dim, " (planned at each value)\n",
+                    absl::StrFormat("  %12s %12s %12s %12s %12s %8s\n", analysis.sweep->dim, "peak", "arena",
+                                    "lower bound", "naive", "unsized"));
+    for (const SweepFigures::Point& point : analysis.sweep->points) {
+      absl::StrAppend(&out, absl::StrFormat("  %12d %12s %12s %12s %12s %8d\n", point.value,
+                                            HumanBytes(point.memory.peak_bytes), HumanBytes(point.memory.arena_bytes),
+                                            HumanBytes(point.memory.lower_bound_bytes),
+                                            HumanBytes(point.memory.naive_bytes), point.memory.unsized_tensors));
+    }
   }
   if (!analysis.tiers.empty()) {
     absl::StrAppend(&out, "\nMemory tiers of ", analysis.device.name, "\n");

@@ -326,7 +326,9 @@ std::string ShapeToString(const std::optional<std::vector<Dim>>& shape) {
     if (dim.value.has_value()) {
       absl::StrAppend(out, *dim.value);
     } else {
-      absl::StrAppend(out, dim.symbol.empty() ? "?" : dim.symbol);
+      // A formula dim in parentheses, so that "x" still separates dims: 2x(past+seq)x8.
+      const bool formula = dim.symbol.find_first_of("+-*(") != std::string::npos;
+      absl::StrAppend(out, dim.symbol.empty() ? "?" : formula ? absl::StrCat("(", dim.symbol, ")") : dim.symbol);
     }
   });
 }
