@@ -152,7 +152,8 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
   }
   json["weights"] = std::move(weights);
   json["schedule"] = analysis.schedule;
-  json["schedule_is_file_order"] = analysis.file_order_was_valid;
+  // The schedule printed is the file's order: valid as written, and kept by the optimizer.
+  json["schedule_is_file_order"] = analysis.file_order_was_valid && analysis.modes.schedule.algorithm == "given";
   json["live_bytes_per_step"] = analysis.live_bytes_per_step;
   json["fits"] = OptionalToJson(analysis.fits);
   json["fits_reason"] = analysis.fits_reason;
@@ -243,7 +244,8 @@ std::string RenderText(const Analysis& analysis) {
     }
     absl::StrAppend(&out, FigureLine(absl::StrCat("+ ", label), mode->lower_bound_bytes,
                                      absl::StrCat(saved(mode->saved_bytes, before), "  ", mode->tensors,
-                                                  " tensors share bytes")));
+                                                  mode->tensors == 1 ? " tensor shares" : " tensors share",
+                                                  " bytes")));
   }
 
   std::vector<const TensorRecord*> largest;

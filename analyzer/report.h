@@ -24,7 +24,7 @@
 //      A tensor that shares bytes sits at its owner's offset; the group (owner and members)
 //      may overlap itself in time, nothing else overlaps it (modes.h).
 //    "weights": [{"name", "dtype", "shape", "bytes", "source", "graph"?}],
-//    "schedule": ["node name", ...], "schedule_is_file_order": bool,
+//    "schedule": ["node name", ...] (the order used), "schedule_is_file_order": bool,
 //    "live_bytes_per_step": [...], "fits": true | false | null, "warnings": [...],
 //    "budgets": [{"figure": "peak" | "arena" | "weights", "limit_bytes", "actual_bytes", "ok"}],
 //    "baseline"?: a diff object (report_diff.h), only with --baseline-report}
