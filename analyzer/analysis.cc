@@ -446,7 +446,7 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
         .alignment_bytes = tier.alignment_bytes,
         .arena_bytes = tier.arena_bytes,
         .weights_bytes = tier.weights_bytes,
-        .tensors = static_cast<int64_t>(tier.buffer_indices.size()),
+        .tensors = 0,  // Counted below: a group of tensors sharing bytes is one buffer.
         .holds_weights = tier.holds_weights,
         .holds_activations = tier.holds_activations,
         .proven_optimal = tier.plan.proven_optimal,
@@ -459,6 +459,7 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
     if (placement.tier < 0) continue;
     tensor.tier = plan->tiers[placement.tier].name;
     tensor.tier_offset = placement.offset;
+    ++analysis.tiers[placement.tier].tensors;
   }
   analysis.fits = plan->fits;
   analysis.fits_reason = plan->reason;

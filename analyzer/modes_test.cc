@@ -234,6 +234,28 @@ TEST(ModesTest, JsonNamesTheOwnerAndEachModesFigures) {
   EXPECT_NE(text.find("+ in-place"), std::string::npos) << text;
 }
 
+TEST(ModesTest, DeviceTiersPlaceAGroupAsOneBuffer) {
+  absl::StatusOr<devices::DeviceProfile> profile = devices::FindDevice("esp32-s3");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  AnalyzeOptions options = AllModes();
+  options.device_profile = *profile;
+  absl::StatusOr<Analysis> analysis = Analyze(Chain("Reshape", {"shape"}, "Relu", {}), options);
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  int shared = 0;
+  for (const TensorRecord& tensor : analysis->tensors) {
+    if (tensor.shares_with_index < 0) continue;
+    const TensorRecord& owner = analysis->tensors[tensor.shares_with_index];
+    EXPECT_EQ(tensor.tier, owner.tier) << tensor.name;
+    EXPECT_EQ(tensor.tier_offset, owner.tier_offset) << tensor.name;
+    EXPECT_FALSE(tensor.tier.empty()) << tensor.name;
+    ++shared;
+  }
+  EXPECT_EQ(shared, 2);
+  int64_t tier_tensors = 0;
+  for (const TierSummary& tier : analysis->tiers) tier_tensors += tier.tensors;
+  EXPECT_EQ(tier_tensors, 5);  // x, a, b, c, y: the group {a, b, c} is one buffer.
+}
+
 TensorRecord Sized(const std::string& name, int64_t first, int64_t last, int64_t offset, int64_t size = 64) {
   return TensorRecord{.name = name, .bytes = size, .aligned_bytes = size, .first_step = first, .last_step = last,
                       .offset = offset};
