@@ -7,8 +7,9 @@
 //
 // The steps are kept apart, as XLA keeps its heap simulation apart from its
 // packing: graph view (graph_ir.h) -> shapes (shapes.h) -> schedule
-// (schedule.h) -> live intervals (liveness.h) -> offsets (planner/) -> check
-// (planner/validator.h). Every figure means exactly what
+// (schedule.h, or scheduler/ when optimized) -> live intervals (liveness.h)
+// -> sharing (modes.h) -> offsets (planner/) -> check (planner/validator.h
+// and ValidateSharedBytes). Every figure means exactly what
 // ../shared/spec/memory-model.md says.
 #ifndef ONNX_FOOTPRINT_ANALYZER_ANALYSIS_H_
 #define ONNX_FOOTPRINT_ANALYZER_ANALYSIS_H_
@@ -39,8 +40,11 @@ struct AnalyzeOptions {
   std::optional<devices::DeviceProfile> device_profile;  // When set: its name and alignment, and
                                                          // the tiers and capacity verdict.
   absl::Duration planner_time_limit = absl::Milliseconds(300);  // Budget beyond the heuristics.
-  // The modes beyond the baseline (modes.h). The struct defaults to the
-  // spec's baseline; the CLI turns all three on unless --baseline.
+  // The modes beyond the baseline (modes.h), for the main graph. The struct
+  // defaults to the spec's baseline; the CLI turns all three on unless
+  // --baseline. If/Loop/Scan bodies always run on the baseline (given order,
+  // no sharing): their workspace is then one figure in every mode, and the
+  // baseline lower bound reported next to the modes' stays exact.
   bool optimize_schedule = false;  // Run scheduler::OptimizeSchedule instead of the given order.
   absl::Duration schedule_time_limit = absl::Milliseconds(300);  // Its budget beyond the greedy passes.
   bool alias = false;              // View ops share their dying input's bytes.

@@ -216,7 +216,10 @@ std::string TensorTitle(const TensorRecord& tensor) {
                       WithThousands(tensor.bytes.value_or(0)), " bytes (aligned ", WithThousands(tensor.aligned_bytes),
                       ")\nlive steps [", tensor.first_step, ", ", tensor.last_step, "]\noffset ",
                       WithThousands(tensor.offset.value_or(0)),
-                      tensor.producer.empty() ? "" : absl::StrCat("\nwritten by ", tensor.producer));
+                      tensor.producer.empty() ? "" : absl::StrCat("\nwritten by ", tensor.producer),
+                      tensor.shares_with.empty()
+                          ? ""
+                          : absl::StrCat("\nshares the bytes of ", tensor.shares_with, " (", tensor.sharing, ")"));
 }
 
 // x = step, y = offset; one rect per planned tensor.
