@@ -231,7 +231,12 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   modes.baseline_lower_bound_bytes =
       LowerBoundOf(g, record_of, result.schedule.order, workspace_of, /*sharing=*/nullptr);
   modes.schedule.lower_bound_bytes = modes.baseline_lower_bound_bytes;
-  if (main_graph && options.optimize_schedule) {
+  if (main_graph && options.optimize_schedule && g.nodes.empty()) {
+    // No node, one (empty) order. The scheduler counts no step at all there,
+    // where the spec still holds the graph inputs at step 0: not asked.
+    modes.schedule.name = "optimized";
+    modes.schedule.proven_optimal = true;
+  } else if (main_graph && options.optimize_schedule) {
     const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, aligned_of, workspace_of);
     absl::StatusOr<scheduler::ScheduleResult> scheduled =
         scheduler::OptimizeSchedule(dataflow, result.schedule.order, {.time_limit = options.schedule_time_limit});

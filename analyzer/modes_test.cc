@@ -315,6 +315,17 @@ TEST(ScheduleTest, OptimizedIsNeverAboveGivenAndLowersABranchyGraph) {
   EXPECT_LE(optimized->memory.arena_bytes, given->memory.arena_bytes);
 }
 
+TEST(ScheduleTest, AGraphWithoutNodesHasOneOrder) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 16}).Output("x");
+  absl::StatusOr<Analysis> analysis = Analyze(builder, AllModes());
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  EXPECT_EQ(analysis->memory.lower_bound_bytes, 64);  // x at step 0.
+  EXPECT_EQ(analysis->modes.baseline_lower_bound_bytes, 64);
+  EXPECT_EQ(analysis->modes.schedule.name, "optimized");
+  EXPECT_TRUE(analysis->modes.schedule.proven_optimal);
+}
+
 // Random DAGs of 8 to 14 nodes, each node a custom op whose output sizes are
 // given (value_info), reading one to three earlier values.
 struct RandomModel {
