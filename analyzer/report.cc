@@ -271,8 +271,8 @@ std::string RenderText(const Analysis& analysis) {
     }
   }
   if (const int64_t sharing = analysis.modes.alias.tensors + analysis.modes.inplace.tensors; sharing > 0) {
-    absl::StrAppend(&out, "  (", sharing, sharing == 1 ? " tensor shares" : " tensors share",
-                    " the bytes of an earlier tensor, at its offset (see \"shares_with\" in --format json)\n");
+    absl::StrAppend(&out, "  ", sharing, sharing == 1 ? " tensor shares" : " tensors share",
+                    " the bytes of an earlier tensor at its offset (see \"shares_with\" in --format json)\n");
   }
   int listed_unsized = 0;
   for (const TensorRecord& tensor : analysis.tensors) {
