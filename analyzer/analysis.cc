@@ -10,6 +10,7 @@
 #include "analyzer/graph_ir.h"
 #include "analyzer/isolated_call.h"
 #include "analyzer/liveness.h"
+#include "analyzer/modes.h"
 #include "analyzer/schedule.h"
 #include "analyzer/symbolic/shape_engine.h"
 #include "analyzer/symbolic/sizing.h"
@@ -19,6 +20,7 @@
 #include "planner/lower_bound.h"
 #include "planner/planner.h"
 #include "planner/validator.h"
+#include "scheduler/optimizer.h"
 
 namespace footprint {
 namespace {
@@ -29,7 +31,9 @@ constexpr int kMaxSubgraphDepth = 64;
 // Everything the analysis of one graph (the main graph or a body) produces.
 struct GraphResult {
   IrGraph ir;
-  BaselineSchedule schedule;
+  BaselineSchedule schedule;                // The baseline order.
+  std::vector<NodeId> order;                // The order used (the baseline or the optimizer's).
+  ModesSummary modes;                       // Meaningful for the main graph only.
   std::vector<TensorRecord> tensors;        // Arena tensors (sized and unsized) and workspaces.
   std::vector<WeightRecord> weights;        // This graph's weights and its bodies'.
   planner::Problem problem;                 // Sized arena tensors, in `tensors` order.
@@ -80,6 +84,39 @@ absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, s
   return absl::OkStatus();
 }
 
+// The spec's lower bound of one graph under `order`, with the tensors of
+// each group in `sharing` (nullptr: none) merged into one buffer as the plan
+// does; `records` holds the sized arena values, indexed like graph.values.
+int64_t LowerBoundOf(const IrGraph& graph, const std::vector<std::optional<TensorRecord>>& records,
+                     const std::vector<NodeId>& order, const std::vector<int64_t>& workspace_of,
+                     const std::vector<Sharing>* sharing) {
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(graph, order);
+  const std::vector<planner::Step> step_of = StepsOf(order, static_cast<int>(graph.nodes.size()));
+  planner::Problem problem;
+  std::vector<int64_t> buffer_of_value(graph.values.size(), -1);
+  for (int pass = 0; pass < 2; ++pass) {  // Owners, then the values sharing their bytes.
+    for (size_t id = 0; id < records.size(); ++id) {
+      if (!records[id].has_value() || !records[id]->bytes.has_value()) continue;
+      const ValueId owner = sharing == nullptr ? static_cast<ValueId>(id) : (*sharing)[id].owner;
+      if ((owner == static_cast<ValueId>(id)) != (pass == 0)) continue;
+      if (pass == 0) {
+        buffer_of_value[id] = static_cast<int64_t>(problem.buffers.size());
+        problem.buffers.push_back({.lifespan = lifespans[id], .size = records[id]->aligned_bytes});
+        continue;
+      }
+      planner::Buffer& group = problem.buffers[buffer_of_value[owner]];
+      group.lifespan.first = std::min(group.lifespan.first, lifespans[id].first);
+      group.lifespan.last = std::max(group.lifespan.last, lifespans[id].last);
+      group.size = std::max(group.size, records[id]->aligned_bytes);
+    }
+  }
+  for (size_t node = 0; node < graph.nodes.size(); ++node) {
+    if (graph.nodes[node].bodies.empty()) continue;
+    problem.buffers.push_back({.lifespan = {step_of[node], step_of[node]}, .size = workspace_of[node]});
+  }
+  return planner::LowerBound(problem);
+}
+
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
                                          const absl::flat_hash_set<std::string>& outer_names,
                                          const std::string& graph_label, int depth, const Context& context) {
@@ -100,25 +137,26 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     return WithPrefix(status, graph_label);
   }
 
-  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(g, result.schedule.order);
-  const std::vector<planner::Step> step_of = StepsOf(result.schedule.order, static_cast<int>(g.nodes.size()));
   const TypeIndex types = IndexTypes(graph);
+  const int value_count = static_cast<int>(g.values.size());
 
-  // Arena tensors in schedule order: graph inputs first, then each node's outputs.
+  // Every arena value's type and size (graph inputs, then each node's outputs
+  // in the baseline order), before any schedule: the optimizer needs sizes.
   std::vector<ValueId> arena_values;
-  for (ValueId id = 0; id < static_cast<ValueId>(g.values.size()); ++id) {
+  for (ValueId id = 0; id < value_count; ++id) {
     if (g.values[id].origin == ValueOrigin::kGraphInput) arena_values.push_back(id);
   }
-  absl::flat_hash_set<std::string> body_outer_names;  // Built lazily: only graphs with bodies need it.
   for (NodeId node_id : result.schedule.order) {
-    const IrNode& node = g.nodes[node_id];
-    for (ValueId id : node.outputs) arena_values.push_back(id);
+    for (ValueId id : g.nodes[node_id].outputs) arena_values.push_back(id);
   }
   const symbolic::GraphShapes* engine_shapes = nullptr;
   if (context.shapes != nullptr) {
     auto it = context.shapes->graphs.find(&graph);
     if (it != context.shapes->graphs.end()) engine_shapes = &it->second;
   }
+  std::vector<std::optional<TensorRecord>> record_of(value_count);
+  std::vector<int64_t> aligned_of(value_count, 0);  // 0 for unsized values and weights.
+  std::vector<ValueFacts> facts(value_count);
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
     std::string bytes_expr;
@@ -152,8 +190,6 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
         .dtype = DataTypeName(sized->data_type),
         .shape = sized->shape,
         .bytes = sized->bytes,
-        .first_step = lifespans[id].first,
-        .last_step = lifespans[id].last,
         .producer = value.producer >= 0 ? g.nodes[value.producer].display_name : "",
         .unsized_reason = sized->unsized_reason,
         .bytes_expr = bytes_expr,
@@ -166,11 +202,16 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
       }
       record.aligned_bytes = *aligned;
     }
-    result.tensors.push_back(std::move(record));
+    aligned_of[id] = record.aligned_bytes;
+    facts[id] = ValueFacts{.bytes = record.bytes, .dtype = record.dtype};
+    record_of[id] = std::move(record);
   }
 
   // Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
-  // largest body.
+  // largest body. Bodies are analyzed on the baseline whatever the modes (see
+  // AnalyzeOptions), so their peak is the same in every mode.
+  std::vector<int64_t> workspace_of(g.nodes.size(), 0);
+  absl::flat_hash_set<std::string> body_outer_names;  // Built lazily: only graphs with bodies need it.
   for (NodeId node_id : result.schedule.order) {
     const IrNode& node = g.nodes[node_id];
     if (node.bodies.empty()) continue;
@@ -207,22 +248,117 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
         for (std::string& warning : body_result->warnings) result.warnings.push_back(std::move(warning));
       }
     }
+    workspace_of[node_id] = workspace;
+  }
+
+  // The schedule: the baseline, or the optimizer's order (main graph only).
+  const AnalyzeOptions& options = context.options;
+  const bool main_graph = depth == 0;
+  result.order = result.schedule.order;
+  ModesSummary& modes = result.modes;
+  modes.baseline_lower_bound_bytes =
+      LowerBoundOf(g, record_of, result.schedule.order, workspace_of, /*sharing=*/nullptr);
+  modes.schedule.lower_bound_bytes = modes.baseline_lower_bound_bytes;
+  if (main_graph && options.optimize_schedule && g.nodes.empty()) {
+    // No node, one (empty) order. The scheduler counts no step at all there,
+    // where the spec still holds the graph inputs at step 0: not asked.
+    modes.schedule.name = "optimized";
+    modes.schedule.proven_optimal = true;
+  } else if (main_graph && options.optimize_schedule) {
+    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, aligned_of, workspace_of);
+    absl::StatusOr<scheduler::ScheduleResult> scheduled =
+        scheduler::OptimizeSchedule(dataflow, result.schedule.order, {.time_limit = options.schedule_time_limit});
+    if (!scheduled.ok()) return WithPrefix(scheduled.status(), graph_label);
+    result.order = scheduled->order;
+    modes.schedule = ScheduleMode{
+        .name = "optimized",
+        .algorithm = scheduled->algorithm,
+        .proven_optimal = scheduled->proven_optimal,
+        .lower_bound_bytes = LowerBoundOf(g, record_of, result.order, workspace_of, nullptr),
+        .seconds = scheduled->seconds,
+    };
+    // The scheduler's peaks and the spec's lower bound are one definition
+    // computed twice: a mismatch is a bug, never a figure to print.
+    if (scheduled->given_peak != modes.baseline_lower_bound_bytes ||
+        scheduled->peak != modes.schedule.lower_bound_bytes) {
+      return absl::InternalError(absl::StrCat(
+          ErrorPrefix(graph_label), "the schedule optimizer's peaks (given ", scheduled->given_peak, ", optimized ",
+          scheduled->peak, ") differ from the lower bounds (", modes.baseline_lower_bound_bytes, ", ",
+          modes.schedule.lower_bound_bytes, ")"));
+    }
+  }
+  modes.schedule.saved_bytes = modes.baseline_lower_bound_bytes - modes.schedule.lower_bound_bytes;
+
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(g, result.order);
+  const std::vector<planner::Step> step_of = StepsOf(result.order, static_cast<int>(g.nodes.size()));
+
+  // Sharing on the chosen order: aliasing, then in-place (main graph only).
+  const bool device_allows_inplace =
+      !options.device_profile.has_value() || options.device_profile->allow_inplace();
+  modes.alias.enabled = main_graph && options.alias;
+  modes.inplace.enabled = main_graph && options.inplace && device_allows_inplace;
+  if (main_graph && options.inplace && !device_allows_inplace) {
+    result.warnings.push_back(
+        absl::StrCat("in-place reuse is off: device profile '", options.device.name, "' does not allow it"));
+  }
+  modes.alias.lower_bound_bytes = modes.schedule.lower_bound_bytes;
+  if (modes.alias.enabled) {
+    const std::vector<Sharing> aliased = PlanSharing(g, result.order, lifespans, facts, {.alias = true});
+    modes.alias.lower_bound_bytes = LowerBoundOf(g, record_of, result.order, workspace_of, &aliased);
+  }
+  modes.alias.saved_bytes = modes.schedule.lower_bound_bytes - modes.alias.lower_bound_bytes;
+  const std::vector<Sharing> sharing = PlanSharing(g, result.order, lifespans, facts,
+                                                   {.alias = modes.alias.enabled, .inplace = modes.inplace.enabled});
+
+  // Arena tensors in schedule order: graph inputs first, then each node's outputs.
+  std::vector<int64_t> index_of_value(value_count, -1);
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (g.values[id].origin != ValueOrigin::kGraphInput) continue;
+    index_of_value[id] = static_cast<int64_t>(result.tensors.size());
+    result.tensors.push_back(*record_of[id]);
+  }
+  for (NodeId node_id : result.order) {
+    for (ValueId id : g.nodes[node_id].outputs) {
+      index_of_value[id] = static_cast<int64_t>(result.tensors.size());
+      result.tensors.push_back(*record_of[id]);
+    }
+  }
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (index_of_value[id] < 0) continue;
+    TensorRecord& record = result.tensors[index_of_value[id]];
+    record.first_step = lifespans[id].first;
+    record.last_step = lifespans[id].last;
+    const Sharing& shared = sharing[id];
+    if (shared.owner == id) continue;
+    record.shares_with = g.values[shared.owner].name;
+    record.shares_with_index = index_of_value[shared.owner];
+    record.sharing = SharingKindName(shared.kind);
+    (shared.kind == SharingKind::kAlias ? modes.alias : modes.inplace).tensors += 1;
+  }
+  for (NodeId node_id : result.order) {
+    const IrNode& node = g.nodes[node_id];
+    if (node.bodies.empty()) continue;
     result.tensors.push_back(TensorRecord{
         .name = absl::StrCat(node.display_name, "/body"),
         .role = TensorRole::kSubgraphWorkspace,
         .dtype = "",
         .shape = std::nullopt,
-        .bytes = workspace,
-        .aligned_bytes = workspace,  // A planned arena of aligned tensors is already aligned.
+        .bytes = workspace_of[node_id],
+        .aligned_bytes = workspace_of[node_id],  // A planned arena of aligned tensors is already aligned.
         .first_step = step_of[node_id],
         .last_step = step_of[node_id],
         .producer = node.display_name,
     });
   }
 
+  // One planner buffer per group of tensors sharing bytes: live from the
+  // owner's first step to the last step of any member, as large as the
+  // largest member (modes.h).
+  std::vector<int64_t> buffer_of_tensor(result.tensors.size(), -1);
   for (size_t i = 0; i < result.tensors.size(); ++i) {
     const TensorRecord& tensor = result.tensors[i];
-    if (!tensor.bytes.has_value()) continue;
+    if (!tensor.bytes.has_value() || tensor.shares_with_index >= 0) continue;
+    buffer_of_tensor[i] = static_cast<int64_t>(result.problem.buffers.size());
     result.problem.buffers.push_back(planner::Buffer{
         .id = tensor.name,
         .lifespan = {tensor.first_step, tensor.last_step},
@@ -231,14 +367,33 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     });
     result.tensor_of_buffer.push_back(i);
   }
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    const TensorRecord& tensor = result.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index < 0) continue;
+    buffer_of_tensor[i] = buffer_of_tensor[tensor.shares_with_index];
+    planner::Buffer& group = result.problem.buffers[buffer_of_tensor[i]];
+    group.lifespan.first = std::min(group.lifespan.first, tensor.first_step);
+    group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
+    group.size = std::max(group.size, tensor.aligned_bytes);
+  }
   // Bodies get the heuristics only: there may be many, and the main graph's
   // arena is the figure users act on.
   absl::StatusOr<planner::PlanResult> plan = planner::Solve(
-      result.problem, {.time_limit = depth == 0 ? context.options.planner_time_limit : absl::ZeroDuration()});
+      result.problem, {.time_limit = main_graph ? options.planner_time_limit : absl::ZeroDuration()});
   if (!plan.ok()) return WithPrefix(plan.status(), graph_label);
   result.plan = *std::move(plan);
-  for (size_t i = 0; i < result.tensor_of_buffer.size(); ++i) {
-    result.tensors[result.tensor_of_buffer[i]].offset = result.plan.solution.offsets[i];
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    if (buffer_of_tensor[i] >= 0) result.tensors[i].offset = result.plan.solution.offsets[buffer_of_tensor[i]];
+  }
+  if (absl::Status status = ValidateSharedBytes(result.tensors); !status.ok()) {
+    return WithPrefix(status, graph_label);
+  }
+  modes.inplace.lower_bound_bytes = result.plan.lower_bound;
+  modes.inplace.saved_bytes = modes.alias.lower_bound_bytes - modes.inplace.lower_bound_bytes;
+  if (!modes.inplace.enabled && modes.inplace.saved_bytes != 0) {
+    return absl::InternalError(absl::StrCat(ErrorPrefix(graph_label), "the plan's lower bound ",
+                                            result.plan.lower_bound, " differs from the modes' ",
+                                            modes.alias.lower_bound_bytes));
   }
   return result;
 }
@@ -259,17 +414,29 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
     memory->set_holds_activations(true);
     memory->set_holds_weights(true);
   }
+  // One buffer per group of tensors sharing bytes, as in the single arena.
   std::vector<planner::Buffer> buffers;
-  std::vector<size_t> tensor_of_buffer;
+  std::vector<size_t> tensor_of_buffer;  // The group's owner.
+  std::vector<int64_t> buffer_of_tensor(analysis.tensors.size(), -1);
   for (size_t i = 0; i < analysis.tensors.size(); ++i) {
     const TensorRecord& tensor = analysis.tensors[i];
-    if (!tensor.bytes.has_value()) continue;
+    if (!tensor.bytes.has_value() || tensor.shares_with_index >= 0) continue;
+    buffer_of_tensor[i] = static_cast<int64_t>(buffers.size());
     buffers.push_back(planner::Buffer{
         .id = tensor.name,
         .lifespan = {tensor.first_step, tensor.last_step},
         .size = *tensor.bytes,
     });
     tensor_of_buffer.push_back(i);
+  }
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    const TensorRecord& tensor = analysis.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index < 0) continue;
+    buffer_of_tensor[i] = buffer_of_tensor[tensor.shares_with_index];
+    planner::Buffer& group = buffers[buffer_of_tensor[i]];
+    group.lifespan.first = std::min(group.lifespan.first, tensor.first_step);
+    group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
+    group.size = std::max(group.size, *tensor.bytes);
   }
   // With one activation tier at the device's alignment, that tier's problem is
   // the single arena's, already planned with the full budget: plan the tiers
@@ -312,18 +479,20 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
         .alignment_bytes = tier.alignment_bytes,
         .arena_bytes = tier.arena_bytes,
         .weights_bytes = tier.weights_bytes,
-        .tensors = static_cast<int64_t>(tier.buffer_indices.size()),
+        .tensors = 0,  // Counted below: a group of tensors sharing bytes is one buffer.
         .holds_weights = tier.holds_weights,
         .holds_activations = tier.holds_activations,
         .proven_optimal = tier.plan.proven_optimal,
     });
   }
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const devices::BufferPlacement& placement = plan->placements[i];
-    TensorRecord& tensor = analysis.tensors[tensor_of_buffer[i]];
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    if (buffer_of_tensor[i] < 0) continue;
+    const devices::BufferPlacement& placement = plan->placements[buffer_of_tensor[i]];
+    TensorRecord& tensor = analysis.tensors[i];
     if (placement.tier < 0) continue;
     tensor.tier = plan->tiers[placement.tier].name;
     tensor.tier_offset = placement.offset;
+    ++analysis.tiers[placement.tier].tensors;
   }
   analysis.fits = plan->fits;
   analysis.fits_reason = plan->reason;
@@ -493,7 +662,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
         "the file's node order is not a valid topological order; the baseline schedule is a stable topological "
         "sort of it");
   }
-  for (NodeId node : main->schedule.order) analysis.schedule.push_back(main->ir.nodes[node].display_name);
+  for (NodeId node : main->order) analysis.schedule.push_back(main->ir.nodes[node].display_name);
+  analysis.modes = main->modes;
   for (std::string& warning : main->warnings) analysis.warnings.push_back(std::move(warning));
 
   MemoryFigures& memory = analysis.memory;

@@ -7,8 +7,9 @@
 //
 // The steps are kept apart, as XLA keeps its heap simulation apart from its
 // packing: graph view (graph_ir.h) -> shapes (shapes.h) -> schedule
-// (schedule.h) -> live intervals (liveness.h) -> offsets (planner/) -> check
-// (planner/validator.h). Every figure means exactly what
+// (schedule.h, or scheduler/ when optimized) -> live intervals (liveness.h)
+// -> sharing (modes.h) -> offsets (planner/) -> check (planner/validator.h
+// and ValidateSharedBytes). Every figure means exactly what
 // ../shared/spec/memory-model.md says.
 #ifndef ONNX_FOOTPRINT_ANALYZER_ANALYSIS_H_
 #define ONNX_FOOTPRINT_ANALYZER_ANALYSIS_H_
@@ -44,9 +45,15 @@ struct AnalyzeOptions {
                                                          // the tiers and capacity verdict.
   absl::Duration planner_time_limit = absl::Milliseconds(300);  // Budget beyond the heuristics.
   bool onnx_shape_inference = true;                   // Run ONNX's own inference (in a child process).
-  bool optimize_schedule = false;                     // Not yet: the given schedule is used.
-  bool alias = false;                                 // Not yet: no aliasing.
-  bool inplace = false;                               // Not yet: no in-place reuse.
+  // The modes beyond the baseline (modes.h), for the main graph. The struct
+  // defaults to the spec's baseline; the CLI turns all three on unless
+  // --baseline. If/Loop/Scan bodies always run on the baseline (given order,
+  // no sharing): their workspace is then one figure in every mode, and the
+  // baseline lower bound reported next to the modes' stays exact.
+  bool optimize_schedule = false;  // Run scheduler::OptimizeSchedule instead of the given order.
+  absl::Duration schedule_time_limit = absl::Milliseconds(300);  // Its budget beyond the greedy passes.
+  bool alias = false;              // View ops share their dying input's bytes.
+  bool inplace = false;            // Elementwise ops write over a dying input (if the device allows).
 };
 
 enum class TensorRole {
@@ -73,6 +80,9 @@ struct TensorRecord {
   std::string bytes_expr;                    // Unsized only: the byte size as a formula in unbound dims.
   std::string tier;                          // The device memory tier holding it ("" when unsized).
   std::optional<int64_t> tier_offset;        // Its offset within that tier's arena.
+  std::string shares_with;                   // The tensor whose bytes it occupies (alias or in-place); "" if its own.
+  int64_t shares_with_index = -1;            // That tensor's index in the same tensor list; -1 if its own.
+  std::string sharing;                       // "alias" or "inplace" when shares_with is set, else "".
 };
 
 // One memory tier of the device, as planned.
@@ -149,6 +159,34 @@ struct PlanSummary {
   double seconds = 0;           // Time spent planning.
 };
 
+// The schedule mode: which order ran and what it did to the lower bound.
+struct ScheduleMode {
+  std::string name = "given";    // "given" (the baseline order) or "optimized".
+  std::string algorithm = "given";  // What produced the order (scheduler/optimizer.h); "given" when unchanged.
+  bool proven_optimal = false;   // No order of the graph has a lower lower_bound_bytes (optimized only).
+  int64_t lower_bound_bytes = 0;  // Lower bound of this order, before sharing.
+  int64_t saved_bytes = 0;       // Baseline lower bound - lower_bound_bytes.
+  double seconds = 0;            // Time spent scheduling.
+};
+
+// A sharing mode (alias or in-place), applied after the schedule and, for
+// in-place, after aliasing.
+struct SharingMode {
+  bool enabled = false;           // Applied (in-place: requested and allowed by the device).
+  int64_t tensors = 0;            // Tensors that took over another's bytes through this mode.
+  int64_t lower_bound_bytes = 0;  // Lower bound with this mode and those before it.
+  int64_t saved_bytes = 0;        // The previous mode's lower bound - lower_bound_bytes.
+};
+
+// What each mode beyond the baseline did, in the order they apply. The
+// figures of MemoryFigures are those of all the enabled modes together.
+struct ModesSummary {
+  int64_t baseline_lower_bound_bytes = 0;  // The spec's baseline: given order, no sharing.
+  ScheduleMode schedule;
+  SharingMode alias;
+  SharingMode inplace;
+};
+
 // A --max-peak/--max-arena/--max-weights limit checked against this analysis.
 struct BudgetCheck {
   std::string figure;        // "peak", "arena" or "weights".
@@ -163,6 +201,7 @@ struct Analysis {
   AnalyzeOptions options;
   MemoryFigures memory;
   PlanSummary plan;
+  ModesSummary modes;                   // Baseline lower bound and each mode's own.
   std::vector<TensorRecord> tensors;    // Arena tensors, then unsized ones, in schedule order.
   std::vector<WeightRecord> weights;    // Every weight of the model, bodies included.
   std::vector<std::string> schedule;    // Node names in the order they run.

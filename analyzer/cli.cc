@@ -62,8 +62,19 @@ Options:
   --tensor-shape NAME=DIMS  Give the shape of a tensor no shape function can know (a decoded image,
                        NonZero's output), e.g. --tensor-shape bgr_data=480x640x3 (repeatable).
   --sweep NAME=V1,V2,...  Plan the model at each value of the dim NAME and list the figures per value.
-  --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse.
-                       (Today every run is the baseline; later modes will be on by default.)
+  --schedule given|optimized
+                       The node order (default optimized): the file's own, or the order with the
+                       lowest lower bound the schedule optimizer finds (never above the file's).
+  --schedule-time-limit SECONDS
+                       Schedule optimizer budget beyond its greedy passes (default 0.3; 0 = greedy).
+  --alias, --no-alias  Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's
+                       bytes when the input dies there (default on).
+  --inplace, --no-inplace
+                       An elementwise op writes over a same-size input that dies at its step, where
+                       the device profile allows it (default on).
+  --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse
+                       (same as --schedule given --no-alias --no-inplace). The report always gives
+                       the baseline lower bound next to each mode's own.
   --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).
   --device-file FILE   Plan for a profile of your own (text-format DeviceProfile, see devices/).
   --format FORMAT      Report format (default text):
@@ -86,7 +97,8 @@ Options:
 A progress line is drawn on stderr while models are analyzed, only when stderr is a terminal.
 
 The figures follow the memory model: peak = weights + arena; lower bound = the busiest step's
-live bytes; naive = one buffer per tensor; reuse savings = naive - arena.
+live bytes; naive = one buffer per tensor; reuse savings = naive - arena. They are those of the
+modes in use; the report also gives the baseline lower bound and what each mode saved.
 Exit codes: 0 success; 1 a budget or the device's capacity is exceeded; 2 usage or input error
 (with several models: the worst of them, 2 > 1 > 0).
 )";
@@ -116,7 +128,10 @@ std::optional<std::string> TakeValue(const std::vector<std::string>& args, size_
 
 int RunAnalyzeCommand(const std::vector<std::string>& args) {
   std::vector<std::string> models;
-  AnalyzeOptions options;
+  AnalyzeOptions options;  // The struct defaults to the baseline; the command to every mode.
+  options.optimize_schedule = true;
+  options.alias = true;
+  options.inplace = true;
   BatchRequest batch;
   ReportRequest report;
   std::string device_name(devices::kDefaultDeviceName);
@@ -133,6 +148,30 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
       options.optimize_schedule = false;
       options.alias = false;
       options.inplace = false;
+      continue;
+    }
+    if (word == "--alias" || word == "--no-alias") {
+      options.alias = word == "--alias";
+      continue;
+    }
+    if (word == "--inplace" || word == "--no-inplace") {
+      options.inplace = word == "--inplace";
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--schedule", &error)) {
+      if (*value != "given" && *value != "optimized") {
+        return UsageError(absl::StrCat("--schedule must be given or optimized, got '", *value, "'"));
+      }
+      options.optimize_schedule = *value == "optimized";
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--schedule-time-limit", &error)) {
+      double seconds = 0;
+      if (!absl::SimpleAtod(*value, &seconds) || seconds < 0 || seconds > 86400) {
+        return UsageError(
+            absl::StrCat("--schedule-time-limit expects seconds between 0 and 86400, got '", *value, "'"));
+      }
+      options.schedule_time_limit = absl::Seconds(seconds);
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--dim", &error)) {

@@ -94,6 +94,40 @@ TEST(CliTest, JsonFollowsTheContract) {
   EXPECT_TRUE(json["fits"].is_null());
 }
 
+TEST(CliTest, ModesAreOnByDefaultAndEachHasAFlag) {
+  // x -Add(w)-> a -Relu-> y: a never writes over the caller's x; y writes over a.
+  const std::string path = WriteFile("small.onnx", SmallModel());
+  CliRun run = RunCliCaptured({"analyze", path, "--format", "json"});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.err;
+  nlohmann::json json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["options"]["schedule"], "optimized");
+  EXPECT_EQ(json["options"]["alias"], true);
+  EXPECT_EQ(json["options"]["inplace"], true);
+  EXPECT_EQ(json["modes"]["inplace"]["enabled"], true);
+  EXPECT_EQ(json["tensors"][2]["name"], "y");
+  EXPECT_EQ(json["tensors"][2]["shares_with"], "a");
+  EXPECT_EQ(json["memory"]["baseline"]["lower_bound_bytes"], 128);
+  EXPECT_EQ(json["memory"]["lower_bound_bytes"], 128);  // x and a at step 0; a = y at step 1.
+
+  run = RunCliCaptured({"analyze", path, "--format", "json", "--schedule=given", "--no-alias", "--no-inplace",
+                        "--schedule-time-limit", "0"});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.err;
+  json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["options"]["schedule"], "given");
+  EXPECT_EQ(json["modes"]["inplace"]["enabled"], false);
+  EXPECT_TRUE(json["tensors"][2]["shares_with"].is_null());
+
+  run = RunCliCaptured({"analyze", path, "--format", "json", "--baseline", "--inplace"});  // Later flags win.
+  ASSERT_EQ(run.exit_code, kExitOk) << run.err;
+  json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["options"]["schedule"], "given");
+  EXPECT_EQ(json["options"]["alias"], false);
+  EXPECT_EQ(json["options"]["inplace"], true);
+
+  ExpectOneLineError(RunCliCaptured({"analyze", path, "--schedule", "best"}), "--schedule must be given or optimized");
+  ExpectOneLineError(RunCliCaptured({"analyze", path, "--schedule-time-limit", "-1"}), "--schedule-time-limit");
+}
+
 TEST(CliTest, OutputFileIsWrittenWhole) {
   const std::string path = WriteFile("small.onnx", SmallModel());
   const std::string report = TempPath("report.json");

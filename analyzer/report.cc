@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -44,6 +45,13 @@ std::string FigureLine(const std::string& label, int64_t bytes, const std::strin
 
 }  // namespace
 
+std::string DescribeModeSavings(const ModesSummary& modes) {
+  const auto saved = [](int64_t bytes) { return bytes == 0 ? std::string("0 B") : "-" + HumanBytes(bytes); };
+  return absl::StrCat("schedule ", modes.schedule.name, " ", saved(modes.schedule.saved_bytes), ", alias ",
+                      modes.alias.enabled ? saved(modes.alias.saved_bytes) : "off", ", in-place ",
+                      modes.inplace.enabled ? saved(modes.inplace.saved_bytes) : "off");
+}
+
 double ReuseSavingsPercent(const MemoryFigures& memory) {
   if (memory.naive_bytes == 0) return 0;
   return 100.0 * static_cast<double>(memory.reuse_savings_bytes) / static_cast<double>(memory.naive_bytes);
@@ -78,7 +86,8 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                     {"reuse_savings_percent", ReuseSavingsPercent(memory)},
                     {"peak_bytes", memory.peak_bytes},
                     {"unsized_tensors", memory.unsized_tensors},
-                    {"complete", memory.complete}};
+                    {"complete", memory.complete},
+                    {"baseline", {{"lower_bound_bytes", analysis.modes.baseline_lower_bound_bytes}}}};
   Json tiers = Json::array();
   for (const TierSummary& tier : analysis.tiers) {
     tiers.push_back({{"name", tier.name},
@@ -105,6 +114,25 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
   json["plan"] = {{"algorithm", analysis.plan.algorithm},
                   {"proven_optimal", analysis.plan.proven_optimal},
                   {"seconds", analysis.plan.seconds}};
+  const ModesSummary& modes = analysis.modes;
+  json["modes"] = {
+      {"schedule",
+       {{"name", modes.schedule.name},
+        {"algorithm", modes.schedule.algorithm},
+        {"proven_optimal", modes.schedule.proven_optimal},
+        {"lower_bound_bytes", modes.schedule.lower_bound_bytes},
+        {"saved_bytes", modes.schedule.saved_bytes},
+        {"seconds", modes.schedule.seconds}}},
+      {"alias",
+       {{"enabled", modes.alias.enabled},
+        {"tensors", modes.alias.tensors},
+        {"lower_bound_bytes", modes.alias.lower_bound_bytes},
+        {"saved_bytes", modes.alias.saved_bytes}}},
+      {"inplace",
+       {{"enabled", modes.inplace.enabled},
+        {"tensors", modes.inplace.tensors},
+        {"lower_bound_bytes", modes.inplace.lower_bound_bytes},
+        {"saved_bytes", modes.inplace.saved_bytes}}}};
   Json tensors = Json::array();
   for (const TensorRecord& tensor : analysis.tensors) {
     Json entry = {{"name", tensor.name},
@@ -118,7 +146,9 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
                   {"offset", OptionalToJson(tensor.offset)},
                   {"producer", tensor.producer},
                   {"tier", tensor.tier.empty() ? Json(nullptr) : Json(tensor.tier)},
-                  {"tier_offset", OptionalToJson(tensor.tier_offset)}};
+                  {"tier_offset", OptionalToJson(tensor.tier_offset)},
+                  {"shares_with", tensor.shares_with.empty() ? Json(nullptr) : Json(tensor.shares_with)},
+                  {"sharing", tensor.sharing.empty() ? Json(nullptr) : Json(tensor.sharing)}};
     if (!tensor.bytes.has_value()) entry["unsized_reason"] = tensor.unsized_reason;
     if (!tensor.bytes_expr.empty()) entry["bytes_expr"] = tensor.bytes_expr;
     tensors.push_back(std::move(entry));
@@ -136,7 +166,8 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
   }
   json["weights"] = std::move(weights);
   json["schedule"] = analysis.schedule;
-  json["schedule_is_file_order"] = analysis.file_order_was_valid;
+  // The schedule printed is the file's order: valid as written, and kept by the optimizer.
+  json["schedule_is_file_order"] = analysis.file_order_was_valid && analysis.modes.schedule.algorithm == "given";
   json["live_bytes_per_step"] = analysis.live_bytes_per_step;
   if (analysis.sweep.has_value()) {
     Json points = Json::array();
@@ -193,7 +224,9 @@ std::string RenderText(const Analysis& analysis) {
   absl::StrAppend(&out, "  mode    schedule ", analysis.options.optimize_schedule ? "optimized" : "given",
                   analysis.file_order_was_valid ? "" : " (file order sorted topologically)",
                   ", alias ", analysis.options.alias ? "on" : "off", ", in-place ",
-                  analysis.options.inplace ? "on" : "off", dims.empty() ? "" : ", dims " + absl::StrJoin(dims, " "),
+                  !analysis.options.inplace           ? "off"
+                  : analysis.modes.inplace.enabled ? "on"
+                                                   : "off (the device does not allow it)", dims.empty() ? "" : ", dims " + absl::StrJoin(dims, " "),
                   "\n\n");
 
   absl::StrAppend(&out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
@@ -226,6 +259,36 @@ std::string RenderText(const Analysis& analysis) {
     line("lower bound", symbolic.lower_bound_expr);
     line("no reuse (naive)", symbolic.naive_expr);
   }
+  // Each mode's lower bound, applied in order, next to the baseline's.
+  const ModesSummary& modes = analysis.modes;
+  const auto saved = [](int64_t bytes, int64_t before) {
+    if (bytes == 0) return std::string();
+    return absl::StrFormat("  -%s (%.1f%%)", HumanBytes(bytes),
+                           before == 0 ? 0.0 : 100.0 * static_cast<double>(bytes) / static_cast<double>(before));
+  };
+  absl::StrAppend(&out, "\nModes (lower bound after each)\n");
+  absl::StrAppend(&out, FigureLine("baseline", modes.baseline_lower_bound_bytes, "  given order, no sharing"));
+  absl::StrAppend(&out, FigureLine(absl::StrCat("schedule ", modes.schedule.name), modes.schedule.lower_bound_bytes,
+                                   absl::StrCat(saved(modes.schedule.saved_bytes, modes.baseline_lower_bound_bytes),
+                                                modes.schedule.name == "optimized"
+                                                    ? absl::StrFormat("  %s, %s, %.3f s", modes.schedule.algorithm,
+                                                                      modes.schedule.proven_optimal
+                                                                          ? "optimal"
+                                                                          : "not proven optimal",
+                                                                      modes.schedule.seconds)
+                                                    : "")));
+  for (const auto& [label, mode, before] :
+       {std::tuple{"alias", &modes.alias, modes.schedule.lower_bound_bytes},
+        std::tuple{"in-place", &modes.inplace, modes.alias.lower_bound_bytes}}) {
+    if (!mode->enabled) {
+      absl::StrAppend(&out, absl::StrFormat("  %-20s %12s\n", absl::StrCat(label, " off"), "-"));
+      continue;
+    }
+    absl::StrAppend(&out, FigureLine(absl::StrCat("+ ", label), mode->lower_bound_bytes,
+                                     absl::StrCat(saved(mode->saved_bytes, before), "  ", mode->tensors,
+                                                  mode->tensors == 1 ? " tensor shares" : " tensors share",
+                                                  " bytes")));
+  }
 
   std::vector<const TensorRecord*> largest;
   for (const TensorRecord& tensor : analysis.tensors) {
@@ -248,6 +311,10 @@ std::string RenderText(const Analysis& analysis) {
                                             absl::StrCat(tensor->first_step, "-", tensor->last_step),
                                             tensor->offset.value_or(0)));
     }
+  }
+  if (const int64_t sharing = analysis.modes.alias.tensors + analysis.modes.inplace.tensors; sharing > 0) {
+    absl::StrAppend(&out, "  ", sharing, sharing == 1 ? " tensor shares" : " tensors share",
+                    " the bytes of an earlier tensor at its offset (see \"shares_with\" in --format json)\n");
   }
   int listed_unsized = 0;
   for (const TensorRecord& tensor : analysis.tensors) {

@@ -216,7 +216,10 @@ std::string TensorTitle(const TensorRecord& tensor) {
                       WithThousands(tensor.bytes.value_or(0)), " bytes (aligned ", WithThousands(tensor.aligned_bytes),
                       ")\nlive steps [", tensor.first_step, ", ", tensor.last_step, "]\noffset ",
                       WithThousands(tensor.offset.value_or(0)),
-                      tensor.producer.empty() ? "" : absl::StrCat("\nwritten by ", tensor.producer));
+                      tensor.producer.empty() ? "" : absl::StrCat("\nwritten by ", tensor.producer),
+                      tensor.shares_with.empty()
+                          ? ""
+                          : absl::StrCat("\nshares the bytes of ", tensor.shares_with, " (", tensor.sharing, ")"));
 }
 
 // x = step, y = offset; one rect per planned tensor.
@@ -335,7 +338,7 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                   analysis.device.alignment_bytes, " B) · schedule ",
                   analysis.options.optimize_schedule ? "optimized" : "given",
                   analysis.file_order_was_valid ? "" : " (file order sorted topologically)", " · alias ",
-                  analysis.options.alias ? "on" : "off", " · in-place ", analysis.options.inplace ? "on" : "off",
+                  analysis.options.alias ? "on" : "off", " · in-place ", analysis.modes.inplace.enabled ? "on" : "off",
                   dims.empty() ? "" : absl::StrCat(" · dims ", HtmlEscape(absl::StrJoin(dims, " "))),
                   analysis.model.producer.empty() ? "" : absl::StrCat(" · from ", HtmlEscape(analysis.model.producer)),
                   "</div>");
@@ -354,6 +357,8 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                            : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);
   AppendFigure(out, report, "Lower bound", "lower_bound_bytes", memory.lower_bound_bytes,
                absl::StrFormat("arena %.3f×", ratio));
+  AppendFigure(out, report, "Baseline lower bound", "baseline_lower_bound_bytes",
+               analysis.modes.baseline_lower_bound_bytes, DescribeModeSavings(analysis.modes));
   AppendFigure(out, report, "Naive (no reuse)", "naive_bytes", memory.naive_bytes,
                absl::StrFormat("reuse saves %.1f%%", ReuseSavingsPercent(memory)));
   absl::StrAppend(out, "<div class=\"figure\"><div class=\"label\">Unsized tensors</div><div class=\"value\">",

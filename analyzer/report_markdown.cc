@@ -39,7 +39,7 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
   absl::StrAppend(&out, "Device **", MarkdownCell(analysis.device.name), "** (alignment ",
                   analysis.device.alignment_bytes, " B) · schedule ",
                   analysis.options.optimize_schedule ? "optimized" : "given", " · alias ",
-                  analysis.options.alias ? "on" : "off", " · in-place ", analysis.options.inplace ? "on" : "off",
+                  analysis.options.alias ? "on" : "off", " · in-place ", analysis.modes.inplace.enabled ? "on" : "off",
                   dims.empty() ? "" : absl::StrCat(" · dims ", MarkdownCell(absl::StrJoin(dims, " "))), " · ",
                   analysis.model.nodes, " nodes\n\n");
   if (!memory.complete) {
@@ -59,6 +59,9 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
                            : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);
   AppendFigureRow(&out, report, "lower bound", "lower_bound_bytes", memory.lower_bound_bytes,
                   absl::StrFormat("arena is %.3f× the bound", ratio));
+  AppendFigureRow(&out, report, "baseline lower bound", "baseline_lower_bound_bytes",
+                  analysis.modes.baseline_lower_bound_bytes,
+                  absl::StrCat("given order, no sharing; ", DescribeModeSavings(analysis.modes)));
   AppendFigureRow(&out, report, "naive (no reuse)", "naive_bytes", memory.naive_bytes,
                   absl::StrFormat("reuse saves %s (%.1f%%)", HumanBytes(memory.reuse_savings_bytes),
                                   ReuseSavingsPercent(memory)));

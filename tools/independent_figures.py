@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""Independent check of the baseline figures (weights, naive, lower bound).
+"""Independent check of the baseline figures (weights, naive, lower bound), and of the
+lower bounds with aliasing and in-place reuse on the file's order (--sharing).
 
 Written from ../shared/spec/memory-model.md alone, with Debian's python3-onnx,
 to cross-check the C++ analyzer's figures in testdata/golden/. Not used by the
 build or the tests (nothing there needs Python); run it by hand:
-    /usr/bin/python3 tools/independent_figures.py MODEL.onnx [ALIGNMENT]
+    /usr/bin/python3 tools/independent_figures.py MODEL.onnx [ALIGNMENT] [--sharing]
 Prints: weights_bytes naive_bytes lower_bound_bytes unsized
+With --sharing, two more: the lower bound with aliasing, then with aliasing and in-place
+reuse, on the file's order (the README's rules, for graphs without subgraphs).
 """
 import sys
 
@@ -40,9 +43,67 @@ def type_bytes(t):
     return nbytes(dims, t.tensor_type.elem_type)
 
 
+VIEW_OPS = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}
+ELEMENTWISE_OPS = {
+    "Relu", "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Elu", "Selu", "Celu",
+    "Gelu", "Softplus", "Softsign", "Mish", "ThresholdedRelu", "Clip", "Abs", "Neg", "Exp", "Log", "Sqrt",
+    "Reciprocal", "Ceil", "Floor", "Round", "Sign", "Erf", "Not", "Sin", "Cos", "Tan", "Asin", "Acos",
+    "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Add", "Sub", "Mul", "Div"}
+BINARY_OPS = {"Add", "Sub", "Mul", "Div"}
+
+
+def peak(intervals, steps):
+    live = [0] * max(1, steps)
+    for first, last, b in intervals:
+        for s in range(first, last + 1):
+            live[s] += b
+    return max(live) if live else 0
+
+
+def shared_peak(tensors, nodes, steps, alias, inplace):
+    """tensors: name -> dict(first, last, bytes, aligned, elem, produced, output)."""
+    owner = {name: name for name in tensors}
+    handed = set()
+    for k, n in enumerate(nodes):
+        if n.domain not in ("", "ai.onnx"):
+            continue
+        outs = [o for o in n.output if o]
+        if len(outs) != 1 or outs[0] not in tensors or tensors[outs[0]]["bytes"] == 0:
+            continue
+        if alias and n.op_type in VIEW_OPS:
+            kind, cands = "alias", [n.input[0]] if n.input and n.input[0] else []
+        elif inplace and n.op_type in ELEMENTWISE_OPS:
+            kind = "inplace"
+            if n.op_type in BINARY_OPS:
+                cands = [i for i in n.input if i]
+            else:
+                cands = [n.input[0]] if n.input and n.input[0] else []
+        else:
+            continue
+        out = tensors[outs[0]]
+        for c in cands:
+            t = tensors.get(c)
+            if t is None or not t["produced"] or t["output"] or c in handed or t["last"] != k:
+                continue
+            if t["bytes"] != out["bytes"] or (kind == "inplace" and t["elem"] != out["elem"]):
+                continue
+            handed.add(c)
+            owner[outs[0]] = owner[c]
+            break
+    groups = {}
+    for name, t in tensors.items():
+        g = groups.setdefault(owner[name], [t["first"], t["last"], 0])
+        g[0] = min(g[0], t["first"])
+        g[1] = max(g[1], t["last"])
+        g[2] = max(g[2], t["aligned"])
+    return peak(groups.values(), steps)
+
+
 def main():
-    path = sys.argv[1]
-    alignment = int(sys.argv[2]) if len(sys.argv) > 2 else 64
+    sharing = "--sharing" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--sharing"]
+    path = args[0]
+    alignment = int(args[1]) if len(args) > 1 else 64
     model = onnx.load(path, load_external_data=False)
     model = shape_inference.infer_shapes(model, data_prop=True)
     g = model.graph
@@ -82,6 +143,7 @@ def main():
         for i in n.input:
             last_use[i] = k
     intervals = []  # (first, last, aligned bytes)
+    tensors = {}  # Sized arena tensors, for --sharing.
     for vi in g.input:
         if vi.name in inits:
             continue
@@ -94,6 +156,8 @@ def main():
             unsized += 1
             continue
         intervals.append((first, last, align(b, alignment)))
+        tensors[vi.name] = dict(first=first, last=last, bytes=b, aligned=align(b, alignment),
+                                elem=vi.type.tensor_type.elem_type, produced=False, output=vi.name in outputs)
     for k, n in enumerate(nodes):
         for o in n.output:
             if not o:
@@ -107,12 +171,18 @@ def main():
                 unsized += 1
                 continue
             intervals.append((first, last, align(b, alignment)))
+            tensors[o] = dict(first=first, last=last, bytes=b, aligned=align(b, alignment),
+                              elem=types[o].tensor_type.elem_type, produced=True, output=o in outputs)
     naive = sum(b for _, _, b in intervals)
     live = [0] * max(1, steps)
     for first, last, b in intervals:
         for s in range(first, last + 1):
             live[s] += b
-    print(weights, naive, max(live) if live else 0, unsized)
+    figures = [weights, naive, max(live) if live else 0, unsized]
+    if sharing:
+        figures.append(shared_peak(tensors, nodes, steps, alias=True, inplace=False))
+        figures.append(shared_peak(tensors, nodes, steps, alias=True, inplace=True))
+    print(*figures)
 
 
 main()
