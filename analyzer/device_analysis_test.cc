@@ -158,3 +158,27 @@ TEST(DeviceAnalysisTest, UnknownDeviceAndMalformedProfileAreExitTwo) {
 
 }  // namespace
 }  // namespace footprint
+
+namespace footprint {
+namespace {
+
+size_t CountOf(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+TEST(DeviceAnalysisTest, HtmlDrawsOneSectionPerUsedTierWithEveryTensorOnce) {
+  const std::string profile_path = WriteTemp("two_tier.textproto", kTwoTierProfile);
+  const std::string model_path = WriteTemp("fan_out.onnx", FanOut().Serialize());
+  std::string html;
+  ASSERT_EQ(RunQuietly({"analyze", model_path, "--device-file", profile_path, "--baseline", "--format", "html"}, &html),
+            kExitOk);
+  EXPECT_EQ(CountOf(html, "Memory tier: "), 2u);
+  EXPECT_NE(html.find("Memory tier: sram"), std::string::npos);
+  EXPECT_NE(html.find("Memory tier: dram"), std::string::npos);
+  EXPECT_EQ(CountOf(html, "<rect"), 5u);  // x, b1, b2, b3, y: each in exactly one tier.
+}
+
+}  // namespace
+}  // namespace footprint

@@ -231,12 +231,14 @@ void AppendArenaChart(std::string* out, const Analysis& analysis, const TierView
                   "\" role=\"img\" aria-label=\"arena: offset by step\">");
   AppendAxes(out, axes);
   size_t index = 0;
-  for (const TensorRecord* tensor : tier.tensors) {
+  for (size_t i = 0; i < tier.tensors.size(); ++i) {
+    const TensorRecord* tensor = tier.tensors[i];
+    const int64_t offset = tier.offsets[i];
     const double x = axes.X(static_cast<double>(tensor->first_step));
     const double width =
         std::max(0.8, axes.X(static_cast<double>(tensor->last_step + 1)) - x);
-    const double top = axes.Y(static_cast<double>(*tensor->offset + tensor->aligned_bytes));
-    const double height = std::max(1.0, axes.Y(static_cast<double>(*tensor->offset)) - top);
+    const double top = axes.Y(static_cast<double>(offset + tensor->aligned_bytes));
+    const double height = std::max(1.0, axes.Y(static_cast<double>(offset)) - top);
     absl::StrAppend(out, "<rect class=\"t\" data-row=\"", id, "-r", tensor - analysis.tensors.data(), "\" x=\"",
                     Num(x), "\" y=\"", Num(top), "\" width=\"", Num(width), "\" height=\"", Num(height),
                     "\" fill=\"", RoleColor(tensor->role, index++), "\"><title>", HtmlEscape(TensorTitle(*tensor)),
@@ -465,16 +467,50 @@ std::string HtmlEscape(const std::string& text) {
 }
 
 std::vector<TierView> TiersOf(const Analysis& analysis) {
-  // One tier until device profiles place tensors in several: then group the
-  // tensors by their tier here, each with its own size, bound and curve.
-  TierView arena{.name = "arena",
-                 .size_bytes = analysis.memory.arena_bytes,
-                 .lower_bound_bytes = analysis.memory.lower_bound_bytes,
-                 .live_bytes_per_step = analysis.live_bytes_per_step};
+  // One picture of the single arena (the spec's figures) while every planned
+  // tensor sits in one tier; one picture per tier once the device spilled
+  // tensors to others, each with its own offsets, curve and bound.
+  std::vector<std::string> used;
   for (const TensorRecord& tensor : analysis.tensors) {
-    if (tensor.offset.has_value() && tensor.bytes.has_value()) arena.tensors.push_back(&tensor);
+    if (!tensor.offset.has_value() || !tensor.bytes.has_value()) continue;
+    if (std::find(used.begin(), used.end(), tensor.tier) == used.end()) used.push_back(tensor.tier);
   }
-  return {arena};
+  const TierSummary* only_tier = nullptr;
+  for (const TierSummary& tier : analysis.tiers) {
+    if (used.size() == 1 && tier.name == used[0]) only_tier = &tier;
+  }
+  if (used.size() <= 1) {
+    TierView arena{.name = only_tier != nullptr ? only_tier->name : "arena",
+                   .capacity_bytes = only_tier != nullptr ? only_tier->capacity_bytes : std::nullopt,
+                   .size_bytes = analysis.memory.arena_bytes,
+                   .lower_bound_bytes = analysis.memory.lower_bound_bytes,
+                   .live_bytes_per_step = analysis.live_bytes_per_step};
+    for (const TensorRecord& tensor : analysis.tensors) {
+      if (!tensor.offset.has_value() || !tensor.bytes.has_value()) continue;
+      arena.tensors.push_back(&tensor);
+      arena.offsets.push_back(*tensor.offset);
+    }
+    return {arena};
+  }
+  std::vector<TierView> views;
+  const size_t steps = std::max<size_t>(1, analysis.live_bytes_per_step.size());
+  for (const TierSummary& tier : analysis.tiers) {
+    if (std::find(used.begin(), used.end(), tier.name) == used.end()) continue;
+    TierView view{.name = tier.name, .capacity_bytes = tier.capacity_bytes, .size_bytes = tier.arena_bytes};
+    view.live_bytes_per_step.assign(steps, 0);
+    for (const TensorRecord& tensor : analysis.tensors) {
+      if (tensor.tier != tier.name || !tensor.tier_offset.has_value() || !tensor.bytes.has_value()) continue;
+      view.tensors.push_back(&tensor);
+      view.offsets.push_back(*tensor.tier_offset);
+      if (!tensor.shares_with.empty()) continue;  // Its bytes are its owner's.
+      for (int64_t step = tensor.first_step; step <= tensor.last_step && step < static_cast<int64_t>(steps); ++step) {
+        view.live_bytes_per_step[step] += tensor.aligned_bytes;
+      }
+    }
+    view.lower_bound_bytes = *std::max_element(view.live_bytes_per_step.begin(), view.live_bytes_per_step.end());
+    views.push_back(std::move(view));
+  }
+  return views;
 }
 
 std::string RenderHtml(const std::vector<ModelReport>& reports) {

@@ -37,6 +37,7 @@ struct TierView {
   int64_t lower_bound_bytes = 0;              // Max over steps of live aligned bytes in this tier.
   std::vector<int64_t> live_bytes_per_step;   // Live aligned bytes of this tier at each step.
   std::vector<const TensorRecord*> tensors;   // Planned tensors (with an offset) in this tier.
+  std::vector<int64_t> offsets;               // offsets[i]: tensors[i]'s offset within this tier.
 };
 
 std::vector<TierView> TiersOf(const Analysis& analysis);
