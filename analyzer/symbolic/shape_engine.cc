@@ -495,6 +495,9 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         later.push_back(node);
         continue;
       }
+      // Shape functions may write out[0] unchecked: a (damaged) node that
+      // lists no output has nothing to infer.
+      if (node->output_size() == 0) continue;
       outputs.assign(node->output_size(), SymValue{});
       InferNode(*node, scope, depth, outputs);
       for (int o = 0; o < node->output_size(); ++o) {
