@@ -31,7 +31,16 @@ demo: build
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
+# The benchmarks also want jq, bc and Debian's python3-onnx (to compare with onnx.load and
+# infer_shapes in the same run): third_party/debian-packages-bench.txt.
+BENCH_PACKAGES := $(shell grep -v '^\#' third_party/debian-packages-bench.txt)
 bench: build
+	@missing=""; for p in $(BENCH_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 	bash bench/run.sh $(BUILD_DIR)
 
 clean:
