@@ -571,6 +571,7 @@ const char* TensorRoleName(TensorRole role) {
 }
 
 absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOptions& requested) {
+  const absl::Time analysis_start = absl::Now();
   AnalyzeOptions options = requested;
   if (options.device_profile.has_value()) {
     if (absl::Status status = devices::CheckDeviceProfile(*options.device_profile); !status.ok()) return status;
@@ -618,13 +619,21 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
       !status.ok()) {
     return status;
   }
-  if (options.onnx_shape_inference) {
+  // ONNX's whole-model pass runs in a child process (it can crash) and costs
+  // as much as the rest of the analysis: when our engine has a shape function
+  // for every op, it is skipped (the engine still asks ONNX per node where its
+  // own function gives up).
+  const bool engine_covers_all = !options.onnx_inference_only && !symbolic::NeedsOnnxFallback(model);
+  if (options.onnx_shape_inference && !engine_covers_all) {
+    const absl::Time onnx_start = absl::Now();
     for (std::string& warning : RunOnnxShapeInference(model)) analysis.warnings.push_back(std::move(warning));
+    analysis.phase_seconds["onnx_shape_inference"] = absl::ToDoubleSeconds(absl::Now() - onnx_start);
   }
   std::optional<symbolic::ShapeTables> shapes;
   if (!options.onnx_inference_only) {
     const symbolic::SymbolValues symbol_values(engine_dims.begin(), engine_dims.end());
     bool onnx_fallback = true;
+    const absl::Time engine_start = absl::Now();
     if (symbolic::NeedsOnnxFallback(model)) {
       // A dry run in a child: ONNX's per-node functions may crash on this model.
       absl::StatusOr<std::string> dry_run = RunIsolated(
@@ -632,15 +641,18 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
             (void)symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values);
             return std::string("ok");
           },
-          absl::Seconds(120));
+          kOnnxInferenceDeadline);
       if (!dry_run.ok()) {
         onnx_fallback = false;
         analysis.warnings.push_back(absl::StrCat("ONNX's per-node shape functions ", dry_run.status().message(),
                                                  " on this model; ops without a shape function of ours stay unsized"));
       }
     }
+    const absl::Time tables_start = absl::Now();
     absl::StatusOr<symbolic::ShapeTables> tables =
         symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, onnx_fallback);
+    analysis.phase_seconds["shape_engine_dry_run"] = absl::ToDoubleSeconds(tables_start - engine_start);
+    analysis.phase_seconds["shape_engine"] = absl::ToDoubleSeconds(absl::Now() - tables_start);
     if (!tables.ok()) return tables.status();
     if (!tables->unused_symbol_values.empty()) {
       onnx::ModelProto probe = source;
@@ -653,7 +665,9 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   }
 
   const Context context{.options = options, .shapes = shapes.has_value() ? &*shapes : nullptr};
+  const absl::Time graph_start = absl::Now();
   absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);
+  analysis.phase_seconds["schedule_and_plan"] = absl::ToDoubleSeconds(absl::Now() - graph_start);
   if (!main.ok()) return main.status();
 
   analysis.file_order_was_valid = main->schedule.file_order_was_valid;
@@ -728,7 +742,10 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
                                              static_cast<int64_t>(main->schedule.order.size()));
   analysis.tensors = std::move(main->tensors);
   analysis.weights = std::move(main->weights);
+  const absl::Time tiers_start = absl::Now();
   if (absl::Status status = PlanOnDeviceTiers(options, analysis); !status.ok()) return status;
+  analysis.phase_seconds["device_tiers"] = absl::ToDoubleSeconds(absl::Now() - tiers_start);
+  analysis.phase_seconds["total"] = absl::ToDoubleSeconds(absl::Now() - analysis_start);
   return analysis;
 }
 

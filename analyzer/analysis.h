@@ -213,6 +213,7 @@ struct Analysis {
   std::string spill_policy;             // How tensors leave a full tier.
   int64_t spilled_tensors = 0;          // Tensors planned outside the first activation tier.
   std::vector<std::string> warnings;    // Things the user should know (incomplete shapes, ...).
+  std::map<std::string, double> phase_seconds;  // Wall time of each phase of the analysis ("total" too).
   std::vector<BudgetCheck> budgets;     // The user's budgets, in the order peak, arena, weights (budgets.h).
   std::optional<SymbolicMemory> symbolic_memory;  // Set when sizes are formulas in unbound dims.
   std::optional<SweepFigures> sweep;               // --sweep NAME=V1,V2,...: the figures planned per value.

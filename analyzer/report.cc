@@ -186,6 +186,7 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
   json["spill_policy"] = analysis.spill_policy;
   json["spilled_tensors"] = analysis.spilled_tensors;
   json["warnings"] = analysis.warnings;
+  json["timings"] = analysis.phase_seconds;
   Json budgets = Json::array();
   for (const BudgetCheck& check : analysis.budgets) {
     budgets.push_back({{"figure", check.figure},

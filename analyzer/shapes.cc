@@ -216,7 +216,7 @@ std::vector<std::string> RunOnnxShapeInference(onnx::ModelProto& model) {
         inferred.AppendToString(&bytes);
         return bytes;
       },
-      absl::Seconds(120));
+      kOnnxInferenceDeadline);
   if (!result.ok()) {
     return {absl::StrCat("ONNX's shape inference ", result.status().message(),
                          " on this model; only the shapes stored in the file are used")};

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint {
@@ -45,6 +46,11 @@ absl::Status BindDims(const DimBindings& dims, onnx::ModelProto& model);
 // failure is not fatal: the shapes found so far stay, and the returned
 // warning names the node and op where inference stopped.
 std::vector<std::string> RunOnnxShapeInference(onnx::ModelProto& model);
+
+// ONNX's inference runs in a child process (isolated_call.h) for at most
+// this long: it takes well under a second on 100,000-node graphs, and a
+// damaged model can make it spin.
+inline constexpr absl::Duration kOnnxInferenceDeadline = absl::Seconds(8);
 
 // The types known in one graph after inference: inputs, outputs, value_info.
 using TypeIndex = absl::flat_hash_map<std::string, const onnx::TypeProto*>;

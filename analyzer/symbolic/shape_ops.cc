@@ -168,11 +168,21 @@ void SetInts(SymValue& v, std::vector<Expr> values) {
   if (static_cast<int64_t>(values.size()) <= kMaxPropagatedElements) v.ints = std::move(values);
 }
 
+// The product of `dims`, or nullopt when a dim is negative or it overflows:
+// dims come from the model file, and may be anything.
+std::optional<int64_t> CheckedElementCount(const std::vector<int64_t>& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
+  }
+  return count;
+}
+
 // For each element of `out`, the flat index into a tensor of shape `in` broadcast to it.
 std::optional<std::vector<int64_t>> BroadcastIndex(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
-  int64_t count = 1;
-  for (int64_t d : out) count *= d;
-  if (count > kMaxPropagatedElements || count < 0) return std::nullopt;
+  const std::optional<int64_t> checked = CheckedElementCount(out);
+  if (!checked.has_value() || *checked > kMaxPropagatedElements) return std::nullopt;
+  const int64_t count = *checked;
   std::vector<int64_t> index(count);
   const size_t offset = out.size() - in.size();
   for (int64_t flat = 0; flat < count; ++flat) {
@@ -885,8 +895,7 @@ bool ConstantOfShapeFunction(const OpContext& ctx, Outputs& out) {
   }
   SymValue result = TensorOf(type, *target);
   if (std::optional<std::vector<int64_t>> concrete = result.ConcreteShape()) {
-    int64_t count = 1;
-    for (int64_t d : *concrete) count *= d;
+    const int64_t count = CheckedElementCount(*concrete).value_or(-1);
     if (count >= 0 && count <= kMaxPropagatedElements) {
       if (IsIntegerType(type) && fill_int.has_value()) result.ints = std::vector<Expr>(count, *fill_int);
       if (IsFloatType(type) && fill_float.has_value()) result.floats = std::vector<double>(count, *fill_float);
@@ -1476,6 +1485,80 @@ bool PadFunction(const OpContext& ctx, Outputs& out) {
   return true;
 }
 
+// MatMul as numpy does it: a 1-D operand is promoted (and its dim dropped
+// again), the batch dims broadcast.
+bool MatMulFunction(const OpContext& ctx, Outputs& out) {
+  const SymValue* a = ctx.Input(0);
+  const SymValue* b = ctx.Input(1);
+  if (!Ranked(a) || !Ranked(b) || a->shape->empty() || b->shape->empty()) return false;
+  std::vector<Expr> sa = *a->shape;
+  std::vector<Expr> sb = *b->shape;
+  const bool a_vector = sa.size() == 1;
+  const bool b_vector = sb.size() == 1;
+  if (a_vector) sa.insert(sa.begin(), Expr(1));
+  if (b_vector) sb.push_back(Expr(1));
+  std::vector<Expr> shape = Broadcast(std::vector<Expr>(sa.begin(), sa.end() - 2),
+                                      std::vector<Expr>(sb.begin(), sb.end() - 2));
+  if (!a_vector) shape.push_back(sa[sa.size() - 2]);
+  if (!b_vector) shape.push_back(sb.back());
+  out[0] = TensorOf(a->elem_type, std::move(shape));
+  return true;
+}
+
+// Gemm: (M, K) x (K, N) -> (M, N), either operand possibly transposed.
+bool GemmFunction(const OpContext& ctx, Outputs& out) {
+  const SymValue* a = ctx.Input(0);
+  const SymValue* b = ctx.Input(1);
+  if (!Ranked(a) || !Ranked(b) || a->shape->size() != 2 || b->shape->size() != 2) return false;
+  const Expr m = ctx.Int("transA", 0) != 0 ? (*a->shape)[1] : (*a->shape)[0];
+  const Expr n = ctx.Int("transB", 0) != 0 ? (*b->shape)[0] : (*b->shape)[1];
+  out[0] = TensorOf(a->elem_type, {m, n});
+  return true;
+}
+
+// Transpose: the dims in `perm` order (reversed by default).
+bool TransposeFunction(const OpContext& ctx, Outputs& out) {
+  const SymValue* x = ctx.Input(0);
+  if (!Ranked(x)) return false;
+  const size_t rank = x->shape->size();
+  std::vector<int64_t> perm(rank);
+  if (std::optional<std::vector<int64_t>> given = ctx.Ints("perm"); given.has_value()) {
+    perm = *given;
+  } else {
+    for (size_t i = 0; i < rank; ++i) perm[i] = static_cast<int64_t>(rank - 1 - i);
+  }
+  if (perm.size() != rank) return false;
+  std::vector<bool> seen(rank, false);
+  std::vector<Expr> shape;
+  for (int64_t axis : perm) {
+    if (axis < 0 || axis >= static_cast<int64_t>(rank) || seen[axis]) return false;
+    seen[axis] = true;
+    shape.push_back((*x->shape)[axis]);
+  }
+  out[0] = TensorOf(x->elem_type, std::move(shape));
+  return true;
+}
+
+// GlobalAveragePool and friends: (N, C, d1, d2...) -> (N, C, 1, 1...).
+bool GlobalPoolFunction(const OpContext& ctx, Outputs& out) {
+  const SymValue* x = ctx.Input(0);
+  if (!Ranked(x) || x->shape->size() < 2) return false;
+  std::vector<Expr> shape = *x->shape;
+  for (size_t i = 2; i < shape.size(); ++i) shape[i] = Expr(1);
+  out[0] = TensorOf(x->elem_type, std::move(shape));
+  return true;
+}
+
+// Ops whose one output has the shape and type of input 0 (normalizations in
+// inference mode); with more outputs (training statistics) ONNX's function
+// decides.
+bool SameAsFirstInputFunction(const OpContext& ctx, Outputs& out) {
+  const SymValue* x = ctx.Input(0);
+  if (!Ranked(x) || out.size() != 1) return false;
+  out[0] = TensorOf(x->elem_type, *x->shape);
+  return true;
+}
+
 const absl::flat_hash_map<std::string, ShapeFunction>& StandardFunctions() {
   static const auto* functions = [] {
     auto* m = new absl::flat_hash_map<std::string, ShapeFunction>();
@@ -1500,6 +1583,15 @@ const absl::flat_hash_map<std::string, ShapeFunction>& StandardFunctions() {
     (*m)["Upsample"] = ResizeFunction;
     (*m)["Pad"] = PadFunction;
     (*m)["SimplifiedLayerNormalization"] = LayerNormShapeFunction;
+    (*m)["LayerNormalization"] = LayerNormShapeFunction;
+    (*m)["MatMul"] = MatMulFunction;
+    (*m)["Gemm"] = GemmFunction;
+    (*m)["Transpose"] = TransposeFunction;
+    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) (*m)[op] = GlobalPoolFunction;
+    for (const char* op : {"BatchNormalization", "InstanceNormalization", "LRN", "GroupNormalization",
+                           "MeanVarianceNormalization", "Clip", "PRelu"}) {
+      (*m)[op] = SameAsFirstInputFunction;
+    }
     for (const char* op : {"Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "LpPool"}) {
       (*m)[op] = ConvLikeFunction;
     }
@@ -1556,6 +1648,12 @@ const absl::flat_hash_map<std::string, ShapeFunction>& StandardFunctions() {
     (*m)["LogSoftmax"] = UnaryFunction(nullptr, nullptr);
     (*m)["Exp"] = UnaryFunction(nullptr, nullptr);
     (*m)["Log"] = UnaryFunction(nullptr, nullptr);
+    for (const char* op : {"LeakyRelu", "Elu", "Selu", "Celu", "HardSigmoid", "HardSwish", "Softplus", "Softsign",
+                           "ThresholdedRelu", "Mish", "Gelu", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh",
+                           "Cosh", "Asinh", "Acosh", "Atanh", "Sign", "Hardmax", "Shrink", "BitwiseNot"}) {
+      (*m)[op] = UnaryFunction(nullptr, nullptr);
+    }
+    for (const char* op : {"IsNaN", "IsInf"}) (*m)[op] = UnaryFunction(nullptr, nullptr, /*to_bool=*/true);
     for (const char* op : {"NonZero", "Unique", "Compress"}) (*m)[op] = DataDependent;
     (*m)["SequenceConstruct"] = SequenceConstructFunction;
     (*m)["SequenceEmpty"] = SequenceEmptyFunction;
