@@ -31,7 +31,7 @@ Usage:
   onnx-footprint analyze MODEL.onnx|DIR... [options]
   onnx-footprint devices [--format text|json]
   onnx-footprint plan FILE.csv [--time-limit SECONDS] [--output FILE]
-  onnx-footprint diff OLD.json NEW.json [--max-increase PCT|SIZE] [--format text|md|json]
+  onnx-footprint diff OLD.json NEW.json [--max-increase PCT|SIZE] [--format text|md|json] [--output FILE]
   onnx-footprint --version | --help
 
 Commands:
@@ -53,8 +53,9 @@ one-line error while the others are still reported. Each model takes the --dim b
 name its inputs' dims; a --dim that no model names is an error.
 
 Options:
-  --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1, or a
-                       Loop's unknown trip count, e.g. --dim loop_0.trip_count=16.
+  --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1; an unnamed
+                       input dim is <input>_dim<k>, e.g. --dim input_ids_dim1=128; a Loop's unknown
+                       trip count is <node>.trip_count, e.g. --dim loop_0.trip_count=16.
   --input-shape INPUT=DIMS  Give a whole input's shape (repeatable), e.g. --input-shape image=1x3x224x224;
                        also binds dims the model leaves unnamed.
   --dim-default N      Bind every input dim still unbound to N (after --dim and --input-shape).
