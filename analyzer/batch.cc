@@ -1,5 +1,7 @@
 #include "analyzer/batch.h"
 
+#include "analyzer/shapes.h"
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -21,14 +23,51 @@ using Json = nlohmann::ordered_json;
 
 // The --dim bindings that name a dimension of one of the model's graph inputs
 // (where BindDims looks for them).
-DimBindings DimsNamedBy(const onnx::ModelProto& model, const DimBindings& dims) {
-  DimBindings named;
-  for (const onnx::ValueInfoProto& input : model.graph().input()) {
-    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
-    for (const auto& dim : input.type().tensor_type().shape().dim()) {
-      if (!dim.has_dim_param()) continue;
-      if (auto it = dims.find(dim.dim_param()); it != dims.end()) named.insert(*it);
+// The names a model answers to, for the bindings of a several-model run:
+// its inputs' named dims, "<input>_dim<k>" for each input dim, its Loop
+// nodes' "<node>.trip_count" (bodies included), its inputs and its values.
+struct ModelNames {
+  std::set<std::string> dims;     // --dim names it knows.
+  std::set<std::string> inputs;   // --input-shape names.
+  std::set<std::string> values;   // --tensor-shape names (node outputs, any graph).
+};
+
+void CollectGraphNames(const onnx::GraphProto& graph, ModelNames& names) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& output : node.output()) names.values.insert(output);
+    if (node.op_type() == "Loop") {
+      names.dims.insert(absl::StrCat(node.name(), ".trip_count"));
     }
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g()) CollectGraphNames(attribute.g(), names);
+      for (const onnx::GraphProto& body : attribute.graphs()) CollectGraphNames(body, names);
+    }
+  }
+}
+
+ModelNames NamesOf(const onnx::ModelProto& model) {
+  ModelNames names;
+  for (const onnx::ValueInfoProto& input : model.graph().input()) {
+    names.inputs.insert(input.name());
+    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape()) continue;
+    int k = 0;
+    for (const auto& dim : input.type().tensor_type().shape().dim()) {
+      if (dim.has_dim_param()) names.dims.insert(dim.dim_param());
+      names.dims.insert(absl::StrCat(input.name(), "_dim", k++));
+    }
+  }
+  CollectGraphNames(model.graph(), names);
+  return names;
+}
+
+template <typename Map>
+Map Named(const Map& bindings, const std::set<std::string>& known, const std::string& kind,
+          std::set<std::string>* used) {
+  Map named;
+  for (const auto& [name, value] : bindings) {
+    if (!known.contains(name)) continue;
+    named.emplace(name, value);
+    used->insert(kind + name);
   }
   return named;
 }
@@ -48,8 +87,10 @@ ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request, boo
     // One run may cover models with different dynamic dims: each model takes
     // the bindings that name its dims. A name no model uses is an error of
     // the run (run_errors), as it is of a one-model run.
-    options.dims = DimsNamedBy(loaded->model, request.options.dims);
-    for (const auto& [name, value] : options.dims) used_dims->insert(name);
+    const ModelNames names = NamesOf(loaded->model);
+    options.dims = Named(request.options.dims, names.dims, "--dim ", used_dims);
+    options.input_shapes = Named(request.options.input_shapes, names.inputs, "--input-shape ", used_dims);
+    options.tensor_shapes = Named(request.options.tensor_shapes, names.values, "--tensor-shape ", used_dims);
   }
   absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, options);
   if (!analysis.ok()) {
@@ -136,6 +177,10 @@ std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, con
     }
   };
   const size_t threads = std::min<size_t>(std::max(request.jobs, 1), std::max<size_t>(models.size(), 1));
+  // ONNX's inference runs in forked children; a child gets only the forking
+  // thread, so nothing it needs may be half-built by another: the schema
+  // registry is built here, before any thread starts.
+  if (threads > 1) PrepareOnnxSchemas();
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
@@ -144,11 +189,16 @@ std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, con
   if (several) {
     std::set<std::string> used;
     for (const std::set<std::string>& names : used_dims) used.insert(names.begin(), names.end());
-    for (const auto& [name, value] : request.options.dims) {
-      if (used.contains(name) || run_errors == nullptr) continue;
-      run_errors->push_back(absl::StrCat("--dim ", name, ": no graph input of the ", models.size(),
-                                         " models has a dimension named '", name, "'"));
-    }
+    auto report_unused = [&](const auto& bindings, const std::string& flag, const std::string& what) {
+      for (const auto& [name, value] : bindings) {
+        if (used.contains(flag + name) || run_errors == nullptr) continue;
+        run_errors->push_back(absl::StrCat(flag, name, ": none of the ", models.size(), " models has ", what, " '",
+                                           name, "'"));
+      }
+    };
+    report_unused(request.options.dims, "--dim ", "a dimension named");
+    report_unused(request.options.input_shapes, "--input-shape ", "an input named");
+    report_unused(request.options.tensor_shapes, "--tensor-shape ", "a tensor named");
   }
   return reports;
 }

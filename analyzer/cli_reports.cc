@@ -91,6 +91,11 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
   }
   std::vector<std::string> run_errors;
   const std::vector<ModelReport> reports = AnalyzeModels(models, run, &run_errors);
+  if (!run_errors.empty()) {
+    // A binding that names nothing is a usage error of the whole run: no report.
+    for (size_t i = 1; i < run_errors.size(); ++i) std::cerr << kProgram << ": " << run_errors[i] << "\n";
+    return Fail(run_errors[0]);
+  }
   const bool single = reports.size() == 1;
   if (single && !reports[0].analysis.has_value()) {
     return Fail(absl::StrCat(reports[0].path, ": ", reports[0].error));
@@ -121,8 +126,7 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
                 << report.analysis->memory.unsized_tensors << " unsized tensors): the true sizes may be larger\n";
     }
   }
-  for (const std::string& error : run_errors) std::cerr << kProgram << ": " << error << "\n";
-  return run_errors.empty() ? WorstExitCode(reports) : kExitBadInput;
+  return WorstExitCode(reports);
 }
 
 int RunDiffCommand(const std::vector<std::string>& args) {

@@ -170,3 +170,32 @@ TEST(CliTest, InvalidGraphIsExitTwoNamingNodeAndOp) {
 
 }  // namespace
 }  // namespace footprint
+
+namespace footprint {
+namespace {
+
+TEST(CliTest, SeveralModelsTakeTheBindingsThatNameThem) {
+  ModelBuilder with_batch;
+  with_batch.Input("images", onnx::TensorProto::FLOAT, {std::string("batch"), 16})
+      .Add("Relu", {"images"}, {"y"}, "relu")
+      .Output("y");
+  ModelBuilder unnamed;
+  unnamed.Input("tokens", onnx::TensorProto::FLOAT, {std::string(""), 8}).Add("Neg", {"tokens"}, {"z"}, "neg").Output("z");
+  unnamed.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->Clear();
+  const std::string a = WriteFile("several_a.onnx", with_batch.Serialize());
+  const std::string b = WriteFile("several_b.onnx", unnamed.Serialize());
+  // Each binding names something in one model only: the run succeeds, and both are sized.
+  CliRun run = RunCliCaptured({"analyze", a, b, "--input-shape", "images=2x16", "--dim", "tokens_dim0=3",
+                               "--format", "json"});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.err;
+  const nlohmann::json json = nlohmann::json::parse(run.out);
+  ASSERT_EQ(json["reports"].size(), 2u);
+  EXPECT_EQ(json["reports"][0]["memory"]["unsized_tensors"], 0);
+  EXPECT_EQ(json["reports"][1]["memory"]["unsized_tensors"], 0);
+  // A binding no model knows is an error of the run.
+  ExpectOneLineError(RunCliCaptured({"analyze", a, b, "--input-shape", "nothing=1x2"}), "--input-shape nothing");
+  ExpectOneLineError(RunCliCaptured({"analyze", a, b, "--tensor-shape", "ghost=4"}), "--tensor-shape ghost");
+}
+
+}  // namespace
+}  // namespace footprint

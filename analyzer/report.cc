@@ -357,7 +357,7 @@ std::string RenderText(const Analysis& analysis) {
                                             tier.holds_weights ? HumanBytes(tier.weights_bytes) : "-", tier.tensors));
     }
     if (analysis.spilled_tensors > 0) {
-      absl::StrAppend(&out, "  ", analysis.spilled_tensors, " tensors spilled past the first tier (policy ",
+      absl::StrAppend(&out, "  ", analysis.spilled_tensors, " buffers (a tensor, or tensors sharing bytes) spilled past the first tier (policy ",
                       analysis.spill_policy, ")\n");
     }
   }

@@ -233,6 +233,8 @@ std::vector<std::string> RunOnnxShapeInference(onnx::ModelProto& model) {
   return warnings;
 }
 
+void PrepareOnnxSchemas() { (void)onnx::OpSchemaRegistry::Schema("Relu", 14, ""); }
+
 TypeIndex IndexTypes(const onnx::GraphProto& graph) {
   TypeIndex index;
   for (const auto& info : graph.value_info()) index[info.name()] = &info.type();

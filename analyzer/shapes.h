@@ -52,6 +52,10 @@ std::vector<std::string> RunOnnxShapeInference(onnx::ModelProto& model);
 // damaged model can make it spin.
 inline constexpr absl::Duration kOnnxInferenceDeadline = absl::Seconds(8);
 
+// Builds ONNX's operator schema registry now (call before starting threads
+// that may fork: see batch.cc).
+void PrepareOnnxSchemas();
+
 // The types known in one graph after inference: inputs, outputs, value_info.
 using TypeIndex = absl::flat_hash_map<std::string, const onnx::TypeProto*>;
 TypeIndex IndexTypes(const onnx::GraphProto& graph);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -27,9 +28,9 @@ constexpr char kUsage[] =
     "[,alignment][,offset]; a buffer is live on [lower, upper); an offset column pins it) and\n"
     "prints the same CSV with an offset column.\n"
     "\n"
-    "  --time-limit SECONDS  time for the exact search after the heuristics (default 1, as\n"
-    "                        for analyze; 0: heuristics only). It stops earlier once the\n"
-    "                        arena is proven optimal.\n"
+    "  --time-limit SECONDS  time for the exact search after the heuristics (default 1;\n"
+    "                        0: heuristics only). It stops earlier once the arena is\n"
+    "                        proven optimal.\n"
     "  --output FILE         write the CSV to FILE instead of stdout\n"
     "  --help                show this help\n"
     "\n"
@@ -65,10 +66,17 @@ int RunPlanCommand(const std::vector<std::string>& args) {
       std::cout << kUsage;
       return 0;
     }
-    if (arg == "--time-limit" || arg == "--output") {
-      if (i + 1 >= args.size()) return UsageError(arg + " needs a value");
-      const std::string& value = args[++i];
-      if (arg == "--output") {
+    // --flag VALUE or --flag=VALUE, as every other command takes them.
+    std::string flag = arg;
+    std::optional<std::string> inline_value;
+    if (const size_t equals = arg.find('='); arg.rfind("--", 0) == 0 && equals != std::string::npos) {
+      flag = arg.substr(0, equals);
+      inline_value = arg.substr(equals + 1);
+    }
+    if (flag == "--time-limit" || flag == "--output") {
+      if (!inline_value.has_value() && i + 1 >= args.size()) return UsageError(flag + " needs a value");
+      const std::string value = inline_value.has_value() ? *inline_value : args[++i];
+      if (flag == "--output") {
         output = value;
       } else if (!absl::SimpleAtod(value, &time_limit) || !std::isfinite(time_limit) || time_limit < 0) {
         return UsageError("--time-limit must be a number of seconds >= 0, not '" + value + "'");
@@ -87,7 +95,7 @@ int RunPlanCommand(const std::vector<std::string>& args) {
   } else {
     std::ifstream in(input, std::ios::binary);
     if (!in || std::filesystem::is_directory(input)) {
-      std::cerr << input << ": cannot read the file\n";
+      std::cerr << "onnx-footprint plan: " << input << ": cannot read the file\n";
       return 2;
     }
     text << in.rdbuf();
