@@ -4,20 +4,29 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-PACKAGES := $(shell grep -v '^\#' third_party/debian-packages.txt)
 
-.PHONY: all deps build demo test bench clean test-sanitize fuzz
+.PHONY: all deps test-deps build demo test bench clean test-sanitize fuzz
 
 all: build
 
-deps:
-	@missing=""; for p in $(PACKAGES); do \
+# Installs the Debian packages of a list that are missing (apt-get, as root or with sudo).
+define install_missing
+	@missing=""; for p in $$(grep -v '^#' $(1)); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+# Build dependencies; the tests also want Debian's ONNX test models and Chromium
+# (third_party/debian-packages-test.txt), the benchmarks jq, bc and python3-onnx.
+deps:
+	$(call install_missing,third_party/debian-packages.txt)
+
+test-deps:
+	$(call install_missing,third_party/debian-packages-test.txt)
 
 $(BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
@@ -28,19 +37,11 @@ build: deps $(BUILD_DIR)/CMakeCache.txt
 demo: build
 	./$(BUILD_DIR)/onnx-footprint analyze testdata/mnist.onnx
 
-test: build
+test: build test-deps
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-# The benchmarks also want jq, bc and Debian's python3-onnx (to compare with onnx.load and
-# infer_shapes in the same run): third_party/debian-packages-bench.txt.
-BENCH_PACKAGES := $(shell grep -v '^\#' third_party/debian-packages-bench.txt)
 bench: build
-	@missing=""; for p in $(BENCH_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	$(call install_missing,third_party/debian-packages-bench.txt)
 	bash bench/run.sh $(BUILD_DIR)
 
 clean:
@@ -48,7 +49,7 @@ clean:
 
 # Sanitizers: the whole suite and the model sweep under AddressSanitizer + UBSan.
 SANITIZE_DIR ?= build-sanitize
-test-sanitize: deps
+test-sanitize: deps test-deps
 	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOOTPRINT_SANITIZE=ON
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
