@@ -25,6 +25,10 @@
 namespace footprint {
 namespace {
 
+// No real model comes near: ONNX runtimes cap ranks far lower (ORT at 8 for
+// many kernels), and a rank in the thousands is a damaged file.
+constexpr size_t kMaxRank = 1024;
+
 // Nesting deeper than this is refused rather than risking the stack.
 constexpr int kMaxSubgraphDepth = 64;
 
@@ -181,6 +185,10 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     if (!sized.ok()) {
       return absl::Status(sized.status().code(), absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name,
                                                               "': ", sized.status().message()));
+    }
+    if (sized->shape.has_value() && sized->shape->size() > kMaxRank) {
+      return absl::InvalidArgumentError(absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name, "' has rank ",
+                                                     sized->shape->size(), ", more than the limit of ", kMaxRank));
     }
     TensorRecord record{
         .name = value.name,

@@ -50,6 +50,10 @@ absl::flat_hash_set<std::string> FreeNames(const onnx::GraphProto& graph) {
 
 absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
                                      const absl::flat_hash_set<std::string>& outer_names) {
+  if (graph.node_size() > kMaxNodesPerGraph) {
+    return absl::InvalidArgumentError(absl::StrCat("graph '", graph.name(), "' has ", graph.node_size(),
+                                                   " nodes, more than the limit of ", kMaxNodesPerGraph));
+  }
   IrGraph ir;
   ir.proto = &graph;
   auto add_value = [&](const std::string& name, ValueOrigin origin) -> ValueId {

@@ -56,6 +56,10 @@ struct IrGraph {
   absl::flat_hash_map<std::string, ValueId> value_by_name;
 };
 
+// Graphs larger than this are refused with a clear error rather than risking
+// the machine's memory: the largest LLM exports have a few 100,000 nodes.
+inline constexpr int kMaxNodesPerGraph = 10'000'000;
+
 // True for a Constant node of the default domain (its value is a weight).
 bool IsConstantNode(const onnx::NodeProto& node);
 

@@ -157,3 +157,18 @@ TEST(RobustnessTest, DeeplyNestedBodiesAreRefused) {
 
 }  // namespace
 }  // namespace footprint
+
+namespace footprint {
+namespace {
+
+TEST(RobustnessTest, AbsurdRankIsAnErrorNamingTheTensor) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, std::vector<testing::TestDim>(2000, int64_t{1}))
+      .Add("Relu", {"x"}, {"y"}, "relu")
+      .Output("y");
+  const std::string message = LoadAndAnalyze(builder.Serialize());
+  EXPECT_NE(message.find("'x' has rank 2000"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace footprint
