@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/cli_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -12,21 +13,8 @@ namespace {
 
 using ::footprint::testing::ModelBuilder;
 
-struct CliRun {
-  int exit_code = 0;   // What RunCli returned.
-  std::string out;     // Captured stdout.
-  std::string err;     // Captured stderr.
-};
-
-CliRun RunCliCaptured(const std::vector<std::string>& args) {
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  CliRun run;
-  run.exit_code = RunCli(args);
-  run.out = ::testing::internal::GetCapturedStdout();
-  run.err = ::testing::internal::GetCapturedStderr();
-  return run;
-}
+using ::footprint::testing::CliRun;
+using ::footprint::testing::RunCliCaptured;
 
 std::string TempPath(const std::string& name) {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "footprint_cli_test";

@@ -14,6 +14,7 @@
 #include "analyzer/report_html.h"
 #include "analyzer/report_markdown.h"
 #include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/cli_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -197,21 +198,8 @@ TEST(DiffTest, ReadsOnlyOurSchema) {
 
 // ---------------------------------------------------------- the CLI -------
 
-struct CliRun {
-  int exit_code = 0;  // What RunCli returned.
-  std::string out;    // Captured stdout.
-  std::string err;    // Captured stderr.
-};
-
-CliRun RunCaptured(const std::vector<std::string>& args) {
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  CliRun run;
-  run.exit_code = RunCli(args);
-  run.out = ::testing::internal::GetCapturedStdout();
-  run.err = ::testing::internal::GetCapturedStderr();
-  return run;
-}
+using ::footprint::testing::CliRun;
+using ::footprint::testing::RunCliCaptured;
 
 std::string TempDir() {
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "footprint_reports_test";
@@ -258,7 +246,7 @@ int64_t Count(const std::string& haystack, const std::string& needle) {
 }
 
 nlohmann::json AnalyzeJson(const std::string& model) {
-  const CliRun run = RunCaptured({"analyze", model, "--format", "json", "--time-limit", "0"});
+  const CliRun run = RunCliCaptured({"analyze", model, "--format", "json", "--time-limit", "0"});
   EXPECT_EQ(run.exit_code, kExitOk) << run.err;
   return nlohmann::json::parse(run.out);
 }
@@ -273,7 +261,7 @@ void ExpectBadInput(const CliRun& run, const std::string& must_contain) {
 TEST(BudgetCliTest, WithinBudgetsIsExitZero) {
   const std::string model = WriteFile("small.onnx", SmallModel());
   const int64_t peak = AnalyzeJson(model)["memory"]["peak_bytes"];
-  const CliRun run = RunCaptured({"analyze", model, "--max-peak", std::to_string(peak), "--max-arena=1MiB",
+  const CliRun run = RunCliCaptured({"analyze", model, "--max-peak", std::to_string(peak), "--max-arena=1MiB",
                           "--max-weights", "64B"});
   EXPECT_EQ(run.exit_code, kExitOk) << run.err;
   EXPECT_TRUE(run.err.empty()) << run.err;
@@ -284,7 +272,7 @@ TEST(BudgetCliTest, EachExceededBudgetIsOneLineAndExitOne) {
   const std::string model = WriteFile("small.onnx", SmallModel());
   const nlohmann::json figures = AnalyzeJson(model)["memory"];
   const int64_t peak = figures["peak_bytes"];
-  const CliRun run = RunCaptured({"analyze", model, "--max-peak", std::to_string(peak - 1), "--max-arena", "1",
+  const CliRun run = RunCliCaptured({"analyze", model, "--max-peak", std::to_string(peak - 1), "--max-arena", "1",
                           "--max-weights", "1MiB"});
   EXPECT_EQ(run.exit_code, kExitNotWithinLimits);
   EXPECT_NE(run.out.find("peak"), std::string::npos) << "the report is still printed";
@@ -296,7 +284,7 @@ TEST(BudgetCliTest, EachExceededBudgetIsOneLineAndExitOne) {
 
 TEST(BudgetCliTest, BudgetsAppearInJson) {
   const std::string model = WriteFile("small.onnx", SmallModel());
-  const CliRun run = RunCaptured({"analyze", model, "--format", "json", "--max-weights", "63", "--max-peak", "1GiB"});
+  const CliRun run = RunCliCaptured({"analyze", model, "--format", "json", "--max-weights", "63", "--max-peak", "1GiB"});
   EXPECT_EQ(run.exit_code, kExitNotWithinLimits);
   const nlohmann::json json = nlohmann::json::parse(run.out);
   ASSERT_EQ(json["budgets"].size(), 2u);
@@ -309,7 +297,7 @@ TEST(BudgetCliTest, BudgetsAppearInJson) {
 
 TEST(BudgetCliTest, IncompleteFiguresAreSaidWithTheBudget) {
   const std::string model = WriteFile("unsized.onnx", UnsizedModel());
-  const CliRun run = RunCaptured({"analyze", model, "--max-peak", "1MiB"});
+  const CliRun run = RunCliCaptured({"analyze", model, "--max-peak", "1MiB"});
   EXPECT_EQ(run.exit_code, kExitOk);
   EXPECT_NE(run.err.find("incomplete"), std::string::npos) << run.err;
 }
@@ -318,41 +306,41 @@ TEST(BudgetCliTest, MalformedSizeIsExitTwo) {
   const std::string model = WriteFile("small.onnx", SmallModel());
   for (const std::string flag : {"--max-peak", "--max-arena", "--max-weights"}) {
     SCOPED_TRACE(flag);
-    ExpectBadInput(RunCaptured({"analyze", model, flag, "12XB"}), flag);
-    ExpectBadInput(RunCaptured({"analyze", model, flag, "-5"}), flag);
-    ExpectBadInput(RunCaptured({"analyze", model, flag + "="}), flag);
-    ExpectBadInput(RunCaptured({"analyze", model, flag}), flag);
+    ExpectBadInput(RunCliCaptured({"analyze", model, flag, "12XB"}), flag);
+    ExpectBadInput(RunCliCaptured({"analyze", model, flag, "-5"}), flag);
+    ExpectBadInput(RunCliCaptured({"analyze", model, flag + "="}), flag);
+    ExpectBadInput(RunCliCaptured({"analyze", model, flag}), flag);
   }
 }
 
 TEST(AnalyzeCliTest, BadValuesOfNewFlagsAreExitTwo) {
   const std::string model = WriteFile("small.onnx", SmallModel());
-  ExpectBadInput(RunCaptured({"analyze", model, "--format", "pdf"}), "--format");
-  ExpectBadInput(RunCaptured({"analyze", model, "--jobs", "0"}), "--jobs");
-  ExpectBadInput(RunCaptured({"analyze", model, "--jobs", "two"}), "--jobs");
-  ExpectBadInput(RunCaptured({"analyze", model, "--jobs", "1000"}), "--jobs");
-  ExpectBadInput(RunCaptured({"analyze", model, "--jobs"}), "--jobs");
-  ExpectBadInput(RunCaptured({"analyze", model, "--output="}), "--output");
-  ExpectBadInput(RunCaptured({"analyze", model, "--format", "html", "--output", TempDir() + "/no/such/dir/r.html"}),
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--format", "pdf"}), "--format");
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--jobs", "0"}), "--jobs");
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--jobs", "two"}), "--jobs");
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--jobs", "1000"}), "--jobs");
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--jobs"}), "--jobs");
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--output="}), "--output");
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--format", "html", "--output", TempDir() + "/no/such/dir/r.html"}),
                  "r.html");
-  ExpectBadInput(RunCaptured({"analyze", model, "--baseline-report="}), "--baseline-report");
-  ExpectBadInput(RunCaptured({"analyze", model, "--baseline-report", TempDir() + "/missing.json"}), "missing.json");
-  ExpectBadInput(RunCaptured({"analyze", model, "--baseline-report", WriteFile("broken.json", "{\"schema")}), "broken.json");
-  ExpectBadInput(RunCaptured({"analyze", model, "--baseline-report",
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--baseline-report="}), "--baseline-report");
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--baseline-report", TempDir() + "/missing.json"}), "missing.json");
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--baseline-report", WriteFile("broken.json", "{\"schema")}), "broken.json");
+  ExpectBadInput(RunCliCaptured({"analyze", model, "--baseline-report",
                       WriteFile("v9.json", R"({"schema_version": 9, "memory": {}})")}),
                  "schema_version 9");
-  ExpectBadInput(RunCaptured({"analyze", model, model, "--baseline-report", WriteFile("any.json", "{}")}),
+  ExpectBadInput(RunCliCaptured({"analyze", model, model, "--baseline-report", WriteFile("any.json", "{}")}),
                  "--baseline-report");
 }
 
 TEST(AnalyzeCliTest, HelpNamesEveryFlag) {
-  const CliRun run = RunCaptured({"analyze", "--help"});
+  const CliRun run = RunCliCaptured({"analyze", "--help"});
   EXPECT_EQ(run.exit_code, kExitOk);
   for (const char* flag : {"--format", "md", "html", "--max-peak", "--max-arena", "--max-weights", "--baseline-report",
                            "--jobs", "KiB", "GB"}) {
     EXPECT_NE(run.out.find(flag), std::string::npos) << flag;
   }
-  EXPECT_NE(RunCaptured({"--help"}).out.find("diff"), std::string::npos);
+  EXPECT_NE(RunCliCaptured({"--help"}).out.find("diff"), std::string::npos);
 }
 
 // -------------------------------------------------------- Markdown --------
@@ -361,8 +349,8 @@ TEST(MarkdownTest, HasTheFiguresTableAndTheBaselineChange) {
   const std::string old_model = WriteFile("old.onnx", SmallModel(16));
   const std::string new_model = WriteFile("new.onnx", SmallModel(64));
   const std::string old_report = TempDir() + "/old.json";
-  ASSERT_EQ(RunCaptured({"analyze", old_model, "--format", "json", "--output", old_report}).exit_code, kExitOk);
-  const CliRun run = RunCaptured({"analyze", new_model, "--format", "md", "--baseline-report", old_report});
+  ASSERT_EQ(RunCliCaptured({"analyze", old_model, "--format", "json", "--output", old_report}).exit_code, kExitOk);
+  const CliRun run = RunCliCaptured({"analyze", new_model, "--format", "md", "--baseline-report", old_report});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   EXPECT_NE(run.out.find("| figure | size | bytes | change |"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("|---|---:|---:|---:|---|"), std::string::npos) << run.out;
@@ -379,25 +367,25 @@ TEST(BaselineReportTest, TextAndJsonCarryTheChange) {
   const std::string old_model = WriteFile("base16.onnx", SmallModel(16));
   const std::string new_model = WriteFile("base64.onnx", SmallModel(64));
   const std::string old_report = TempDir() + "/base16.json";
-  ASSERT_EQ(RunCaptured({"analyze", old_model, "--format", "json", "--output", old_report}).exit_code, kExitOk);
-  const CliRun text = RunCaptured({"analyze", new_model, "--baseline-report", old_report});
+  ASSERT_EQ(RunCliCaptured({"analyze", old_model, "--format", "json", "--output", old_report}).exit_code, kExitOk);
+  const CliRun text = RunCliCaptured({"analyze", new_model, "--baseline-report", old_report});
   ASSERT_EQ(text.exit_code, kExitOk) << text.err;
   EXPECT_NE(text.out.find("Change against " + old_report), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("+192 B (+300.0%)"), std::string::npos) << text.out;
-  const CliRun json_run = RunCaptured({"analyze", new_model, "--baseline-report", old_report, "--format", "json"});
+  const CliRun json_run = RunCliCaptured({"analyze", new_model, "--baseline-report", old_report, "--format", "json"});
   ASSERT_EQ(json_run.exit_code, kExitOk) << json_run.err;
   const nlohmann::json json = nlohmann::json::parse(json_run.out);
   EXPECT_EQ(json["baseline"]["old"], old_report);
   EXPECT_EQ(json["baseline"]["figures"][0]["figure"], "weights_bytes");
   EXPECT_EQ(json["baseline"]["figures"][0]["delta"], 192);
   EXPECT_TRUE(json["baseline"]["threshold"].is_null()) << "analyze shows the change; diff gates it";
-  const CliRun html = RunCaptured({"analyze", new_model, "--baseline-report", old_report, "--format", "html"});
+  const CliRun html = RunCliCaptured({"analyze", new_model, "--baseline-report", old_report, "--format", "html"});
   EXPECT_NE(html.out.find("+192 B (+300.0%) vs baseline"), std::string::npos);
 }
 
 TEST(MarkdownTest, BudgetsAreATable) {
   const std::string model = WriteFile("small.onnx", SmallModel());
-  const CliRun run = RunCaptured({"analyze", model, "--format", "md", "--max-weights", "1"});
+  const CliRun run = RunCliCaptured({"analyze", model, "--format", "md", "--max-weights", "1"});
   EXPECT_EQ(run.exit_code, kExitNotWithinLimits);
   EXPECT_NE(run.out.find("| --max-weights | 1 B | 64 B | ❌"), std::string::npos) << run.out;
 }
@@ -407,7 +395,7 @@ TEST(MarkdownTest, BudgetsAreATable) {
 TEST(HtmlTest, OneRectPerPlannedTensorAndNoNetwork) {
   const std::string model = WriteFile("small.onnx", SmallModel());
   const std::string page = TempDir() + "/page.html";
-  const CliRun run = RunCaptured({"analyze", model, "--format", "html", "--output", page});
+  const CliRun run = RunCliCaptured({"analyze", model, "--format", "html", "--output", page});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   const std::string html = ReadFile(page);
   const nlohmann::json json = AnalyzeJson(model);
@@ -429,7 +417,7 @@ TEST(HtmlTest, OneRectPerPlannedTensorAndNoNetwork) {
 
 TEST(HtmlTest, RealModelHasOneRectPerPlannedTensor) {
   const std::string model = std::string(FOOTPRINT_TESTDATA_DIR) + "/mnist.onnx";
-  const CliRun run = RunCaptured({"analyze", model, "--format", "html"});
+  const CliRun run = RunCliCaptured({"analyze", model, "--format", "html"});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   const nlohmann::json json = AnalyzeJson(model);
   int64_t planned = 0;
@@ -441,7 +429,7 @@ TEST(HtmlTest, RealModelHasOneRectPerPlannedTensor) {
 
 TEST(HtmlTest, UnsizedTensorsAreListedButNotDrawn) {
   const std::string model = WriteFile("unsized.onnx", UnsizedModel());
-  const CliRun run = RunCaptured({"analyze", model, "--format", "html"});
+  const CliRun run = RunCliCaptured({"analyze", model, "--format", "html"});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   EXPECT_EQ(Count(run.out, "<rect"), 0);
   EXPECT_NE(run.out.find(">unsized</td>"), std::string::npos);
@@ -471,10 +459,10 @@ struct DiffFiles {
 
 DiffFiles WriteDiffReports() {
   DiffFiles files{.small = TempDir() + "/diff_small.json", .large = TempDir() + "/diff_large.json"};
-  EXPECT_EQ(RunCaptured({"analyze", WriteFile("d16.onnx", SmallModel(16)), "--format", "json", "--output", files.small})
+  EXPECT_EQ(RunCliCaptured({"analyze", WriteFile("d16.onnx", SmallModel(16)), "--format", "json", "--output", files.small})
                 .exit_code,
             kExitOk);
-  EXPECT_EQ(RunCaptured({"analyze", WriteFile("d64.onnx", SmallModel(64)), "--format", "json", "--output", files.large})
+  EXPECT_EQ(RunCliCaptured({"analyze", WriteFile("d64.onnx", SmallModel(64)), "--format", "json", "--output", files.large})
                 .exit_code,
             kExitOk);
   return files;
@@ -482,28 +470,28 @@ DiffFiles WriteDiffReports() {
 
 TEST(DiffCliTest, GrowthPastThresholdIsExitOne) {
   const DiffFiles files = WriteDiffReports();
-  const CliRun pct = RunCaptured({"diff", files.small, files.large, "--max-increase", "5%"});
+  const CliRun pct = RunCliCaptured({"diff", files.small, files.large, "--max-increase", "5%"});
   EXPECT_EQ(pct.exit_code, kExitNotWithinLimits) << pct.err;
   EXPECT_NE(pct.out.find("EXCEEDS THRESHOLD"), std::string::npos) << pct.out;
   EXPECT_NE(pct.err.find("peak grew"), std::string::npos) << pct.err;
-  const CliRun size = RunCaptured({"diff", files.small, files.large, "--max-increase=100B"});
+  const CliRun size = RunCliCaptured({"diff", files.small, files.large, "--max-increase=100B"});
   EXPECT_EQ(size.exit_code, kExitNotWithinLimits);
-  const CliRun generous = RunCaptured({"diff", files.small, files.large, "--max-increase", "1MiB"});
+  const CliRun generous = RunCliCaptured({"diff", files.small, files.large, "--max-increase", "1MiB"});
   EXPECT_EQ(generous.exit_code, kExitOk) << generous.err;
-  EXPECT_EQ(RunCaptured({"diff", files.small, files.large, "--max-increase", "400%"}).exit_code, kExitOk);
-  EXPECT_EQ(RunCaptured({"diff", files.small, files.large}).exit_code, kExitOk) << "no threshold: report only";
+  EXPECT_EQ(RunCliCaptured({"diff", files.small, files.large, "--max-increase", "400%"}).exit_code, kExitOk);
+  EXPECT_EQ(RunCliCaptured({"diff", files.small, files.large}).exit_code, kExitOk) << "no threshold: report only";
 }
 
 TEST(DiffCliTest, ShrinkagePasses) {
   const DiffFiles files = WriteDiffReports();
-  EXPECT_EQ(RunCaptured({"diff", files.large, files.small, "--max-increase", "0%"}).exit_code, kExitOk);
-  EXPECT_EQ(RunCaptured({"diff", files.large, files.small, "--max-increase", "0"}).exit_code, kExitOk);
-  EXPECT_EQ(RunCaptured({"diff", files.small, files.small, "--max-increase", "0%"}).exit_code, kExitOk);
+  EXPECT_EQ(RunCliCaptured({"diff", files.large, files.small, "--max-increase", "0%"}).exit_code, kExitOk);
+  EXPECT_EQ(RunCliCaptured({"diff", files.large, files.small, "--max-increase", "0"}).exit_code, kExitOk);
+  EXPECT_EQ(RunCliCaptured({"diff", files.small, files.small, "--max-increase", "0%"}).exit_code, kExitOk);
 }
 
 TEST(DiffCliTest, FormatsCarryEveryFigure) {
   const DiffFiles files = WriteDiffReports();
-  const CliRun json_run = RunCaptured({"diff", files.small, files.large, "--format", "json", "--max-increase", "5%"});
+  const CliRun json_run = RunCliCaptured({"diff", files.small, files.large, "--format", "json", "--max-increase", "5%"});
   EXPECT_EQ(json_run.exit_code, kExitNotWithinLimits);
   const nlohmann::json json = nlohmann::json::parse(json_run.out);
   EXPECT_EQ(json["exceeded"], true);
@@ -516,7 +504,7 @@ TEST(DiffCliTest, FormatsCarryEveryFigure) {
   EXPECT_EQ(json["figures"][0]["old"], 64);
   EXPECT_EQ(json["figures"][0]["new"], 256);
   EXPECT_EQ(json["figures"][0]["delta"], 192);
-  const CliRun md = RunCaptured({"diff", files.small, files.large, "--format", "md"});
+  const CliRun md = RunCliCaptured({"diff", files.small, files.large, "--format", "md"});
   EXPECT_EQ(md.exit_code, kExitOk);
   EXPECT_NE(md.out.find("| figure | old | new | change |"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("| weights | 64 B | 256 B | +192 B (+300.0%) |"), std::string::npos) << md.out;
@@ -525,21 +513,21 @@ TEST(DiffCliTest, FormatsCarryEveryFigure) {
 TEST(DiffCliTest, BadReportsAndFlagsAreExitTwoNamingTheFile) {
   const DiffFiles files = WriteDiffReports();
   const std::string broken = WriteFile("broken.json", "{\"schema_version\": 1, ");
-  ExpectBadInput(RunCaptured({"diff", broken, files.large}), "broken.json");
-  ExpectBadInput(RunCaptured({"diff", files.small, broken}), "broken.json");
+  ExpectBadInput(RunCliCaptured({"diff", broken, files.large}), "broken.json");
+  ExpectBadInput(RunCliCaptured({"diff", files.small, broken}), "broken.json");
   const std::string other = WriteFile("schema2.json", R"({"schema_version": 2, "memory": {}})");
-  const CliRun schema = RunCaptured({"diff", files.small, other});
+  const CliRun schema = RunCliCaptured({"diff", files.small, other});
   ExpectBadInput(schema, "schema2.json");
   EXPECT_NE(schema.err.find("schema_version 2"), std::string::npos) << schema.err;
-  ExpectBadInput(RunCaptured({"diff", files.small, WriteFile("array.json", "[1, 2]")}), "array.json");
-  ExpectBadInput(RunCaptured({"diff", files.small, TempDir() + "/nope.json"}), "nope.json");
-  ExpectBadInput(RunCaptured({"diff", files.small, files.large, "--max-increase", "lots"}), "--max-increase");
-  ExpectBadInput(RunCaptured({"diff", files.small, files.large, "--max-increase", "-5%"}), "--max-increase");
-  ExpectBadInput(RunCaptured({"diff", files.small, files.large, "--max-increase"}), "--max-increase");
-  ExpectBadInput(RunCaptured({"diff", files.small, files.large, "--format", "html"}), "--format");
-  ExpectBadInput(RunCaptured({"diff", files.small, files.large, "--verbose"}), "--verbose");
-  ExpectBadInput(RunCaptured({"diff", files.small}), "two reports");
-  ExpectBadInput(RunCaptured({"diff", files.small, files.large, files.large}), "two reports");
+  ExpectBadInput(RunCliCaptured({"diff", files.small, WriteFile("array.json", "[1, 2]")}), "array.json");
+  ExpectBadInput(RunCliCaptured({"diff", files.small, TempDir() + "/nope.json"}), "nope.json");
+  ExpectBadInput(RunCliCaptured({"diff", files.small, files.large, "--max-increase", "lots"}), "--max-increase");
+  ExpectBadInput(RunCliCaptured({"diff", files.small, files.large, "--max-increase", "-5%"}), "--max-increase");
+  ExpectBadInput(RunCliCaptured({"diff", files.small, files.large, "--max-increase"}), "--max-increase");
+  ExpectBadInput(RunCliCaptured({"diff", files.small, files.large, "--format", "html"}), "--format");
+  ExpectBadInput(RunCliCaptured({"diff", files.small, files.large, "--verbose"}), "--verbose");
+  ExpectBadInput(RunCliCaptured({"diff", files.small}), "two reports");
+  ExpectBadInput(RunCliCaptured({"diff", files.small, files.large, files.large}), "two reports");
 }
 
 // ------------------------------------------------------- several models ---
@@ -547,47 +535,47 @@ TEST(DiffCliTest, BadReportsAndFlagsAreExitTwoNamingTheFile) {
 TEST(MultiModelTest, ExitCodeIsTheWorstAndOthersStillReport) {
   const std::string good = WriteFile("multi/good.onnx", SmallModel());
   const std::string broken = WriteFile("multi/broken.onnx", "not a model");
-  const CliRun run = RunCaptured({"analyze", good, broken, "--time-limit", "0"});
+  const CliRun run = RunCliCaptured({"analyze", good, broken, "--time-limit", "0"});
   EXPECT_EQ(run.exit_code, kExitBadInput);
   EXPECT_NE(run.out.find("onnx-footprint: " + good), std::string::npos) << "the good model is reported";
   EXPECT_NE(run.out.find("Summary (2 models)"), std::string::npos) << run.out;
   EXPECT_EQ(Count(run.err, "\n"), 1) << run.err;
   EXPECT_NE(run.err.find("broken.onnx"), std::string::npos) << run.err;
 
-  const CliRun md = RunCaptured({"analyze", good, broken, "--format", "md", "--time-limit", "0"});
+  const CliRun md = RunCliCaptured({"analyze", good, broken, "--format", "md", "--time-limit", "0"});
   EXPECT_EQ(md.exit_code, kExitBadInput);
   EXPECT_NE(md.out.find("| `" + broken + "` | – | – | – | – | – | – | ❌ error: "), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("<details><summary>" + good + "</summary>"), std::string::npos) << md.out;
 
-  const CliRun over = RunCaptured({"analyze", good, good, "--max-weights", "1", "--time-limit", "0"});
+  const CliRun over = RunCliCaptured({"analyze", good, good, "--max-weights", "1", "--time-limit", "0"});
   EXPECT_EQ(over.exit_code, kExitNotWithinLimits);
   EXPECT_EQ(Count(over.err, "--max-weights"), 2) << over.err;
-  const CliRun worst = RunCaptured({"analyze", broken, good, "--max-weights", "1", "--time-limit", "0"});
+  const CliRun worst = RunCliCaptured({"analyze", broken, good, "--max-weights", "1", "--time-limit", "0"});
   EXPECT_EQ(worst.exit_code, kExitBadInput);
-  EXPECT_EQ(RunCaptured({"analyze", good, good, "--time-limit", "0"}).exit_code, kExitOk);
+  EXPECT_EQ(RunCliCaptured({"analyze", good, good, "--time-limit", "0"}).exit_code, kExitOk);
 }
 
 TEST(MultiModelTest, EachModelTakesTheDimsItNames) {
   const std::string fixed = WriteFile("dims/fixed.onnx", SmallModel());
   const std::string dynamic = WriteFile("dims/dynamic.onnx", UnsizedModel());
-  const CliRun run = RunCaptured({"analyze", fixed, dynamic, "--dim", "batch=2", "--format", "json"});
+  const CliRun run = RunCliCaptured({"analyze", fixed, dynamic, "--dim", "batch=2", "--format", "json"});
   EXPECT_EQ(run.exit_code, kExitOk) << run.err;
   const nlohmann::json json = nlohmann::json::parse(run.out);
   EXPECT_EQ(json["reports"][0]["options"]["dims"], nlohmann::json::object());
   EXPECT_EQ(json["reports"][1]["options"]["dims"]["batch"], 2);
   EXPECT_EQ(json["reports"][1]["memory"]["complete"], true);
-  const CliRun typo = RunCaptured({"analyze", fixed, dynamic, "--dim", "btach=2"});
+  const CliRun typo = RunCliCaptured({"analyze", fixed, dynamic, "--dim", "btach=2"});
   EXPECT_EQ(typo.exit_code, kExitBadInput);
   EXPECT_TRUE(typo.out.empty()) << "a usage error of the run prints no report";
   EXPECT_NE(typo.err.find("--dim btach"), std::string::npos) << typo.err;
-  ExpectBadInput(RunCaptured({"analyze", fixed, "--dim", "batch=2"}), "batch");  // One model: as before.
+  ExpectBadInput(RunCliCaptured({"analyze", fixed, "--dim", "batch=2"}), "batch");  // One model: as before.
 }
 
 TEST(MultiModelTest, JsonIsReportsInInputOrder) {
   const std::string a = WriteFile("order/a.onnx", SmallModel(16));
   const std::string b = WriteFile("order/b.onnx", SmallModel(64));
   const std::string missing = TempDir() + "/order/missing.onnx";
-  const CliRun run = RunCaptured({"analyze", b, missing, a, "--format", "json", "--jobs", "3", "--time-limit", "0"});
+  const CliRun run = RunCliCaptured({"analyze", b, missing, a, "--format", "json", "--jobs", "3", "--time-limit", "0"});
   EXPECT_EQ(run.exit_code, kExitBadInput);
   const nlohmann::json json = nlohmann::json::parse(run.out);
   EXPECT_EQ(json["schema_version"], 1);
@@ -606,9 +594,9 @@ TEST(MultiModelTest, JobsDoNotChangeTheOutput) {
     args.push_back(WriteFile("jobs/m" + std::to_string(i) + ".onnx", SmallModel(16 * (i + 1))));
   }
   args.insert(args.end(), {"--format", "md", "--time-limit", "0"});
-  const CliRun one = RunCaptured(args);
+  const CliRun one = RunCliCaptured(args);
   args.insert(args.end(), {"--jobs", "4"});
-  const CliRun four = RunCaptured(args);
+  const CliRun four = RunCliCaptured(args);
   EXPECT_EQ(one.exit_code, kExitOk);
   EXPECT_EQ(four.exit_code, kExitOk);
   EXPECT_EQ(one.out, four.out);
@@ -632,10 +620,10 @@ TEST(MultiModelTest, DirectoriesExpandToSortedOnnxFiles) {
   const std::vector<ModelPath> empty = ExpandModelPaths({TempDir() + "/empty"});
   ASSERT_EQ(empty.size(), 1u);
   EXPECT_FALSE(empty[0].error.empty());
-  const CliRun run = RunCaptured({"analyze", dir, "--format", "html", "--time-limit", "0"});
+  const CliRun run = RunCliCaptured({"analyze", dir, "--format", "html", "--time-limit", "0"});
   EXPECT_EQ(run.exit_code, kExitOk) << run.err;
   EXPECT_EQ(Count(run.out, "<rect"), 6) << "3 planned tensors in each of 2 models";
-  ExpectBadInput(RunCaptured({"analyze", TempDir() + "/empty"}), "no *.onnx");
+  ExpectBadInput(RunCliCaptured({"analyze", TempDir() + "/empty"}), "no *.onnx");
 }
 
 TEST(ProgressTest, DrawsOnlyWhenEnabledAndErasesItself) {

@@ -5,6 +5,7 @@
 
 #include "analyzer/cli.h"
 #include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/cli_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -13,21 +14,8 @@ namespace {
 
 using ::footprint::testing::ModelBuilder;
 
-struct CliRun {
-  int exit_code = 0;  // What RunCli returned.
-  std::string out;    // Captured stdout.
-  std::string err;    // Captured stderr.
-};
-
-CliRun RunFootprint(const std::vector<std::string>& args) {
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  CliRun run;
-  run.exit_code = RunCli(args);
-  run.out = ::testing::internal::GetCapturedStdout();
-  run.err = ::testing::internal::GetCapturedStderr();
-  return run;
-}
+using ::footprint::testing::CliRun;
+using ::footprint::testing::RunCliCaptured;
 
 // x: batch x 16 -> Relu -> r -> Relu -> y: three 64*batch-byte tensors.
 std::string ModelPath() {
@@ -46,35 +34,35 @@ std::string ModelPath() {
 }
 
 TEST(SymbolicCliTest, UnboundDimsPrintFormulas) {
-  CliRun run = RunFootprint({"analyze", ModelPath(), "--format", "json"});
+  CliRun run = RunCliCaptured({"analyze", ModelPath(), "--format", "json"});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   nlohmann::json json = nlohmann::json::parse(run.out);
   EXPECT_EQ(json["tensors"][0]["bytes_expr"], "64*batch");
   EXPECT_EQ(json["memory"]["naive_expr"], "192*batch");
   EXPECT_EQ(json["memory"]["lower_bound_expr"], "128*batch");
   EXPECT_EQ(json["memory"]["symbols"], nlohmann::json::array({"batch"}));
-  CliRun text = RunFootprint({"analyze", ModelPath()});
+  CliRun text = RunCliCaptured({"analyze", ModelPath()});
   EXPECT_NE(text.out.find("64*batch bytes"), std::string::npos) << text.out;
 }
 
 TEST(SymbolicCliTest, InputShapeAndDimDefaultBind) {
-  CliRun shaped = RunFootprint({"analyze", ModelPath(), "--input-shape", "x=4x16", "--format", "json"});
+  CliRun shaped = RunCliCaptured({"analyze", ModelPath(), "--input-shape", "x=4x16", "--format", "json"});
   ASSERT_EQ(shaped.exit_code, kExitOk) << shaped.err;
   EXPECT_EQ(nlohmann::json::parse(shaped.out)["memory"]["naive_bytes"], 3 * 256);
-  CliRun defaulted = RunFootprint({"analyze", ModelPath(), "--dim-default=2", "--format", "json"});
+  CliRun defaulted = RunCliCaptured({"analyze", ModelPath(), "--dim-default=2", "--format", "json"});
   ASSERT_EQ(defaulted.exit_code, kExitOk) << defaulted.err;
   EXPECT_EQ(nlohmann::json::parse(defaulted.out)["memory"]["naive_bytes"], 3 * 128);
 }
 
 TEST(SymbolicCliTest, SweepListsEachValue) {
-  CliRun run = RunFootprint({"analyze", ModelPath(), "--sweep", "batch=1,4", "--format", "json"});
+  CliRun run = RunCliCaptured({"analyze", ModelPath(), "--sweep", "batch=1,4", "--format", "json"});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   nlohmann::json sweep = nlohmann::json::parse(run.out)["sweep"];
   EXPECT_EQ(sweep["dim"], "batch");
   ASSERT_EQ(sweep["points"].size(), 2u);
   EXPECT_EQ(sweep["points"][1]["value"], 4);
   EXPECT_EQ(sweep["points"][1]["lower_bound_bytes"], 2 * 256);
-  CliRun text = RunFootprint({"analyze", ModelPath(), "--sweep", "batch=1,4"});
+  CliRun text = RunCliCaptured({"analyze", ModelPath(), "--sweep", "batch=1,4"});
   EXPECT_NE(text.out.find("Sweep of batch"), std::string::npos) << text.out;
 }
 
@@ -92,7 +80,7 @@ TEST(SymbolicCliTest, BadBindingsAreOneLineErrors) {
        }) {
     std::vector<std::string> full = {"analyze", ModelPath()};
     full.insert(full.end(), args.begin(), args.end());
-    CliRun run = RunFootprint(full);
+    CliRun run = RunCliCaptured(full);
     EXPECT_EQ(run.exit_code, kExitBadInput) << args[0] << " " << args[1];
     EXPECT_TRUE(run.out.empty()) << run.out;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
