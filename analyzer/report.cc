@@ -52,6 +52,17 @@ std::string DescribeModeSavings(const ModesSummary& modes) {
                       modes.inplace.enabled ? saved(modes.inplace.saved_bytes) : "off");
 }
 
+std::vector<const TensorRecord*> LargestTensors(const Analysis& analysis, size_t count) {
+  std::vector<const TensorRecord*> largest;
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (tensor.bytes.has_value()) largest.push_back(&tensor);
+  }
+  std::stable_sort(largest.begin(), largest.end(),
+                   [](const TensorRecord* a, const TensorRecord* b) { return a->aligned_bytes > b->aligned_bytes; });
+  if (largest.size() > count) largest.resize(count);
+  return largest;
+}
+
 double ReuseSavingsPercent(const MemoryFigures& memory) {
   if (memory.naive_bytes == 0) return 0;
   return 100.0 * static_cast<double>(memory.reuse_savings_bytes) / static_cast<double>(memory.naive_bytes);
@@ -291,13 +302,7 @@ std::string RenderText(const Analysis& analysis) {
                                                   " bytes")));
   }
 
-  std::vector<const TensorRecord*> largest;
-  for (const TensorRecord& tensor : analysis.tensors) {
-    if (tensor.bytes.has_value()) largest.push_back(&tensor);
-  }
-  std::stable_sort(largest.begin(), largest.end(),
-                   [](const TensorRecord* a, const TensorRecord* b) { return a->aligned_bytes > b->aligned_bytes; });
-  if (largest.size() > 10) largest.resize(10);
+  const std::vector<const TensorRecord*> largest = LargestTensors(analysis, 10);
   if (!largest.empty()) {
     absl::StrAppend(&out, "\nLargest arena tensors\n");
     absl::StrAppend(&out, absl::StrFormat("  %-32s %-10s %-20s %10s %11s %12s\n", "name", "dtype", "shape", "size",

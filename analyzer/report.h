@@ -58,6 +58,9 @@ std::string RenderText(const Analysis& analysis);
 // mode in the order they apply, for the one-line reports (md, html).
 std::string DescribeModeSavings(const ModesSummary& modes);
 
+// The `count` sized tensors with the most aligned bytes, largest first (ties: list order).
+std::vector<const TensorRecord*> LargestTensors(const Analysis& analysis, size_t count);
+
 // (naive - arena) / naive in percent, 0 when naive is 0.
 double ReuseSavingsPercent(const MemoryFigures& memory);
 

@@ -93,13 +93,7 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
                     *analysis.fits ? "✅ yes" : "❌ **no**", "\n");
   }
 
-  std::vector<const TensorRecord*> largest;
-  for (const TensorRecord& tensor : analysis.tensors) {
-    if (tensor.bytes.has_value()) largest.push_back(&tensor);
-  }
-  std::stable_sort(largest.begin(), largest.end(),
-                   [](const TensorRecord* a, const TensorRecord* b) { return a->aligned_bytes > b->aligned_bytes; });
-  if (largest.size() > 10) largest.resize(10);
+  const std::vector<const TensorRecord*> largest = LargestTensors(analysis, 10);
   if (!largest.empty()) {
     absl::StrAppend(&out, "\n<details><summary>Top ", largest.size(),
                     " arena tensors</summary>\n\n| tensor | dtype | shape | size | steps | offset |\n"
