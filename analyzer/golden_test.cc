@@ -171,6 +171,12 @@ TEST(GoldenTest, EveryModeKeepsTheBaselineBoundAndAValidPlan) {
     for (int64_t bytes : analysis->live_bytes_per_step) live_peak = std::max(live_peak, bytes);
     EXPECT_EQ(live_peak, analysis->memory.lower_bound_bytes);
     ExpectValidPlan(*analysis);
+    // One tier at the device's alignment: the tier plan is the single arena's.
+    ASSERT_EQ(analysis->tiers.size(), 1u);
+    EXPECT_EQ(analysis->tiers[0].arena_bytes, analysis->memory.arena_bytes);
+    for (const TensorRecord& tensor : analysis->tensors) {
+      if (tensor.bytes.has_value()) EXPECT_EQ(tensor.tier_offset, tensor.offset) << tensor.name;
+    }
     ++analyzed;
   }
   if (analyzed == 0) GTEST_SKIP() << "no shared models at " << FOOTPRINT_SHARED_DIR;
