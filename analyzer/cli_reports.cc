@@ -103,7 +103,9 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
 
   std::string text;
   if (request.format == "json") {
-    text = (single ? ModelReportToJson(reports[0]) : BatchToJson(reports)).dump(2) + "\n";
+    text = (single ? ModelReportToJson(reports[0]) : BatchToJson(reports))
+               .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+           "\n";  // Names come from model files: invalid UTF-8 is replaced, not thrown on.
   } else if (request.format == "md") {
     text = RenderMarkdown(reports);
   } else if (request.format == "html") {
@@ -175,7 +177,7 @@ int RunDiffCommand(const std::vector<std::string>& args) {
   const ReportDiff diff = DiffFigures(figures[0], figures[1], threshold);
   std::string text;
   if (format == "json") {
-    text = DiffToJson(diff).dump(2) + "\n";
+    text = DiffToJson(diff).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   } else if (format == "md") {
     text = absl::StrCat("### onnx-footprint diff: `", MarkdownCode(figures[1].model_path), "`\n\n",
                         RenderDiffMarkdown(diff));

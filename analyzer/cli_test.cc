@@ -187,3 +187,23 @@ TEST(CliTest, SeveralModelsTakeTheBindingsThatNameThem) {
 
 }  // namespace
 }  // namespace footprint
+
+namespace footprint {
+namespace {
+
+TEST(CliTest, InvalidUtf8NamesAreReplacedInJsonNotACrash) {
+  ModelBuilder builder;
+  const std::string bad_name = std::string("x\xff\xfe", 3);
+  builder.Input(bad_name, onnx::TensorProto::FLOAT, {4}).Add("Relu", {bad_name}, {"y"}, "relu").Output("y");
+  const std::string path = WriteFile("bad_utf8.onnx", builder.Serialize());
+  for (const char* format : {"json", "text", "md", "html"}) {
+    const CliRun run = RunCliCaptured({"analyze", path, "--format", format});
+    EXPECT_EQ(run.exit_code, kExitOk) << format << ": " << run.err;
+  }
+  const CliRun json = RunCliCaptured({"analyze", path, path, "--format", "json"});
+  ASSERT_EQ(json.exit_code, kExitOk) << json.err;
+  EXPECT_NO_THROW(nlohmann::json::parse(json.out));
+}
+
+}  // namespace
+}  // namespace footprint

@@ -67,7 +67,9 @@ void PrintText(const std::vector<DeviceProfile>& devices, std::ostream& out) {
 
 }  // namespace
 
-std::string DeviceProfileToJson(const DeviceProfile& profile) { return ProfileJson(profile).dump(); }
+std::string DeviceProfileToJson(const DeviceProfile& profile) {
+  return ProfileJson(profile).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
 
 int RunDevicesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   std::string format = "text";
@@ -100,7 +102,7 @@ int RunDevicesCommand(const std::vector<std::string>& args, std::ostream& out, s
   if (format == "json") {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const DeviceProfile& profile : devices) list.push_back(ProfileJson(profile));
-    out << list.dump(2) << "\n";
+    out << list.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   } else {
     PrintText(devices, out);
   }
