@@ -325,15 +325,12 @@ bool QLinearGlobalPoolFunction(const OpContext& ctx, Outputs& out) {
 // QGemm(A, a_scale, a_zp, B, b_scale, b_zp, C, y_scale, y_zp) -> (M, N);
 // float output without y_scale.
 bool QGemmFunction(const OpContext& ctx, Outputs& out) {
-  const SymValue* a = ctx.Input(0);
-  const SymValue* b = ctx.Input(3);
-  if (!Ranked(a) || !Ranked(b) || a->shape->size() != 2 || b->shape->size() != 2) return false;
-  const Expr m = ctx.Int("transA", 0) != 0 ? (*a->shape)[1] : (*a->shape)[0];
-  const Expr n = ctx.Int("transB", 0) != 0 ? (*b->shape)[0] : (*b->shape)[1];
+  std::optional<std::vector<Expr>> shape = GemmOutputShape(ctx, ctx.Input(0), ctx.Input(3));
+  if (!shape.has_value()) return false;
   const SymValue* y_zp = ctx.Input(8);
   const int32_t type = ctx.Input(7) == nullptr ? onnx::TensorProto::FLOAT
                                                : (y_zp != nullptr ? y_zp->elem_type : onnx::TensorProto::UINT8);
-  out[0] = TensorOf(type, {m, n});
+  out[0] = TensorOf(type, *std::move(shape));
   return true;
 }
 

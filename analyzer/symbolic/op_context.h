@@ -52,6 +52,10 @@ bool PoolShapeFunction(const OpContext& ctx, std::vector<SymValue>& out);
 
 // Helpers.
 SymValue TensorOf(int32_t elem_type, std::vector<Expr> shape);
+
+// Gemm's (M, N) from its A and B operands and transA/transB; nullopt unless
+// both are ranked 2-D. Shared by Gemm and com.microsoft's QGemm.
+std::optional<std::vector<Expr>> GemmOutputShape(const OpContext& ctx, const SymValue* a, const SymValue* b);
 SymValue UnknownValue(const std::string& reason);
 Expr ElementCount(const std::vector<Expr>& shape);
 // Numpy-style broadcast; a dim pair it cannot decide becomes Unknown.

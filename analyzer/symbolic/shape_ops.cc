@@ -1508,11 +1508,9 @@ bool MatMulFunction(const OpContext& ctx, Outputs& out) {
 // Gemm: (M, K) x (K, N) -> (M, N), either operand possibly transposed.
 bool GemmFunction(const OpContext& ctx, Outputs& out) {
   const SymValue* a = ctx.Input(0);
-  const SymValue* b = ctx.Input(1);
-  if (!Ranked(a) || !Ranked(b) || a->shape->size() != 2 || b->shape->size() != 2) return false;
-  const Expr m = ctx.Int("transA", 0) != 0 ? (*a->shape)[1] : (*a->shape)[0];
-  const Expr n = ctx.Int("transB", 0) != 0 ? (*b->shape)[0] : (*b->shape)[1];
-  out[0] = TensorOf(a->elem_type, {m, n});
+  std::optional<std::vector<Expr>> shape = GemmOutputShape(ctx, a, ctx.Input(1));
+  if (!shape.has_value()) return false;
+  out[0] = TensorOf(a->elem_type, *std::move(shape));
   return true;
 }
 
@@ -1674,6 +1672,14 @@ const ShapeFunction* FindStandardShapeFunction(const std::string& op_type) {
   const auto& functions = StandardFunctions();
   auto it = functions.find(op_type);
   return it == functions.end() ? nullptr : &it->second;
+}
+
+std::optional<std::vector<Expr>> GemmOutputShape(const OpContext& ctx, const SymValue* a, const SymValue* b) {
+  if (a == nullptr || b == nullptr || a->kind != SymValue::Kind::kTensor || b->kind != SymValue::Kind::kTensor ||
+      !a->shape.has_value() || !b->shape.has_value() || a->shape->size() != 2 || b->shape->size() != 2) return std::nullopt;
+  const Expr m = ctx.Int("transA", 0) != 0 ? (*a->shape)[1] : (*a->shape)[0];
+  const Expr n = ctx.Int("transB", 0) != 0 ? (*b->shape)[0] : (*b->shape)[1];
+  return std::vector<Expr>{m, n};
 }
 
 }  // namespace footprint::symbolic
