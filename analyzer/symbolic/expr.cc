@@ -30,7 +30,7 @@ int CompareFactors(const std::vector<AtomPtr>& a, const std::vector<AtomPtr>& b)
   return 0;
 }
 
-size_t FactorCount(const std::vector<Term>& terms) {
+size_t FactorCount(const Terms& terms) {
   size_t count = 0;
   for (const Term& term : terms) count += 1 + term.factors.size();
   return count;
@@ -63,7 +63,7 @@ Expr Expr::Unknown() {
   return e;
 }
 
-Expr Expr::FromTerms(std::vector<Term> terms) {
+Expr Expr::FromTerms(Terms terms) {
   std::sort(terms.begin(), terms.end(),
             [](const Term& a, const Term& b) { return CompareFactors(a.factors, b.factors) < 0; });
   Expr result;
@@ -100,14 +100,20 @@ std::optional<int64_t> Expr::AsConstant() const {
 
 Expr operator+(const Expr& a, const Expr& b) {
   if (!a.known_ || !b.known_) return Expr::Unknown();
-  std::vector<Term> terms = a.terms_;
+  if (b.terms_.empty()) return a;
+  if (a.terms_.empty()) return b;
+  if (const auto x = a.AsConstant(), y = b.AsConstant(); x.has_value() && y.has_value()) {
+    int64_t sum = 0;
+    return AddOverflows(*x, *y, &sum) ? Expr::Unknown() : Expr(sum);
+  }
+  Terms terms = a.terms_;
   terms.insert(terms.end(), b.terms_.begin(), b.terms_.end());
   return Expr::FromTerms(std::move(terms));
 }
 
 Expr Expr::operator-() const {
   if (!known_) return Unknown();
-  std::vector<Term> terms = terms_;
+  Terms terms = terms_;
   for (Term& term : terms) {
     if (term.coeff == INT64_MIN) return Unknown();
     term.coeff = -term.coeff;
@@ -119,8 +125,12 @@ Expr operator-(const Expr& a, const Expr& b) { return a + (-b); }
 
 Expr operator*(const Expr& a, const Expr& b) {
   if (!a.known_ || !b.known_) return Expr::Unknown();
+  if (const auto x = a.AsConstant(), y = b.AsConstant(); x.has_value() && y.has_value()) {
+    int64_t product = 0;
+    return MulOverflows(*x, *y, &product) ? Expr::Unknown() : Expr(product);
+  }
   if (a.terms_.size() * b.terms_.size() > kMaxExprFactors) return Expr::Unknown();
-  std::vector<Term> terms;
+  Terms terms;
   terms.reserve(a.terms_.size() * b.terms_.size());
   for (const Term& x : a.terms_) {
     for (const Term& y : b.terms_) {
@@ -156,7 +166,7 @@ std::string Grouped(const Expr& e) {
 }  // namespace
 
 std::pair<Expr, Expr> Expr::SplitMultiples(const Expr& e, int64_t divisor) {
-  std::vector<Term> q, r;
+  Terms q, r;
   for (const Term& term : e.terms_) {
     if (term.coeff % divisor == 0) {
       q.push_back(Term{.coeff = term.coeff / divisor, .factors = term.factors});
@@ -289,7 +299,7 @@ Expr Expr::DivideExact(const Expr& numerator, const Expr& denominator) {
   if (numerator.terms_.empty()) return Expr(0);
   if (denominator.terms_.size() == 1) {
     const Term& d = denominator.terms_[0];
-    std::vector<Term> out;
+    Terms out;
     for (const Term& t : numerator.terms_) {
       if (t.coeff % d.coeff != 0) return Unknown();
       // Remove d's factors (a sorted multiset) from t's.
