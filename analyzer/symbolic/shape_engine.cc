@@ -26,9 +26,15 @@ bool SymValue::HasFullShape() const {
   return std::all_of(shape->begin(), shape->end(), [](const Expr& d) { return d.known(); });
 }
 
+bool SymValue::HasConcreteShape() const {
+  if (!shape.has_value()) return false;
+  return std::all_of(shape->begin(), shape->end(), [](const Expr& d) { return d.AsConstant().has_value(); });
+}
+
 std::optional<std::vector<int64_t>> SymValue::ConcreteShape() const {
   if (!shape.has_value()) return std::nullopt;
   std::vector<int64_t> dims;
+  dims.reserve(shape->size());
   for (const Expr& d : *shape) {
     std::optional<int64_t> c = d.AsConstant();
     if (!c.has_value()) return std::nullopt;
@@ -142,8 +148,9 @@ void ReadTensorData(const onnx::TensorProto& tensor, SymValue& v) {
     if (d < 0 || __builtin_mul_overflow(count, d, &count)) return;
   }
   if (count > kMaxPropagatedElements || tensor.data_location() == onnx::TensorProto::EXTERNAL) return;
-  const std::string& raw = tensor.raw_data();
   const int32_t t = tensor.data_type();
+  if (IsFloatType(t) && count > kMaxPropagatedFloats) return;
+  const std::string& raw = tensor.raw_data();
   std::vector<int64_t> ints;
   std::vector<double> floats;
   auto from_raw = [&](auto sample, bool is_float) {
@@ -328,7 +335,7 @@ onnx::TensorProto DataProto(const SymValue& v) {
 }
 
 bool HasConstantData(const SymValue& v) {
-  if (!v.ConcreteShape().has_value()) return false;
+  if (!v.HasConcreteShape()) return false;
   if (v.floats.has_value()) return v.elem_type == onnx::TensorProto::FLOAT || v.elem_type == onnx::TensorProto::DOUBLE;
   if (!v.ints.has_value()) return false;
   if (v.elem_type != onnx::TensorProto::INT64 && v.elem_type != onnx::TensorProto::INT32 &&
@@ -442,6 +449,9 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
   table.values.clear();
   Scope scope{.table = &table, .outer = outer};
   if (depth > kMaxDepth) return;
+  size_t value_count = graph.initializer_size() + graph.input_size();
+  for (const onnx::NodeProto& node : graph.node()) value_count += node.output_size();
+  table.values.reserve(value_count);
   for (const onnx::TensorProto& tensor : graph.initializer()) table.values[tensor.name()] = FromTensorProto(tensor);
   absl::flat_hash_set<std::string> initializers;
   for (const onnx::TensorProto& tensor : graph.initializer()) initializers.insert(tensor.name());
@@ -505,7 +515,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         SymValue& v = outputs[o];
         auto type = onnx_types.find(node->output(o));
         if (type != onnx_types.end()) MergeOnnxType(type->second, v, &made_up_symbols_);
-        if (v.kind == SymValue::Kind::kTensor && v.ConcreteShape().has_value() && v.elem_type != 0) {
+        if (v.kind == SymValue::Kind::kTensor && v.HasConcreteShape() && v.elem_type != 0) {
           v.reason.clear();  // Sized after all (ONNX's pass or the model's declarations filled it in).
         }
         if (!v.HasFullShape() && v.reason.empty()) {

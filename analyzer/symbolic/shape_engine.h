@@ -41,6 +41,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "analyzer/symbolic/expr.h"
 #include "onnx/onnx_pb.h"
 
@@ -49,6 +50,10 @@ namespace footprint::symbolic {
 // Small integer tensors (shapes, indices, axes) keep their values up to this
 // many elements.
 inline constexpr int64_t kMaxPropagatedElements = 1024;
+// Float values matter to shapes only as Resize scales and roi or float
+// arithmetic on a shape (rank-many elements); biases and norm weights (tens
+// to thousands of floats, in every block of a model) are not decoded.
+inline constexpr int64_t kMaxPropagatedFloats = 16;
 
 // What the engine knows of one value.
 struct SymValue {
@@ -63,6 +68,7 @@ struct SymValue {
   std::string reason;                      // Why the shape (or a dim) is unknown.
 
   bool HasFullShape() const;                  // Rank known and every dim known.
+  bool HasConcreteShape() const;              // Every dim a constant.
   std::optional<std::vector<int64_t>> ConcreteShape() const;  // Every dim a constant.
 };
 
@@ -73,7 +79,8 @@ Expr BytesOf(const SymValue& value);
 
 // Everything the engine found in one graph (the main graph or a body).
 struct GraphShapes {
-  absl::flat_hash_map<std::string, SymValue> values;  // Every value of the graph by name.
+  // Every value of the graph by name; the names are the model's own strings.
+  absl::flat_hash_map<absl::string_view, SymValue> values;
 };
 
 struct ShapeTables {

@@ -290,7 +290,12 @@ ShapeFunction ArithFunction(Arith op) {
     if (!shape.has_value() || ctx.inputs.empty()) return false;
     SymValue result = TensorOf(FirstType(ctx), *shape);
     result.reason = conflict;
-    const std::optional<std::vector<int64_t>> concrete = result.ConcreteShape();
+    // Values fold only when every input has them (shape arithmetic); an
+    // activation plus a bias has none, and needs no broadcast index.
+    bool any_values_missing = false;
+    for (const SymValue* v : ctx.inputs) any_values_missing |= !v->ints.has_value() && !v->floats.has_value();
+    const std::optional<std::vector<int64_t>> concrete =
+        any_values_missing ? std::nullopt : result.ConcreteShape();
     if (concrete.has_value()) {
       std::vector<std::vector<int64_t>> index;
       bool all_ints = true, all_floats = true;
@@ -1390,7 +1395,7 @@ bool ConcatFromSequenceFunction(const OpContext& ctx, Outputs& out) {
 bool ConvLikeFunction(const OpContext& ctx, Outputs& out) {
   const SymValue* x = ctx.Input(0);
   if (!Ranked(x) || x->shape->size() < 3) return false;
-  if (x->ConcreteShape().has_value()) return false;  // ONNX's own function handles concrete shapes.
+  if (x->HasConcreteShape()) return false;  // ONNX's own function handles concrete shapes.
   return PoolShapeFunction(ctx, out);
 }
 

@@ -66,7 +66,7 @@ absl::StatusOr<SymbolicSize> SizeOfSymValue(const SymValue& value) {
     }
     dims.push_back(std::move(dim));
   }
-  sized.shape = dims;
+  sized.shape = std::move(dims);
   const std::optional<int> bits = BitsPerElement(value.elem_type);
   result.bytes = BytesOf(value);
   if (!bits.has_value()) {
