@@ -1,5 +1,7 @@
 #include "planner/planner.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "planner/exact.h"
@@ -20,12 +22,36 @@ absl::StatusOr<PlanResult> Solve(const Problem& problem, const SolveOptions& opt
   if (absl::Status status = ValidateProblem(problem); !status.ok()) return status;
   PlanResult result;
   result.lower_bound = LowerBound(problem);
-  HeuristicPlan heuristic = RunHeuristicPortfolio(
-      problem, result.lower_bound,
-      options.time_limit > absl::ZeroDuration() ? start + options.time_limit : absl::InfiniteFuture());
-  result.solution = std::move(heuristic.solution);
-  result.algorithm = heuristic.algorithm;
-  result.arena_bytes = heuristic.arena_bytes;
+  // The capacity is a limit to report against, not something the planners
+  // aim for: plans are checked without it, then against it.
+  std::optional<Problem> unbounded_copy;
+  if (problem.capacity.has_value()) {
+    unbounded_copy = problem;
+    unbounded_copy->capacity.reset();
+  }
+  const Problem& unbounded = unbounded_copy.has_value() ? *unbounded_copy : problem;
+  std::optional<Bytes> hint_arena;
+  if (options.hint != nullptr && options.hint->offsets.size() == problem.buffers.size() &&
+      ValidateSolution(unbounded, *options.hint).ok()) {
+    hint_arena = ArenaSize(problem, *options.hint);
+  }
+  if (hint_arena.has_value() && *hint_arena == result.lower_bound) {
+    result.solution = *options.hint;
+    result.algorithm = "given";
+    result.arena_bytes = *hint_arena;
+  } else {
+    HeuristicPlan heuristic = RunHeuristicPortfolio(
+        problem, result.lower_bound,
+        options.time_limit > absl::ZeroDuration() ? start + options.time_limit : absl::InfiniteFuture());
+    result.solution = std::move(heuristic.solution);
+    result.algorithm = heuristic.algorithm;
+    result.arena_bytes = heuristic.arena_bytes;
+    if (hint_arena.has_value() && *hint_arena < result.arena_bytes) {
+      result.solution = *options.hint;
+      result.algorithm = "given";
+      result.arena_bytes = *hint_arena;
+    }
+  }
   result.proven_optimal = result.arena_bytes == result.lower_bound;
   if (!result.proven_optimal) {
     ExactOptions exact_options;
@@ -48,10 +74,6 @@ absl::StatusOr<PlanResult> Solve(const Problem& problem, const SolveOptions& opt
       result.search_nodes = exact.nodes;
     }
   }
-  // The capacity is a limit to report against, not something the planners
-  // aim for: check the plan without it, then say whether it fits.
-  Problem unbounded = problem;
-  unbounded.capacity.reset();
   if (absl::Status status = ValidateSolution(unbounded, result.solution); !status.ok()) {
     return absl::InternalError(absl::StrCat("planner produced an invalid plan: ", status.message()));
   }

@@ -31,6 +31,10 @@ namespace footprint::planner {
 struct SolveOptions {
   absl::Duration time_limit = absl::Seconds(1);  // For the exact search; 0: heuristics only.
   int64_t bounded_search_nodes = 5000;           // Node budget of the bounded dive (time_limit 0); 0: none.
+  // A plan already known for this problem (say, one found with a larger
+  // budget): ignored unless valid; at the lower bound nothing else runs,
+  // otherwise it competes with the heuristics (algorithm "given").
+  const Solution* hint = nullptr;
 };
 
 struct PlanResult {
