@@ -1,8 +1,13 @@
 #include "analyzer/analysis.h"
 
 #include <algorithm>
+#include <exception>
+#include <functional>
+#include <optional>
 #include <set>
+#include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -49,7 +54,8 @@ struct GraphResult {
 
 struct Context {
   const AnalyzeOptions& options;
-  const symbolic::ShapeTables* shapes = nullptr;  // Our engine's results; nullptr: ONNX's types only.
+  const std::optional<symbolic::ShapeTables>* shapes = nullptr;  // Our engine's results; unset: ONNX's types only.
+  std::function<absl::Status()> await_shapes;  // Fills *shapes (once); call before reading it.
 };
 
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
@@ -96,29 +102,52 @@ int64_t LowerBoundOf(const IrGraph& graph, const std::vector<std::optional<Tenso
                      const std::vector<Sharing>* sharing) {
   const std::vector<planner::Lifespan> lifespans = ComputeLifespans(graph, order);
   const std::vector<planner::Step> step_of = StepsOf(order, static_cast<int>(graph.nodes.size()));
-  planner::Problem problem;
-  std::vector<int64_t> buffer_of_value(graph.values.size(), -1);
+  // The same sweep as planner::LowerBound, over a step-indexed array (steps
+  // are dense here): linear, and no Problem of named buffers to build.
+  struct Interval {
+    planner::Lifespan lifespan;
+    int64_t bytes = 0;
+  };
+  std::vector<Interval> intervals;
+  intervals.reserve(records.size());
+  std::vector<int64_t> interval_of_value(graph.values.size(), -1);
   for (int pass = 0; pass < 2; ++pass) {  // Owners, then the values sharing their bytes.
     for (size_t id = 0; id < records.size(); ++id) {
       if (!records[id].has_value() || !records[id]->bytes.has_value()) continue;
       const ValueId owner = sharing == nullptr ? static_cast<ValueId>(id) : (*sharing)[id].owner;
       if ((owner == static_cast<ValueId>(id)) != (pass == 0)) continue;
       if (pass == 0) {
-        buffer_of_value[id] = static_cast<int64_t>(problem.buffers.size());
-        problem.buffers.push_back({.lifespan = lifespans[id], .size = records[id]->aligned_bytes});
+        interval_of_value[id] = static_cast<int64_t>(intervals.size());
+        intervals.push_back({.lifespan = lifespans[id], .bytes = records[id]->aligned_bytes});
         continue;
       }
-      planner::Buffer& group = problem.buffers[buffer_of_value[owner]];
+      Interval& group = intervals[interval_of_value[owner]];
       group.lifespan.first = std::min(group.lifespan.first, lifespans[id].first);
       group.lifespan.last = std::max(group.lifespan.last, lifespans[id].last);
-      group.size = std::max(group.size, records[id]->aligned_bytes);
+      group.bytes = std::max(group.bytes, records[id]->aligned_bytes);
     }
   }
   for (size_t node = 0; node < graph.nodes.size(); ++node) {
     if (graph.nodes[node].bodies.empty()) continue;
-    problem.buffers.push_back({.lifespan = {step_of[node], step_of[node]}, .size = workspace_of[node]});
+    intervals.push_back({.lifespan = {step_of[node], step_of[node]}, .bytes = workspace_of[node]});
   }
-  return planner::LowerBound(problem);
+  if (intervals.empty()) return 0;
+  planner::Step lo = intervals[0].lifespan.first, hi = intervals[0].lifespan.last;
+  for (const Interval& interval : intervals) {
+    lo = std::min(lo, interval.lifespan.first);
+    hi = std::max(hi, interval.lifespan.last);
+  }
+  std::vector<int64_t> delta(static_cast<size_t>(hi - lo) + 2, 0);
+  for (const Interval& interval : intervals) {
+    delta[interval.lifespan.first - lo] += interval.bytes;
+    delta[interval.lifespan.last - lo + 1] -= interval.bytes;
+  }
+  int64_t live = 0, peak = 0;
+  for (int64_t change : delta) {
+    live += change;
+    peak = std::max(peak, live);
+  }
+  return peak;
 }
 
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
@@ -154,9 +183,10 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     for (ValueId id : g.nodes[node_id].outputs) arena_values.push_back(id);
   }
   const symbolic::GraphShapes* engine_shapes = nullptr;
-  if (context.shapes != nullptr) {
-    auto it = context.shapes->graphs.find(&graph);
-    if (it != context.shapes->graphs.end()) engine_shapes = &it->second;
+  if (absl::Status status = context.await_shapes(); !status.ok()) return status;
+  if (context.shapes->has_value()) {
+    auto it = (*context.shapes)->graphs.find(&graph);
+    if (it != (*context.shapes)->graphs.end()) engine_shapes = &it->second;
   }
   std::vector<std::optional<TensorRecord>> record_of(value_count);
   std::vector<int64_t> aligned_of(value_count, 0);  // 0 for unsized values and weights.
@@ -320,15 +350,16 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 
   // Arena tensors in schedule order: graph inputs first, then each node's outputs.
   std::vector<int64_t> index_of_value(value_count, -1);
+  result.tensors.reserve(arena_values.size());
   for (ValueId id = 0; id < value_count; ++id) {
     if (g.values[id].origin != ValueOrigin::kGraphInput) continue;
     index_of_value[id] = static_cast<int64_t>(result.tensors.size());
-    result.tensors.push_back(*record_of[id]);
+    result.tensors.push_back(*std::move(record_of[id]));
   }
   for (NodeId node_id : result.order) {
     for (ValueId id : g.nodes[node_id].outputs) {
       index_of_value[id] = static_cast<int64_t>(result.tensors.size());
-      result.tensors.push_back(*record_of[id]);
+      result.tensors.push_back(*std::move(record_of[id]));
     }
   }
   for (ValueId id = 0; id < value_count; ++id) {
@@ -458,7 +489,11 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
   }
   const bool reuse_single_arena = activation_tiers == 1 && same_alignment;
   planner::SolveOptions tier_options{.time_limit = options.planner_time_limit};
-  if (reuse_single_arena) tier_options = {.time_limit = absl::ZeroDuration(), .bounded_search_nodes = 0};
+  planner::Solution single_arena;  // The single arena's offsets, buffer by buffer: the tier's plan when it fits.
+  if (reuse_single_arena) {
+    for (size_t tensor : tensor_of_buffer) single_arena.offsets.push_back(analysis.tensors[tensor].offset.value_or(0));
+    tier_options = {.time_limit = absl::ZeroDuration(), .bounded_search_nodes = 0, .hint = &single_arena};
+  }
   absl::StatusOr<devices::DevicePlan> plan =
       devices::PlanOnDevice(buffers, analysis.memory.weights_bytes, profile, tier_options);
   if (!plan.ok()) return plan.status();
@@ -605,14 +640,13 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
     analysis.model.opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] = opset.version();
   }
 
-  onnx::ModelProto model = source;  // Shape inference writes into it.
   // --dim names a graph input's dim_param, or a symbol our engine makes up
   // (a Loop's trip count): the latter go to the engine, and a name neither
   // knows is refused below with BindDims' message.
   DimBindings input_dims, engine_dims;
   {
     absl::flat_hash_set<std::string> input_dim_names;
-    for (const onnx::ValueInfoProto& input : model.graph().input()) {
+    for (const onnx::ValueInfoProto& input : source.graph().input()) {
       if (!input.type().has_tensor_type()) continue;
       for (const auto& dim : input.type().tensor_type().shape().dim()) {
         if (dim.has_dim_param()) input_dim_names.insert(dim.dim_param());
@@ -621,28 +655,45 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
     for (const auto& [name, value] : options.dims) (input_dim_names.contains(name) ? input_dims : engine_dims)[name] = value;
   }
   if (options.onnx_inference_only) input_dims = options.dims;
-  if (absl::Status status = BindDims(input_dims, model); !status.ok()) return status;
-  if (absl::Status status = symbolic::ApplyInputBindings(
-          {.input_shapes = options.input_shapes, .dim_default = options.dim_default}, model);
-      !status.ok()) {
-    return status;
-  }
   // ONNX's whole-model pass runs in a child process (it can crash) and costs
   // as much as the rest of the analysis: when our engine has a shape function
   // for every op, it is skipped (the engine still asks ONNX per node where its
   // own function gives up).
-  const bool engine_covers_all = !options.onnx_inference_only && !symbolic::NeedsOnnxFallback(model);
-  if (options.onnx_shape_inference && !engine_covers_all) {
+  const bool needs_onnx_fallback = symbolic::NeedsOnnxFallback(source);
+  const bool engine_covers_all = !options.onnx_inference_only && !needs_onnx_fallback;
+  const bool run_onnx_pass = options.onnx_shape_inference && !engine_covers_all;
+  // Bindings and ONNX's pass write into the model: only then is it copied (a
+  // copy of an 18,000-node graph costs as much as its shape inference).
+  std::optional<onnx::ModelProto> bound_model;
+  if (run_onnx_pass || !input_dims.empty() || !options.input_shapes.empty() || options.dim_default.has_value()) {
+    bound_model.emplace(source);
+    if (absl::Status status = BindDims(input_dims, *bound_model); !status.ok()) return status;
+    if (absl::Status status = symbolic::ApplyInputBindings(
+            {.input_shapes = options.input_shapes, .dim_default = options.dim_default}, *bound_model);
+        !status.ok()) {
+      return status;
+    }
+  }
+  const onnx::ModelProto& model = bound_model.has_value() ? *bound_model : source;
+  if (run_onnx_pass) {
     const absl::Time onnx_start = absl::Now();
-    for (std::string& warning : RunOnnxShapeInference(model)) analysis.warnings.push_back(std::move(warning));
+    for (std::string& warning : RunOnnxShapeInference(*bound_model)) analysis.warnings.push_back(std::move(warning));
     analysis.phase_seconds["onnx_shape_inference"] = absl::ToDoubleSeconds(absl::Now() - onnx_start);
   }
+  // Our engine. Without ONNX's per-node functions in play it runs on a
+  // second thread, beside the IR, the baseline schedule and the weights,
+  // which need no shapes: AnalyzeGraph waits for it before sizing tensors.
+  std::optional<absl::StatusOr<symbolic::ShapeTables>> tables;  // Unset: not run (ONNX's types only).
   std::optional<symbolic::ShapeTables> shapes;
+  std::thread engine_thread;
+  absl::Cleanup join_engine = [&engine_thread] {
+    if (engine_thread.joinable()) engine_thread.join();
+  };
   if (!options.onnx_inference_only) {
     const symbolic::SymbolValues symbol_values(engine_dims.begin(), engine_dims.end());
     bool onnx_fallback = true;
     const absl::Time engine_start = absl::Now();
-    if (symbolic::NeedsOnnxFallback(model)) {
+    if (needs_onnx_fallback) {
       // A dry run in a child: ONNX's per-node functions may crash on this model.
       absl::StatusOr<std::string> dry_run = RunIsolated(
           [&]() {
@@ -656,27 +707,47 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
                                                  " on this model; ops without a shape function of ours stay unsized"));
       }
     }
-    const absl::Time tables_start = absl::Now();
-    absl::StatusOr<symbolic::ShapeTables> tables =
-        symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, onnx_fallback);
-    analysis.phase_seconds["shape_engine_dry_run"] = absl::ToDoubleSeconds(tables_start - engine_start);
-    analysis.phase_seconds["shape_engine"] = absl::ToDoubleSeconds(absl::Now() - tables_start);
-    if (!tables.ok()) return tables.status();
-    if (!tables->unused_symbol_values.empty()) {
+    analysis.phase_seconds["shape_engine_dry_run"] = absl::ToDoubleSeconds(absl::Now() - engine_start);
+    auto run_engine = [&tables, &model, &options, &analysis, symbol_values, onnx_fallback] {
+      const absl::Time tables_start = absl::Now();
+      try {
+        tables = symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, onnx_fallback);
+      } catch (const std::exception& error) {  // ONNX's per-node functions throw; nothing may escape a thread.
+        tables = absl::InternalError(absl::StrCat("shape inference failed: ", error.what()));
+      }
+      analysis.phase_seconds["shape_engine"] = absl::ToDoubleSeconds(absl::Now() - tables_start);
+    };
+    if (needs_onnx_fallback) {
+      run_engine();
+    } else {
+      engine_thread = std::thread(run_engine);
+    }
+  }
+  // Once, at the first graph that needs sizes; the engine's errors come first.
+  std::optional<absl::Status> shapes_status;
+  auto await_shapes = [&]() -> absl::Status {
+    if (shapes_status.has_value()) return *shapes_status;
+    if (engine_thread.joinable()) engine_thread.join();
+    shapes_status = absl::OkStatus();
+    if (!tables.has_value()) return *shapes_status;
+    if (!tables->ok()) return *(shapes_status = tables->status());
+    if (!(*tables)->unused_symbol_values.empty()) {
       onnx::ModelProto probe = source;
       DimBindings unused;
-      for (const std::string& name : tables->unused_symbol_values) unused[name] = 0;
-      return BindDims(unused, probe);  // Its error names the dims the inputs do have.
+      for (const std::string& name : (*tables)->unused_symbol_values) unused[name] = 0;
+      return *(shapes_status = BindDims(unused, probe));  // Its error names the dims the inputs do have.
     }
-    shapes = *std::move(tables);
+    shapes = *std::move(*tables);
     for (std::string& warning : shapes->warnings) analysis.warnings.push_back(std::move(warning));
-  }
+    return *shapes_status;
+  };
 
-  const Context context{.options = options, .shapes = shapes.has_value() ? &*shapes : nullptr};
+  const Context context{.options = options, .shapes = &shapes, .await_shapes = await_shapes};
   const absl::Time graph_start = absl::Now();
   absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);
-  analysis.phase_seconds["schedule_and_plan"] = absl::ToDoubleSeconds(absl::Now() - graph_start);
+  if (absl::Status engine_status = await_shapes(); !engine_status.ok()) return engine_status;
   if (!main.ok()) return main.status();
+  analysis.phase_seconds["schedule_and_plan"] = absl::ToDoubleSeconds(absl::Now() - graph_start);
 
   analysis.file_order_was_valid = main->schedule.file_order_was_valid;
   if (!analysis.file_order_was_valid) {

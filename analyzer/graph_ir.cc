@@ -56,6 +56,11 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
   }
   IrGraph ir;
   ir.proto = &graph;
+  size_t value_count = graph.initializer_size() + graph.input_size() + graph.output_size();
+  for (const onnx::NodeProto& node : graph.node()) value_count += node.output_size();
+  ir.values.reserve(value_count);
+  ir.value_by_name.reserve(value_count);
+  ir.nodes.reserve(graph.node_size());
   auto add_value = [&](const std::string& name, ValueOrigin origin) -> ValueId {
     const ValueId id = static_cast<ValueId>(ir.values.size());
     ir.values.push_back(IrValue{.name = name, .origin = origin});
@@ -109,8 +114,9 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
                                                    "', which no graph input, initializer or node defines"));
   };
 
-  absl::flat_hash_set<std::string> visible_to_bodies = outer_names;
-  for (const IrValue& value : ir.values) visible_to_bodies.insert(value.name);
+  // Built at the first node with a body: most graphs have none.
+  absl::flat_hash_set<std::string> visible_to_bodies;
+  bool visible_to_bodies_built = false;
 
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto& node = graph.node(index);
@@ -120,6 +126,8 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
     ir_node.proto_index = index;
     ir_node.display_name = node.name().empty() ? absl::StrCat(node.op_type(), "_", index) : node.name();
     const NodeId node_id = static_cast<NodeId>(ir.nodes.size());
+    ir_node.inputs.reserve(node.input_size());
+    ir_node.outputs.reserve(node.output_size());
     for (const std::string& input : node.input()) {
       if (input.empty()) continue;  // An omitted optional input.
       absl::StatusOr<ValueId> id = resolve(input, node, index);
@@ -133,6 +141,11 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
       ir_node.outputs.push_back(id);
     }
     CollectBodies(node, ir_node.bodies);
+    if (!ir_node.bodies.empty() && !visible_to_bodies_built) {
+      visible_to_bodies = outer_names;
+      for (const IrValue& value : ir.values) visible_to_bodies.insert(value.name);
+      visible_to_bodies_built = true;
+    }
     absl::flat_hash_set<std::string> captured;
     for (const onnx::GraphProto* body : ir_node.bodies) {
       for (const std::string& name : FreeNames(*body)) {
