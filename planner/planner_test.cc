@@ -35,6 +35,33 @@ TEST(SolveTest, WithTimeReachesAndProvesTheOptimum) {
   EXPECT_TRUE(result->proven_optimal);
 }
 
+TEST(SolveTest, AHintAtTheLowerBoundIsKeptAsGiven) {
+  const absl::StatusOr<PlanResult> optimal = Solve(kStaircase, {.time_limit = absl::Seconds(5)});
+  ASSERT_TRUE(optimal.ok() && optimal->proven_optimal);
+  const absl::StatusOr<PlanResult> result =
+      Solve(kStaircase, {.time_limit = absl::ZeroDuration(), .bounded_search_nodes = 0, .hint = &optimal->solution});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->algorithm, "given");
+  EXPECT_EQ(result->solution, optimal->solution);
+  EXPECT_EQ(result->arena_bytes, 7);
+  EXPECT_TRUE(result->proven_optimal);
+}
+
+TEST(SolveTest, InvalidOrWorseHintsLoseToTheHeuristics) {
+  const Solution overlapping = {.offsets = {0, 0, 0, 0, 0, 0}};
+  const Solution stacked = {.offsets = {0, 4, 6, 7, 10, 14}};  // Valid, 18 bytes: no reuse at all.
+  const Solution too_short = {.offsets = {0, 4}};
+  ASSERT_TRUE(ValidateSolution(kStaircase, stacked).ok());
+  for (const Solution* hint : {&overlapping, &stacked, &too_short}) {
+    const absl::StatusOr<PlanResult> result =
+        Solve(kStaircase, {.time_limit = absl::ZeroDuration(), .bounded_search_nodes = 0, .hint = hint});
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_NE(result->algorithm, "given");
+    EXPECT_TRUE(ValidateSolution(kStaircase, result->solution).ok());
+    EXPECT_LT(result->arena_bytes, 18);
+  }
+}
+
 TEST(SolveTest, EmptyAndZeroSizeProblems) {
   const absl::StatusOr<PlanResult> empty = Solve({});
   ASSERT_TRUE(empty.ok());
