@@ -312,7 +312,10 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
         .name = "optimized",
         .algorithm = scheduled->algorithm,
         .proven_optimal = scheduled->proven_optimal,
-        .lower_bound_bytes = LowerBoundOf(g, record_of, result.order, workspace_of, nullptr),
+        // The same order has the same bound (the optimizer keeps the given order when nothing beats it).
+        .lower_bound_bytes = result.order == result.schedule.order
+                                 ? modes.baseline_lower_bound_bytes
+                                 : LowerBoundOf(g, record_of, result.order, workspace_of, nullptr),
         .seconds = scheduled->seconds,
     };
     // The scheduler's peaks and the spec's lower bound are one definition
@@ -342,7 +345,9 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   modes.alias.lower_bound_bytes = modes.schedule.lower_bound_bytes;
   if (modes.alias.enabled) {
     const std::vector<Sharing> aliased = PlanSharing(g, result.order, lifespans, facts, {.alias = true});
-    modes.alias.lower_bound_bytes = LowerBoundOf(g, record_of, result.order, workspace_of, &aliased);
+    const bool any_alias = std::any_of(aliased.begin(), aliased.end(),
+                                       [](const Sharing& sharing) { return sharing.kind != SharingKind::kOwner; });
+    if (any_alias) modes.alias.lower_bound_bytes = LowerBoundOf(g, record_of, result.order, workspace_of, &aliased);
   }
   modes.alias.saved_bytes = modes.schedule.lower_bound_bytes - modes.alias.lower_bound_bytes;
   const std::vector<Sharing> sharing = PlanSharing(g, result.order, lifespans, facts,

@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "analyzer/model_loader.h"
 #include "analyzer/progress.h"
 #include "analyzer/report.h"
@@ -76,7 +78,9 @@ Map Named(const Map& bindings, const std::set<std::string>& known, const std::st
 ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request, bool several,
                        std::set<std::string>* used_dims) {
   ModelReport report{.path = path};
+  const absl::Time load_start = absl::Now();
   absl::StatusOr<LoadedModel> loaded = LoadModel(path);
+  const double load_seconds = absl::ToDoubleSeconds(absl::Now() - load_start);
   if (!loaded.ok()) {
     report.error = std::string(loaded.status().message());
     report.exit_code = 2;
@@ -98,6 +102,7 @@ ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request, boo
     report.exit_code = 2;
     return report;
   }
+  analysis->phase_seconds["load"] = load_seconds;
   if (request.sweep.has_value()) {
     absl::StatusOr<std::vector<symbolic::SweepPoint>> points = symbolic::Sweep(*loaded, options, *request.sweep);
     if (!points.ok()) {

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint {
@@ -53,7 +54,7 @@ struct IrGraph {
   const onnx::GraphProto* proto = nullptr;             // Owned by the ModelProto.
   std::vector<IrValue> values;                         // Every value named in this graph.
   std::vector<IrNode> nodes;                           // Scheduled nodes, in file order (no Constants).
-  absl::flat_hash_map<std::string, ValueId> value_by_name;
+  absl::flat_hash_map<absl::string_view, ValueId> value_by_name;  // Keys are the model's own strings.
 };
 
 // Graphs larger than this are refused with a clear error rather than risking
