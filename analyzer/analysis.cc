@@ -182,18 +182,29 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   for (NodeId node_id : result.schedule.order) {
     for (ValueId id : g.nodes[node_id].outputs) arena_values.push_back(id);
   }
+  // What needs no shape first (the engine may still be running), then sizes.
+  std::vector<std::optional<TensorRecord>> record_of(value_count);
+  for (ValueId id : arena_values) {
+    const IrValue& value = g.values[id];
+    record_of[id] = TensorRecord{
+        .name = value.name,
+        .role = value.is_graph_output                       ? TensorRole::kGraphOutput
+                : value.origin == ValueOrigin::kGraphInput ? TensorRole::kGraphInput
+                                                           : TensorRole::kActivation,
+        .producer = value.producer >= 0 ? g.nodes[value.producer].display_name : "",
+    };
+  }
   const symbolic::GraphShapes* engine_shapes = nullptr;
   if (absl::Status status = context.await_shapes(); !status.ok()) return status;
   if (context.shapes->has_value()) {
     auto it = (*context.shapes)->graphs.find(&graph);
     if (it != (*context.shapes)->graphs.end()) engine_shapes = &it->second;
   }
-  std::vector<std::optional<TensorRecord>> record_of(value_count);
   std::vector<int64_t> aligned_of(value_count, 0);  // 0 for unsized values and weights.
   std::vector<ValueFacts> facts(value_count);
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
-    std::string bytes_expr;
+    TensorRecord& record = *record_of[id];
     absl::StatusOr<SizedType> sized = absl::UnknownError("unset");
     const symbolic::SymValue* engine_value = nullptr;
     if (engine_shapes != nullptr) {
@@ -203,8 +214,10 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     if (engine_value != nullptr) {
       absl::StatusOr<symbolic::SymbolicSize> symbolic_size = symbolic::SizeOfSymValue(*engine_value);
       if (symbolic_size.ok()) {
-        sized = symbolic_size->sized;
-        if (!sized->bytes.has_value() && symbolic_size->bytes.known()) bytes_expr = symbolic_size->bytes.ToString();
+        if (!symbolic_size->sized.bytes.has_value() && symbolic_size->bytes.known()) {
+          record.bytes_expr = symbolic_size->bytes.ToString();
+        }
+        sized = std::move(symbolic_size->sized);
       } else {
         sized = symbolic_size.status();
       }
@@ -220,18 +233,10 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
       return absl::InvalidArgumentError(absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name, "' has rank ",
                                                      sized->shape->size(), ", more than the limit of ", kMaxRank));
     }
-    TensorRecord record{
-        .name = value.name,
-        .role = value.is_graph_output                       ? TensorRole::kGraphOutput
-                : value.origin == ValueOrigin::kGraphInput ? TensorRole::kGraphInput
-                                                           : TensorRole::kActivation,
-        .dtype = DataTypeName(sized->data_type),
-        .shape = sized->shape,
-        .bytes = sized->bytes,
-        .producer = value.producer >= 0 ? g.nodes[value.producer].display_name : "",
-        .unsized_reason = sized->unsized_reason,
-        .bytes_expr = bytes_expr,
-    };
+    record.dtype = DataTypeName(sized->data_type);
+    record.shape = std::move(sized->shape);
+    record.bytes = sized->bytes;
+    record.unsized_reason = std::move(sized->unsized_reason);
     if (record.bytes.has_value()) {
       absl::StatusOr<int64_t> aligned = AlignUp(*record.bytes, alignment);
       if (!aligned.ok()) {
@@ -242,7 +247,6 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     }
     aligned_of[id] = record.aligned_bytes;
     facts[id] = ValueFacts{.bytes = record.bytes, .dtype = record.dtype};
-    record_of[id] = std::move(record);
   }
 
   // Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
