@@ -96,8 +96,9 @@ absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, s
 
 // The spec's lower bound of one graph under `order`, with the tensors of
 // each group in `sharing` (nullptr: none) merged into one buffer as the plan
-// does; `records` holds the sized arena values, indexed like graph.values.
-int64_t LowerBoundOf(const IrGraph& graph, const std::vector<std::optional<TensorRecord>>& records,
+// does; `sized_bytes` holds each value's aligned size, -1 when it is unsized
+// or not in the arena.
+int64_t LowerBoundOf(const IrGraph& graph, const std::vector<int64_t>& sized_bytes,
                      const std::vector<NodeId>& order, const std::vector<int64_t>& workspace_of,
                      const std::vector<Sharing>* sharing) {
   const std::vector<planner::Lifespan> lifespans = ComputeLifespans(graph, order);
@@ -109,22 +110,22 @@ int64_t LowerBoundOf(const IrGraph& graph, const std::vector<std::optional<Tenso
     int64_t bytes = 0;
   };
   std::vector<Interval> intervals;
-  intervals.reserve(records.size());
+  intervals.reserve(sized_bytes.size());
   std::vector<int64_t> interval_of_value(graph.values.size(), -1);
   for (int pass = 0; pass < 2; ++pass) {  // Owners, then the values sharing their bytes.
-    for (size_t id = 0; id < records.size(); ++id) {
-      if (!records[id].has_value() || !records[id]->bytes.has_value()) continue;
+    for (size_t id = 0; id < sized_bytes.size(); ++id) {
+      if (sized_bytes[id] < 0) continue;
       const ValueId owner = sharing == nullptr ? static_cast<ValueId>(id) : (*sharing)[id].owner;
       if ((owner == static_cast<ValueId>(id)) != (pass == 0)) continue;
       if (pass == 0) {
         interval_of_value[id] = static_cast<int64_t>(intervals.size());
-        intervals.push_back({.lifespan = lifespans[id], .bytes = records[id]->aligned_bytes});
+        intervals.push_back({.lifespan = lifespans[id], .bytes = sized_bytes[id]});
         continue;
       }
       Interval& group = intervals[interval_of_value[owner]];
       group.lifespan.first = std::min(group.lifespan.first, lifespans[id].first);
       group.lifespan.last = std::max(group.lifespan.last, lifespans[id].last);
-      group.bytes = std::max(group.bytes, records[id]->aligned_bytes);
+      group.bytes = std::max(group.bytes, sized_bytes[id]);
     }
   }
   for (size_t node = 0; node < graph.nodes.size(); ++node) {
@@ -183,16 +184,19 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     for (ValueId id : g.nodes[node_id].outputs) arena_values.push_back(id);
   }
   // What needs no shape first (the engine may still be running), then sizes.
-  std::vector<std::optional<TensorRecord>> record_of(value_count);
+  std::vector<TensorRecord> records;  // One per arena value, in arena_values' order.
+  records.reserve(arena_values.size());
+  std::vector<int32_t> record_of(value_count, -1);
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
-    record_of[id] = TensorRecord{
+    record_of[id] = static_cast<int32_t>(records.size());
+    records.push_back(TensorRecord{
         .name = value.name,
         .role = value.is_graph_output                       ? TensorRole::kGraphOutput
                 : value.origin == ValueOrigin::kGraphInput ? TensorRole::kGraphInput
                                                            : TensorRole::kActivation,
         .producer = value.producer >= 0 ? g.nodes[value.producer].display_name : "",
-    };
+    });
   }
   const symbolic::GraphShapes* engine_shapes = nullptr;
   if (absl::Status status = context.await_shapes(); !status.ok()) return status;
@@ -200,11 +204,12 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     auto it = (*context.shapes)->graphs.find(&graph);
     if (it != (*context.shapes)->graphs.end()) engine_shapes = &it->second;
   }
-  std::vector<int64_t> aligned_of(value_count, 0);  // 0 for unsized values and weights.
+  std::vector<int64_t> aligned_of(value_count, 0);    // 0 for unsized values and weights.
+  std::vector<int64_t> sized_bytes(value_count, -1);  // -1 for unsized values and weights.
   std::vector<ValueFacts> facts(value_count);
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
-    TensorRecord& record = *record_of[id];
+    TensorRecord& record = records[record_of[id]];
     absl::StatusOr<SizedType> sized = absl::UnknownError("unset");
     const symbolic::SymValue* engine_value = nullptr;
     if (engine_shapes != nullptr) {
@@ -246,6 +251,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
       record.aligned_bytes = *aligned;
     }
     aligned_of[id] = record.aligned_bytes;
+    if (record.bytes.has_value()) sized_bytes[id] = record.aligned_bytes;
     facts[id] = ValueFacts{.bytes = record.bytes, .dtype = record.dtype};
   }
 
@@ -299,7 +305,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   result.order = result.schedule.order;
   ModesSummary& modes = result.modes;
   modes.baseline_lower_bound_bytes =
-      LowerBoundOf(g, record_of, result.schedule.order, workspace_of, /*sharing=*/nullptr);
+      LowerBoundOf(g, sized_bytes, result.schedule.order, workspace_of, /*sharing=*/nullptr);
   modes.schedule.lower_bound_bytes = modes.baseline_lower_bound_bytes;
   if (main_graph && options.optimize_schedule && g.nodes.empty()) {
     // No node, one (empty) order. The scheduler counts no step at all there,
@@ -319,7 +325,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
         // The same order has the same bound (the optimizer keeps the given order when nothing beats it).
         .lower_bound_bytes = result.order == result.schedule.order
                                  ? modes.baseline_lower_bound_bytes
-                                 : LowerBoundOf(g, record_of, result.order, workspace_of, nullptr),
+                                 : LowerBoundOf(g, sized_bytes, result.order, workspace_of, nullptr),
         .seconds = scheduled->seconds,
     };
     // The scheduler's peaks and the spec's lower bound are one definition
@@ -351,7 +357,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     const std::vector<Sharing> aliased = PlanSharing(g, result.order, lifespans, facts, {.alias = true});
     const bool any_alias = std::any_of(aliased.begin(), aliased.end(),
                                        [](const Sharing& sharing) { return sharing.kind != SharingKind::kOwner; });
-    if (any_alias) modes.alias.lower_bound_bytes = LowerBoundOf(g, record_of, result.order, workspace_of, &aliased);
+    if (any_alias) modes.alias.lower_bound_bytes = LowerBoundOf(g, sized_bytes, result.order, workspace_of, &aliased);
   }
   modes.alias.saved_bytes = modes.schedule.lower_bound_bytes - modes.alias.lower_bound_bytes;
   const std::vector<Sharing> sharing = PlanSharing(g, result.order, lifespans, facts,
@@ -363,12 +369,12 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   for (ValueId id = 0; id < value_count; ++id) {
     if (g.values[id].origin != ValueOrigin::kGraphInput) continue;
     index_of_value[id] = static_cast<int64_t>(result.tensors.size());
-    result.tensors.push_back(*std::move(record_of[id]));
+    result.tensors.push_back(std::move(records[record_of[id]]));
   }
   for (NodeId node_id : result.order) {
     for (ValueId id : g.nodes[node_id].outputs) {
       index_of_value[id] = static_cast<int64_t>(result.tensors.size());
-      result.tensors.push_back(*std::move(record_of[id]));
+      result.tensors.push_back(std::move(records[record_of[id]]));
     }
   }
   for (ValueId id = 0; id < value_count; ++id) {
