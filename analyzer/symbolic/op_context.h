@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "analyzer/symbolic/shape_engine.h"
 
 namespace footprint::symbolic {
@@ -18,7 +19,7 @@ class Engine;
 struct OpContext {
   const onnx::NodeProto& node;
   int opset = 0;                          // Version of the node's domain.
-  std::vector<const SymValue*> inputs;    // nullptr for an absent (empty-named) input.
+  absl::InlinedVector<const SymValue*, 4> inputs;  // nullptr for an absent (empty-named) input.
   Engine* engine = nullptr;               // For bodies.
   const void* scope = nullptr;            // The engine's scope of this node (for bodies).
 

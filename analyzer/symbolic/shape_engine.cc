@@ -5,6 +5,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <exception>
+#include <forward_list>
 #include <iostream>
 #include <set>
 #include <unordered_map>
@@ -555,8 +556,7 @@ void Engine::InferNode(const onnx::NodeProto& node, const Scope& scope, int dept
   const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
   auto opset = opsets_.find(domain);
   OpContext ctx{.node = node, .opset = opset == opsets_.end() ? 0 : opset->second, .engine = this, .scope = &scope};
-  std::vector<SymValue> missing;  // Keeps the "undefined input" values alive.
-  missing.reserve(node.input_size());
+  std::forward_list<SymValue> missing;  // Keeps the "undefined input" values alive (and in place).
   for (const std::string& input : node.input()) {
     if (input.empty()) {
       ctx.inputs.push_back(nullptr);
@@ -564,8 +564,8 @@ void Engine::InferNode(const onnx::NodeProto& node, const Scope& scope, int dept
     }
     const SymValue* v = scope.Find(input);
     if (v == nullptr) {
-      missing.push_back(UnknownValue(absl::StrCat("input '", input, "' is not defined")));
-      v = &missing.back();
+      missing.push_front(UnknownValue(absl::StrCat("input '", input, "' is not defined")));
+      v = &missing.front();
     }
     ctx.inputs.push_back(v);
   }
