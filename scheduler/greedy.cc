@@ -46,7 +46,7 @@ std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& r
   constexpr size_t kMostReadyForChains = 512;
   const int num_nodes = model.num_nodes;
   std::vector<int> remaining_readers(model.readers.size());
-  for (size_t v = 0; v < model.readers.size(); ++v) {
+  for (int v = 0; v < model.readers.size(); ++v) {
     remaining_readers[v] = static_cast<int>(model.readers[v].size());
   }
   std::vector<int> missing(num_nodes);
@@ -155,7 +155,7 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
   }
 
   std::vector<int> remaining_readers(model.readers.size());
-  for (size_t v = 0; v < model.readers.size(); ++v) {
+  for (int v = 0; v < model.readers.size(); ++v) {
     remaining_readers[v] = static_cast<int>(model.readers[v].size());
   }
   std::vector<int> missing(num_nodes);

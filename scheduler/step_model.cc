@@ -6,69 +6,113 @@
 #include "scheduler/segments.h"
 
 namespace footprint::scheduler {
-namespace {
 
-void SortUnique(std::vector<int>& items) {
-  std::sort(items.begin(), items.end());
-  items.erase(std::unique(items.begin(), items.end()), items.end());
+FlatLists::FlatLists(const std::vector<int>& capacities)
+    : starts_(capacities.size()), ends_(capacities.size()) {
+  int total = 0;
+  for (size_t i = 0; i < capacities.size(); ++i) {
+    starts_[i] = ends_[i] = total;
+    total += capacities[i];
+  }
+  items_.resize(total);
 }
-
-}  // namespace
 
 StepModel BuildStepModel(const DataflowGraph& graph) {
   StepModel model;
   const int num_nodes = static_cast<int>(graph.nodes.size());
   const int num_values = static_cast<int>(graph.values.size());
   model.num_nodes = num_nodes;
-  model.predecessors.resize(num_nodes);
-  model.successors.resize(num_nodes);
-  model.inputs.resize(num_nodes);
   model.run_bytes.assign(num_nodes, 0);
   model.kept_bytes.assign(num_nodes, 0);
   model.local_bytes.assign(num_nodes, 0);
   model.value_bytes.resize(num_values);
   model.value_is_graph_output.resize(num_values);
-  model.readers.resize(num_values);
+
+  // Room for every read, repeats included; Add drops the repeats, as each
+  // list is filled in increasing order.
+  std::vector<int> reads_of_value(num_values, 0);
+  std::vector<int> reads_of_node(num_nodes, 0);
+  std::vector<int> reads_of_outputs(num_nodes, 0);  // Reads of the node's outputs.
+  for (int n = 0; n < num_nodes; ++n) {
+    reads_of_node[n] = static_cast<int>(graph.nodes[n].inputs.size());
+    for (int v : graph.nodes[n].inputs) {
+      ++reads_of_value[v];
+      if (graph.values[v].producer != -1) ++reads_of_outputs[graph.values[v].producer];
+    }
+  }
+  model.readers = FlatLists(reads_of_value);
+  model.inputs = FlatLists(reads_of_node);
+  model.predecessors = FlatLists(reads_of_node);
+  model.successors = FlatLists(reads_of_outputs);
+  std::vector<int> scratch;
+  for (int n = 0; n < num_nodes; ++n) {
+    const Node& node = graph.nodes[n];
+    for (int v : node.inputs) model.readers.Add(v, n);
+    scratch.assign(node.inputs.begin(), node.inputs.end());
+    std::sort(scratch.begin(), scratch.end());
+    int64_t input_bytes = 0;
+    for (size_t i = 0; i < scratch.size(); ++i) {
+      const int v = scratch[i];
+      if (graph.values[v].bytes == 0 || (i > 0 && scratch[i - 1] == v)) continue;
+      model.inputs.Add(n, v);
+      input_bytes += graph.values[v].bytes;
+    }
+    scratch.clear();
+    for (int v : node.inputs) {
+      if (graph.values[v].producer != -1) scratch.push_back(graph.values[v].producer);
+    }
+    std::sort(scratch.begin(), scratch.end());
+    for (int p : scratch) {
+      model.predecessors.Add(n, p);
+    }
+    model.run_bytes[n] += node.extra_bytes;
+    model.local_bytes[n] = input_bytes;  // run_bytes is added once the values are counted.
+  }
+  // Readers in increasing order, so each successor list comes out sorted.
+  for (int n = 0; n < num_nodes; ++n) {
+    for (int p : model.predecessors[n]) model.successors.Add(p, n);
+  }
   for (int v = 0; v < num_values; ++v) {
     const Value& value = graph.values[v];
     model.value_bytes[v] = value.bytes;
     model.value_is_graph_output[v] = value.is_graph_output;
-    model.readers[v] = value.consumers;
-    SortUnique(model.readers[v]);
     const bool outlives_producer = value.is_graph_output || !model.readers[v].empty();
     if (value.producer == -1) {
       (outlives_producer ? model.initial_live : model.first_step_bytes) += value.bytes;
     } else {
       model.run_bytes[value.producer] += value.bytes;
       if (outlives_producer) model.kept_bytes[value.producer] += value.bytes;
-      for (int reader : model.readers[v]) {
-        model.successors[value.producer].push_back(reader);
-        model.predecessors[reader].push_back(value.producer);
-      }
     }
   }
-  for (int n = 0; n < num_nodes; ++n) {
-    SortUnique(model.predecessors[n]);
-    SortUnique(model.successors[n]);
-    std::vector<int> inputs = graph.nodes[n].inputs;
-    SortUnique(inputs);
-    int64_t input_bytes = 0;
-    for (int v : inputs) {
-      if (graph.values[v].bytes == 0) continue;
-      model.inputs[n].push_back(v);
-      input_bytes += graph.values[v].bytes;
-    }
-    model.run_bytes[n] += graph.nodes[n].extra_bytes;
-    model.local_bytes[n] = input_bytes + model.run_bytes[n];
+  for (int n = 0; n < num_nodes; ++n) model.local_bytes[n] += model.run_bytes[n];
+
+  // Floating groups, found on the stable topological order: the nodes' own
+  // order when every node comes after its predecessors (always so for a
+  // segment), which spares the sort.
+  bool own_order_is_topological = true;
+  for (int n = 0; n < num_nodes && own_order_is_topological; ++n) {
+    const std::span<const int> predecessors = model.predecessors[n];
+    own_order_is_topological = predecessors.empty() || predecessors.back() < n;
   }
-  model.floating_members.resize(num_nodes);
-  if (absl::StatusOr<std::vector<int>> order = StableTopologicalOrder(graph); order.ok()) {
-    model.floating_root = FindFloatingGroups(graph, *order);
-    for (int n : *order) {
-      if (model.floating_root[n] != -1) model.floating_members[model.floating_root[n]].push_back(n);
-    }
-  } else {
+  std::vector<int> order;
+  if (own_order_is_topological) {
+    order.resize(num_nodes);
+    for (int n = 0; n < num_nodes; ++n) order[n] = n;
+  } else if (absl::StatusOr<std::vector<int>> sorted = StableTopologicalOrder(graph); sorted.ok()) {
+    order = *std::move(sorted);
+  }
+  std::vector<int> group_sizes(num_nodes, 0);
+  if (order.empty()) {
     model.floating_root.assign(num_nodes, -1);
+  } else {
+    model.floating_root = FindFloatingGroups(graph, order);
+    for (int n : order) {
+      if (model.floating_root[n] != -1) ++group_sizes[model.floating_root[n]];
+    }
+  }
+  model.floating_members = FlatLists(group_sizes);
+  for (int n : order) {
+    if (model.floating_root[n] != -1) model.floating_members.Add(model.floating_root[n], n);
   }
   return model;
 }

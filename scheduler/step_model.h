@@ -8,33 +8,61 @@
 // when E is empty), and afterwards live(E + n) = live(E) + kept_bytes[n] -
 // the inputs n was the last reader of. This is what makes a dynamic program
 // over executed sets exact (SERENITY, MLSys 2020).
+//
+// Why flat lists: the optimizer builds one model per segment, hundreds of
+// them for a long model; one allocation per kind of list instead of one per
+// node keeps that cheap.
 #ifndef ONNX_FOOTPRINT_SCHEDULER_STEP_MODEL_H_
 #define ONNX_FOOTPRINT_SCHEDULER_STEP_MODEL_H_
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "scheduler/dataflow_graph.h"
 
 namespace footprint::scheduler {
 
+// Lists of ints for indices 0..size()-1, stored back to back.
+class FlatLists {
+ public:
+  FlatLists() = default;
+  // Empty lists with room for capacities[i] items in list i.
+  explicit FlatLists(const std::vector<int>& capacities);
+
+  int size() const { return static_cast<int>(ends_.size()); }
+  std::span<const int> operator[](int i) const {
+    return {items_.data() + starts_[i], items_.data() + ends_[i]};
+  }
+  // Appends `item` to list i, unless it is already that list's last item
+  // (items added in increasing order then make a sorted list without repeats).
+  void Add(int i, int item) {
+    if (ends_[i] == starts_[i] || items_[ends_[i] - 1] != item) items_[ends_[i]++] = item;
+  }
+
+ private:
+  std::vector<int> starts_;  // Where list i begins in items_.
+  std::vector<int> ends_;    // One past its last item.
+  std::vector<int> items_;   // All lists' items, with room left per list.
+};
+
 struct StepModel {
-  int num_nodes = 0;                          // Nodes of the graph.
-  std::vector<std::vector<int>> predecessors;  // Distinct producers of each node's inputs.
-  std::vector<std::vector<int>> successors;    // Distinct readers of each node's outputs.
-  std::vector<std::vector<int>> inputs;        // Distinct values each node reads, bytes > 0 only.
+  int num_nodes = 0;       // Nodes of the graph.
+  FlatLists predecessors;  // Distinct producers of each node's inputs, increasing.
+  FlatLists successors;    // Distinct readers of each node's outputs, increasing.
+  FlatLists inputs;        // Distinct values each node reads, bytes > 0 only, increasing.
   std::vector<int64_t> run_bytes;    // Its outputs plus extra_bytes: added at its own step.
   std::vector<int64_t> kept_bytes;   // Its outputs that outlive its step (read later, or graph outputs).
   std::vector<int64_t> local_bytes;  // Its inputs + run_bytes: no schedule runs it with less live.
   std::vector<int64_t> value_bytes;          // Per value.
   std::vector<bool> value_is_graph_output;   // Per value.
-  std::vector<std::vector<int>> readers;     // Distinct readers of each value.
+  FlatLists readers;                         // Distinct readers of each value, increasing.
   int64_t initial_live = 0;      // Graph inputs that are read or are graph outputs: live from step 0.
   int64_t first_step_bytes = 0;  // Graph inputs nobody reads: live at step 0 only.
   // Floating groups (segments.h): some best schedule runs each right before
   // the first reader of its root, so searches need not try other places.
-  std::vector<int> floating_root;                  // Per node: its group's root, or -1.
-  std::vector<std::vector<int>> floating_members;  // Per root: its group in run order, root last.
+  std::vector<int> floating_root;  // Per node: its group's root, or -1.
+  FlatLists floating_members;      // Per root: its group in run order, root last.
 };
 
 // `graph` must be valid and acyclic.
