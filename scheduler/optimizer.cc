@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <span>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -72,13 +73,21 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
       state.method = "floating-groups-to-readers";
     }
     offset += segment.nodes.size();
-    state.peak = SchedulePeak(segment.graph, state.order) + segment.passing_bytes;
+    state.peak = ModelPeak(model, state.order) + segment.passing_bytes;
+    // When every node reads the one before it, the given order is the only
+    // one: every rule would return it.
+    bool only_order = true;
+    for (int i = 1; i < model.num_nodes && only_order; ++i) {
+      const std::span<const int> predecessors = model.predecessors[i];
+      only_order = !predecessors.empty() && predecessors.back() == i - 1;
+    }
     for (auto [rule, name] : {std::pair{GreedyRule::kLeastGrowth, "greedy-least-growth"},
                               std::pair{GreedyRule::kPeakAware, "greedy-peak-aware"},
                               std::pair{GreedyRule::kDepthFirst, "greedy-depth-first"},
                               std::pair{GreedyRule::kChains, "greedy-chains"}}) {
+      if (only_order) break;
       std::vector<int> order = GreedySchedule(model, rule, rank);
-      const int64_t peak = SchedulePeak(segment.graph, order) + segment.passing_bytes;
+      const int64_t peak = ModelPeak(model, order) + segment.passing_bytes;
       if (peak < state.peak) {
         state.order = std::move(order);
         state.peak = peak;
@@ -121,7 +130,7 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
       state.phase = Phase::kFullExact;
       if (ImproveByWindows(segments[top].graph, state.order, good_enough,
                            absl::Now() + (deadline - absl::Now()) / 2)) {
-        state.peak = SchedulePeak(segments[top].graph, state.order) + passing;
+        state.peak = ModelPeak(models[top], state.order) + passing;
         state.method = state.method == "given" ? "windows" : state.method + "+windows";
       }
       continue;

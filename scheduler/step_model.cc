@@ -117,6 +117,24 @@ StepModel BuildStepModel(const DataflowGraph& graph) {
   return model;
 }
 
+int64_t ModelPeak(const StepModel& model, const std::vector<int>& order) {
+  std::vector<int> remaining_readers(model.readers.size());
+  for (int v = 0; v < model.readers.size(); ++v) {
+    remaining_readers[v] = static_cast<int>(model.readers[v].size());
+  }
+  int64_t live = model.initial_live;
+  int64_t peak = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int n = order[k];
+    peak = std::max(peak, live + model.run_bytes[n] + (k == 0 ? model.first_step_bytes : 0));
+    live += model.kept_bytes[n];
+    for (int v : model.inputs[n]) {
+      if (--remaining_readers[v] == 0 && !model.value_is_graph_output[v]) live -= model.value_bytes[v];
+    }
+  }
+  return peak;
+}
+
 int64_t FreedBytes(const StepModel& model, int node, const std::vector<bool>& done) {
   int64_t freed = 0;
   for (int v : model.inputs[node]) {

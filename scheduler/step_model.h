@@ -68,6 +68,11 @@ struct StepModel {
 // `graph` must be valid and acyclic.
 StepModel BuildStepModel(const DataflowGraph& graph);
 
+// SchedulePeak(graph, order) for the graph the model was built from, worked
+// out from the model alone by running the steps. `order` must be a
+// topological order. O(nodes + reads).
+int64_t ModelPeak(const StepModel& model, const std::vector<int>& order);
+
 // Bytes `node` frees when it runs after the nodes with done[n] set: its inputs
 // (not graph outputs) whose other readers have all run.
 int64_t FreedBytes(const StepModel& model, int node, const std::vector<bool>& done);
