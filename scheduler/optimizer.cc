@@ -55,14 +55,15 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
   ScheduleResult result;
   result.given_peak = SchedulePeak(graph, given_order);
 
-  std::vector<Segment> segments = SplitIntoSegments(graph, given_order, kJoinSegmentsUpTo);
+  const std::vector<FlatSegment> segments =
+      SplitIntoSegments(Flatten(graph), given_order, kJoinSegmentsUpTo);
   std::vector<StepModel> models;
   std::vector<SegmentState> states(segments.size());
   models.reserve(segments.size());
   int64_t lower_bound = 0;
   size_t offset = 0;  // Of the segment in the given order.
   for (size_t s = 0; s < segments.size(); ++s) {
-    const Segment& segment = segments[s];
+    const FlatSegment& segment = segments[s];
     const StepModel& model = models.emplace_back(BuildStepModel(segment.graph));
     SegmentState& state = states[s];
     std::vector<int> rank(model.num_nodes);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "scheduler/dataflow_graph.h"
+#include "scheduler/flat_graph.h"
 
 namespace footprint::scheduler {
 
@@ -26,8 +27,18 @@ struct Segment {
   int64_t passing_bytes = 0;  // Bytes live over the whole segment that none of its nodes touches.
 };
 
+// The same with a FlatGraph, which is what the optimizer works from: the
+// functions below taking a FlatGraph return these, and the DataflowGraph
+// versions are made from them.
+struct FlatSegment {
+  std::vector<int> nodes;     // Graph node indices, in the order given to SplitIntoSegments.
+  FlatGraph graph;            // Its nodes (local node i is nodes[i]) and the values they touch.
+  int64_t passing_bytes = 0;  // Bytes live over the whole segment that none of its nodes touches.
+};
+
 // Whether each position of `order` (a topological order) holds a chokepoint.
 // Nodes missing from `order` are ignored.
+std::vector<bool> FindChokepoints(const FlatGraph& graph, const std::vector<int>& order);
 std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<int>& order);
 
 // Floating groups: in-trees of nodes that depend on no other node and read
@@ -39,6 +50,7 @@ std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<
 // below any reader's step (checked on the group's order in `order`).
 // root[n] = the root of n's group, or -1. None when a graph input nobody
 // reads makes step 0 special.
+std::vector<int> FindFloatingGroups(const FlatGraph& graph, const std::vector<int>& order);
 std::vector<int> FindFloatingGroups(const DataflowGraph& graph, const std::vector<int>& order);
 
 // Moves every floating group right before the first reader of its root, cuts
@@ -50,6 +62,8 @@ std::vector<int> FindFloatingGroups(const DataflowGraph& graph, const std::vecto
 // is a graph output, so that for a local order L_s of every segment s:
 //   SchedulePeak(graph, L_0 + L_1 + ...) = max over s of
 //       SchedulePeak(segment s graph, L_s) + segment s passing_bytes.
+std::vector<FlatSegment> SplitIntoSegments(const FlatGraph& graph, const std::vector<int>& order,
+                                           int join_up_to);
 std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::vector<int>& order,
                                        int join_up_to);
 
@@ -57,11 +71,15 @@ std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::ve
 // starts[s+1]) of `order` (starts[0] must be 0, increasing, below the node
 // count). Reordering within a segment is then only safe for the positions'
 // own dependencies, which each segment's graph keeps.
+std::vector<FlatSegment> SplitAtPositions(const FlatGraph& graph, const std::vector<int>& order,
+                                          const std::vector<int>& starts);
 std::vector<Segment> SplitAtPositions(const DataflowGraph& graph, const std::vector<int>& order,
                                       const std::vector<int>& starts);
 
 // Only the segment of positions [first, end) of SplitAtPositions with cuts at
 // first and end: O(nodes + edges) but builds one small graph.
+FlatSegment ExtractPositions(const FlatGraph& graph, const std::vector<int>& order, int first,
+                             int end);
 Segment ExtractPositions(const DataflowGraph& graph, const std::vector<int>& order, int first,
                          int end);
 

@@ -16,35 +16,12 @@
 #define ONNX_FOOTPRINT_SCHEDULER_STEP_MODEL_H_
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "scheduler/dataflow_graph.h"
+#include "scheduler/flat_graph.h"
 
 namespace footprint::scheduler {
-
-// Lists of ints for indices 0..size()-1, stored back to back.
-class FlatLists {
- public:
-  FlatLists() = default;
-  // Empty lists with room for capacities[i] items in list i.
-  explicit FlatLists(const std::vector<int>& capacities);
-
-  int size() const { return static_cast<int>(ends_.size()); }
-  std::span<const int> operator[](int i) const {
-    return {items_.data() + starts_[i], items_.data() + ends_[i]};
-  }
-  // Appends `item` to list i, unless it is already that list's last item
-  // (items added in increasing order then make a sorted list without repeats).
-  void Add(int i, int item) {
-    if (ends_[i] == starts_[i] || items_[ends_[i] - 1] != item) items_[ends_[i]++] = item;
-  }
-
- private:
-  std::vector<int> starts_;  // Where list i begins in items_.
-  std::vector<int> ends_;    // One past its last item.
-  std::vector<int> items_;   // All lists' items, with room left per list.
-};
 
 struct StepModel {
   int num_nodes = 0;       // Nodes of the graph.
@@ -66,12 +43,16 @@ struct StepModel {
 };
 
 // `graph` must be valid and acyclic.
+StepModel BuildStepModel(const FlatGraph& graph);
 StepModel BuildStepModel(const DataflowGraph& graph);
 
 // SchedulePeak(graph, order) for the graph the model was built from, worked
 // out from the model alone by running the steps. `order` must be a
 // topological order. O(nodes + reads).
 int64_t ModelPeak(const StepModel& model, const std::vector<int>& order);
+
+// LiveBytesPerStep(graph, order) the same way.
+std::vector<int64_t> ModelLiveBytesPerStep(const StepModel& model, const std::vector<int>& order);
 
 // Bytes `node` frees when it runs after the nodes with done[n] set: its inputs
 // (not graph outputs) whose other readers have all run.

@@ -50,7 +50,7 @@ TEST(BuildStepModelTest, ListsAreTheDistinctNeighboursInIncreasingOrder) {
   }
 }
 
-TEST(ModelPeakTest, EqualsSchedulePeakOnEveryOrder) {
+TEST(ModelPeakTest, EqualsSchedulePeakStepByStep) {
   std::mt19937_64 random(3);
   for (uint64_t seed = 0; seed < 300; ++seed) {
     const DataflowGraph graph = testing::RandomDag(
@@ -59,6 +59,7 @@ TEST(ModelPeakTest, EqualsSchedulePeakOnEveryOrder) {
     for (int attempt = 0; attempt < 3; ++attempt) {
       const std::vector<int> order = testing::RandomTopologicalOrder(graph, random);
       EXPECT_EQ(ModelPeak(model, order), SchedulePeak(graph, order)) << seed;
+      EXPECT_EQ(ModelLiveBytesPerStep(model, order), LiveBytesPerStep(graph, order)) << seed;
     }
   }
 }

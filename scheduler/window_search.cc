@@ -5,7 +5,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/clock.h"
 #include "scheduler/exact_search.h"
-#include "scheduler/schedule.h"
 #include "scheduler/segments.h"
 #include "scheduler/step_model.h"
 
@@ -18,10 +17,11 @@ constexpr int64_t kWindowMaxStates = 50'000;
 
 }  // namespace
 
-bool ImproveByWindows(const DataflowGraph& graph, std::vector<int>& order, int64_t good_enough,
+bool ImproveByWindows(const FlatGraph& graph, std::vector<int>& order, int64_t good_enough,
                       absl::Time deadline) {
   const int num_nodes = static_cast<int>(order.size());
   if (num_nodes < 2) return false;
+  const StepModel model = BuildStepModel(graph);
   bool improved = false;
   int64_t tried_at_peak = -1;
   absl::flat_hash_set<int64_t> tried;  // Window start * 1000 + size, at peak tried_at_peak.
@@ -30,7 +30,7 @@ bool ImproveByWindows(const DataflowGraph& graph, std::vector<int>& order, int64
     bool progress = true;
     while (progress && absl::Now() < deadline) {
       progress = false;
-      const std::vector<int64_t> live = LiveBytesPerStep(graph, order);
+      const std::vector<int64_t> live = ModelLiveBytesPerStep(model, order);
       const int64_t peak = *std::max_element(live.begin(), live.end());
       if (peak <= good_enough) return improved;
       if (peak != tried_at_peak) {
@@ -42,7 +42,7 @@ bool ImproveByWindows(const DataflowGraph& graph, std::vector<int>& order, int64
         const int first = std::clamp(step - window / 2, 0, num_nodes - window);
         if (!tried.insert(int64_t{first} * 1000 + window).second) continue;
         if (absl::Now() >= deadline) return improved;
-        const Segment part = ExtractPositions(graph, order, first, first + window);
+        const FlatSegment part = ExtractPositions(graph, order, first, first + window);
         // Steps outside the window keep their live bytes whatever its order.
         int64_t outside = good_enough;
         for (int k = 0; k < num_nodes; ++k) {
@@ -63,6 +63,11 @@ bool ImproveByWindows(const DataflowGraph& graph, std::vector<int>& order, int64
     }
   }
   return improved;
+}
+
+bool ImproveByWindows(const DataflowGraph& graph, std::vector<int>& order, int64_t good_enough,
+                      absl::Time deadline) {
+  return ImproveByWindows(Flatten(graph), order, good_enough, deadline);
 }
 
 }  // namespace footprint::scheduler
