@@ -113,6 +113,16 @@ TEST(GreedyScheduleTest, IncrementalRulesMatchAPlainScan) {
           << "seed " << seed << " rule " << static_cast<int>(rule);
     }
   }
+  // Wide graphs: many nodes ready at once, whose keys change while they wait.
+  for (int towers : {3, 12, 30}) {
+    const DataflowGraph graph = testing::ParallelTowers(towers, 6);
+    const StepModel model = BuildStepModel(graph);
+    const std::vector<int> rank = testing::RandomTopologicalOrder(graph, random);
+    for (GreedyRule rule : {GreedyRule::kLeastGrowth, GreedyRule::kPeakAware, GreedyRule::kDepthFirst}) {
+      EXPECT_EQ(GreedySchedule(model, rule, rank), ScanGreedy(graph, rule, rank))
+          << towers << " towers, rule " << static_cast<int>(rule);
+    }
+  }
 }
 
 TEST(GreedyScheduleTest, ChainsRunTheBiggestBranchOfAnInceptionModuleFirst) {

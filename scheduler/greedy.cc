@@ -17,6 +17,20 @@ using Key = std::array<int64_t, 4>;
 constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
 constexpr Key kInactive = {kNone, kNone, kNone, kNone};
 
+// Written out: std::array's operators call memcmp, which costs more than the
+// four comparisons.
+bool Less(const Key& a, const Key& b) {
+  if (a[0] != b[0]) return a[0] < b[0];
+  if (a[1] != b[1]) return a[1] < b[1];
+  if (a[2] != b[2]) return a[2] < b[2];
+  return a[3] < b[3];
+}
+bool Same(const Key& a, const Key& b) {
+  return a[3] == b[3] && a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+const Key& Least(const Key& a, const Key& b) { return Less(b, a) ? b : a; }
+bool IsInactive(const Key& key) { return key[3] == kNone; }  // Active keys end with a node.
+
 // Minimum of keys over ranges of slots, with point updates: O(log n) each, so
 // that a step costs O(log n) however many nodes are ready.
 class MinTree {
@@ -25,14 +39,18 @@ class MinTree {
   void Set(int slot, const Key& key) {
     int i = slot + size_;
     tree_[i] = key;
-    for (i /= 2; i >= 1; i /= 2) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
+    for (i /= 2; i >= 1; i /= 2) {
+      const Key& least = Least(tree_[2 * i], tree_[2 * i + 1]);
+      if (Same(least, tree_[i])) break;  // Unchanged here, so unchanged above.
+      tree_[i] = least;
+    }
   }
   // Min over slots [first, end).
   Key Min(int first, int end) const {
     Key best = kInactive;
     for (int lo = first + size_, hi = end + size_; lo < hi; lo /= 2, hi /= 2) {
-      if (lo & 1) best = std::min(best, tree_[lo++]);
-      if (hi & 1) best = std::min(best, tree_[--hi]);
+      if (lo & 1) best = Least(best, tree_[lo++]);
+      if (hi & 1) best = Least(best, tree_[--hi]);
     }
     return best;
   }
@@ -140,18 +158,23 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
                                 const std::vector<int>& rank) {
   if (rule == GreedyRule::kChains) return ChainSchedule(model, rank);
   const int num_nodes = model.num_nodes;
-  // Slots: nodes sorted by run_bytes (then rank), so that "the ready nodes
-  // whose step fits under a threshold" is a prefix of slots.
-  std::vector<int> node_at(num_nodes);
-  std::iota(node_at.begin(), node_at.end(), 0);
-  std::sort(node_at.begin(), node_at.end(), [&](int a, int b) {
-    return std::tie(model.run_bytes[a], rank[a], a) < std::tie(model.run_bytes[b], rank[b], b);
-  });
-  std::vector<int> slot_of(num_nodes);
-  std::vector<int64_t> sorted_run(num_nodes);
-  for (int s = 0; s < num_nodes; ++s) {
-    slot_of[node_at[s]] = s;
-    sorted_run[s] = model.run_bytes[node_at[s]];
+  const bool peak_aware = rule == GreedyRule::kPeakAware;
+  // kPeakAware's slots: nodes sorted by run_bytes (then rank), so that "the
+  // ready nodes whose step fits under a threshold" is a prefix of slots.
+  std::vector<int> slot_of;
+  std::vector<int64_t> sorted_run;
+  if (peak_aware) {
+    slot_of.resize(num_nodes);
+    std::vector<int> node_at(num_nodes);
+    std::iota(node_at.begin(), node_at.end(), 0);
+    std::sort(node_at.begin(), node_at.end(), [&](int a, int b) {
+      return std::tie(model.run_bytes[a], rank[a], a) < std::tie(model.run_bytes[b], rank[b], b);
+    });
+    sorted_run.resize(num_nodes);
+    for (int s = 0; s < num_nodes; ++s) {
+      slot_of[node_at[s]] = s;
+      sorted_run[s] = model.run_bytes[node_at[s]];
+    }
   }
 
   std::vector<int> remaining_readers(model.readers.size());
@@ -163,8 +186,17 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
   std::vector<bool> done(num_nodes, false);
   std::vector<int64_t> freed(num_nodes, 0);  // For ready nodes: bytes they would free now.
   std::vector<int> ready_since(num_nodes, 0);
-  MinTree by_rule(num_nodes);      // The rule's key of each ready node, by slot.
-  MinTree ready_slots(num_nodes);  // {slot, 0, 0, node} of each ready node.
+  // kPeakAware: the rule's key of each ready node, by slot, and
+  // {slot, 0, 0, node} of each ready node.
+  MinTree by_rule(peak_aware ? num_nodes : 0);
+  MinTree ready_slots(peak_aware ? num_nodes : 0);
+  // The other rules: every key a ready node has had, least on top; a key is
+  // pushed again whenever it changes, and entries that are no longer their
+  // node's key are skipped. O(log n) per step, and cheap when few nodes are
+  // ready at once.
+  std::vector<Key> key_of(peak_aware ? 0 : num_nodes, kInactive);
+  auto later = [](const Key& a, const Key& b) { return Less(b, a); };
+  std::vector<Key> heap;
 
   auto update = [&](int n) {
     const int64_t growth = model.kept_bytes[n] - freed[n];
@@ -181,7 +213,13 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
         key = {-ready_since[n], growth, rank[n], n};
         break;
     }
-    by_rule.Set(slot_of[n], key);
+    if (peak_aware) {
+      by_rule.Set(slot_of[n], key);
+    } else {
+      key_of[n] = key;
+      heap.push_back(key);
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
   };
   auto make_ready = [&](int n, int step) {
     ready[n] = true;
@@ -193,7 +231,7 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
       }
     }
     update(n);
-    ready_slots.Set(slot_of[n], {slot_of[n], 0, 0, n});
+    if (peak_aware) ready_slots.Set(slot_of[n], {slot_of[n], 0, 0, n});
   };
   for (int n = 0; n < num_nodes; ++n) {
     missing[n] = static_cast<int>(model.predecessors[n].size());
@@ -207,16 +245,16 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
   for (int step = 0; step < num_nodes; ++step) {
     const int64_t first_step = step == 0 ? model.first_step_bytes : 0;
     Key best = kInactive;
-    if (rule == GreedyRule::kPeakAware) {
+    if (peak_aware) {
       // Ready nodes whose step stays under the peak: least growth, then rank.
       const int64_t room = peak - live - first_step;
       const int fits = static_cast<int>(
           std::upper_bound(sorted_run.begin(), sorted_run.end(), room) - sorted_run.begin());
       best = by_rule.Min(0, fits);
-      if (best == kInactive) {
+      if (IsInactive(best)) {
         // None: the lowest step, then least growth, then rank.
         const Key first_ready = ready_slots.Min(fits, num_nodes);
-        if (first_ready == kInactive) break;
+        if (IsInactive(first_ready)) break;
         const int first = static_cast<int>(first_ready[0]);
         const int end = static_cast<int>(
             std::upper_bound(sorted_run.begin(), sorted_run.end(), sorted_run[first]) -
@@ -224,15 +262,23 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
         best = by_rule.Min(first, end);
       }
     } else {
-      best = by_rule.Min(0, num_nodes);
+      while (!heap.empty() && !Same(heap.front(), key_of[heap.front()[3]])) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        heap.pop_back();
+      }
+      if (!heap.empty()) best = heap.front();
     }
-    if (best == kInactive) break;  // Not reached for an acyclic graph.
+    if (IsInactive(best)) break;  // Not reached for an acyclic graph.
     const int n = static_cast<int>(best[3]);
     order.push_back(n);
     ready[n] = false;
     done[n] = true;
-    by_rule.Set(slot_of[n], kInactive);
-    ready_slots.Set(slot_of[n], kInactive);
+    if (peak_aware) {
+      by_rule.Set(slot_of[n], kInactive);
+      ready_slots.Set(slot_of[n], kInactive);
+    } else {
+      key_of[n] = kInactive;  // Its entries are skipped from now on.
+    }
     peak = std::max(peak, live + model.run_bytes[n] + first_step);
     live += model.kept_bytes[n] - freed[n];
     for (int v : model.inputs[n]) {
