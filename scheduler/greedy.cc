@@ -63,28 +63,57 @@ class MinTree {
 std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& rank) {
   constexpr size_t kMostReadyForChains = 512;
   const int num_nodes = model.num_nodes;
-  std::vector<int> remaining_readers(model.readers.size());
-  for (int v = 0; v < model.readers.size(); ++v) {
-    remaining_readers[v] = static_cast<int>(model.readers[v].size());
+  const int num_values = model.readers.size();
+
+  // Each ready chain's score (its rise minus what it leaves live) is kept
+  // until it can change. It depends on the readers left of the values its
+  // nodes read: value v, read by c of its nodes, is freed inside the chain
+  // exactly when all its readers left are those c. As readers left only go
+  // down and never below c, the score changes only when they drop to c.
+  struct NodeState {
+    int missing = 0;      // Predecessors not run yet.
+    bool scored = false;  // As a ready chain's first node: `score` is current.
+    int version = 0;      // Bumped when the score is dropped: older watches are void.
+    int64_t score = 0;    // Its chain's rise minus what the chain leaves live.
+  };
+  struct ValueState {
+    int remaining_readers = 0;  // Readers not run yet.
+    int first_watch = -1;       // Watches of chain scores that depend on it, linked.
+    int counted_in = -1;        // The scoring that last counted its reads.
+    int reads_inside = 0;       // Its readers in that scoring's chain.
+  };
+  struct Watch {
+    int head;            // The chain's first node.
+    int readers_inside;  // Nodes of the chain that read the value.
+    int remaining_then;  // Readers left of the value when the score was made.
+    int version;         // The head's version then.
+    int next;            // The value's next watch, or -1.
+  };
+  std::vector<NodeState> nodes(num_nodes);
+  std::vector<ValueState> values(num_values);
+  std::vector<Watch> watches;
+  for (int v = 0; v < num_values; ++v) {
+    values[v].remaining_readers = static_cast<int>(model.readers[v].size());
   }
-  std::vector<int> missing(num_nodes);
   std::vector<int> ready;
   for (int n = 0; n < num_nodes; ++n) {
-    missing[n] = static_cast<int>(model.predecessors[n].size());
-    if (missing[n] == 0) ready.push_back(n);
+    nodes[n].missing = static_cast<int>(model.predecessors[n].size());
+    if (nodes[n].missing == 0) ready.push_back(n);
   }
   auto freed_by = [&](int n) {
     int64_t freed = 0;
     for (int v : model.inputs[n]) {
-      if (remaining_readers[v] == 1 && !model.value_is_graph_output[v]) freed += model.value_bytes[v];
+      if (values[v].remaining_readers == 1 && !model.value_is_graph_output[v]) {
+        freed += model.value_bytes[v];
+      }
     }
     return freed;
   };
   auto run = [&](int n) {
-    for (int v : model.inputs[n]) --remaining_readers[v];
+    for (int v : model.inputs[n]) --values[v].remaining_readers;
   };
   auto unrun = [&](int n) {
-    for (int v : model.inputs[n]) ++remaining_readers[v];
+    for (int v : model.inputs[n]) ++values[v].remaining_readers;
   };
   // The chain from `n`: while the last node has one successor with one predecessor.
   auto chain_of = [&](int n, std::vector<int>& chain) {
@@ -95,10 +124,52 @@ std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& r
       chain.push_back(next);
     }
   };
+  auto drop_score = [&](int head) {
+    nodes[head].scored = false;
+    ++nodes[head].version;
+  };
+  std::vector<int> chain;
+  std::vector<int> read;  // Distinct values the chain being scored reads.
+  int scorings = 0;
+  auto score_of = [&](int head) {
+    NodeState& state = nodes[head];
+    if (state.scored) return state.score;
+    chain_of(head, chain);
+    int64_t live = 0;
+    int64_t rise = 0;
+    for (int m : chain) {
+      rise = std::max(rise, live + model.run_bytes[m]);
+      live += model.kept_bytes[m] - freed_by(m);
+      run(m);
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) unrun(*it);
+    state.score = rise - live;
+    state.scored = true;
+    read.clear();
+    ++scorings;
+    for (int m : chain) {
+      for (int v : model.inputs[m]) {
+        if (model.value_is_graph_output[v]) continue;  // Never freed: no effect on the score.
+        if (values[v].counted_in != scorings) {
+          values[v].counted_in = scorings;
+          values[v].reads_inside = 0;
+          read.push_back(v);
+        }
+        ++values[v].reads_inside;
+      }
+    }
+    for (int v : read) {
+      watches.push_back({head, values[v].reads_inside, values[v].remaining_readers, state.version,
+                         values[v].first_watch});
+      values[v].first_watch = static_cast<int>(watches.size()) - 1;
+    }
+    return state.score;
+  };
+
   std::vector<int> order;
   order.reserve(num_nodes);
-  std::vector<int> chain;
   std::vector<int> best_chain;
+  std::vector<int> changed;  // Values the chain just run reads.
   while (!ready.empty()) {
     size_t best = 0;
     if (ready.size() > kMostReadyForChains) {
@@ -111,7 +182,7 @@ std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& r
         queue.pop();
         order.push_back(n);
         for (int s : model.successors[n]) {
-          if (--missing[s] == 0) queue.push(s);
+          if (--nodes[s].missing == 0) queue.push(s);
         }
       }
       return order;
@@ -119,33 +190,45 @@ std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& r
     // The chain with the largest rise above the base minus what it leaves.
     std::tuple<int64_t, int> best_key;
     for (size_t i = 0; i < ready.size(); ++i) {
-      chain_of(ready[i], chain);
-      int64_t live = 0;
-      int64_t rise = 0;
-      for (int m : chain) {
-        rise = std::max(rise, live + model.run_bytes[m]);
-        live += model.kept_bytes[m] - freed_by(m);
-        run(m);
-      }
-      for (auto it = chain.rbegin(); it != chain.rend(); ++it) unrun(*it);
-      const std::tuple<int64_t, int> key = {-(rise - live), rank[ready[i]]};
+      const std::tuple<int64_t, int> key = {-score_of(ready[i]), rank[ready[i]]};
       if (i == 0 || key < best_key) {
         best = i;
         best_key = key;
-        best_chain = chain;
       }
     }
+    const int head = ready[best];
     ready[best] = ready.back();
     ready.pop_back();
-    for (int m : best_chain) {
+    drop_score(head);
+    chain_of(head, best_chain);
+    changed.clear();
+    for (size_t i = 0; i < best_chain.size(); ++i) {
+      const int m = best_chain[i];
       order.push_back(m);
       run(m);
+      for (int v : model.inputs[m]) changed.push_back(v);
       for (int s : model.successors[m]) {
-        // Chain members after the first are run here, not made ready.
-        if (--missing[s] == 0 &&
-            std::find(best_chain.begin(), best_chain.end(), s) == best_chain.end()) {
+        // The next chain member is run here, not made ready (it is a node's
+        // only successor, so no other successor is in the chain).
+        if (--nodes[s].missing == 0 && (i + 1 == best_chain.size() || s != best_chain[i + 1])) {
           ready.push_back(s);
         }
+      }
+    }
+    // Drop the scores that changed, and the watches of scores made again.
+    for (int v : changed) {
+      const int remaining = values[v].remaining_readers;
+      for (int* link = &values[v].first_watch; *link != -1;) {
+        const Watch& watch = watches[*link];
+        const bool void_watch = watch.version != nodes[watch.head].version;
+        const bool score_changed =
+            remaining == watch.readers_inside && remaining != watch.remaining_then;
+        if (!void_watch && !score_changed) {
+          link = &watches[*link].next;
+          continue;
+        }
+        if (!void_watch) drop_score(watch.head);
+        *link = watch.next;  // Unlinked.
       }
     }
   }
