@@ -2,25 +2,12 @@
 
 namespace footprint::scheduler {
 
-FlatLists::FlatLists(const std::vector<int>& capacities)
-    : starts_(capacities.size()), ends_(capacities.size()) {
-  int total = 0;
-  for (size_t i = 0; i < capacities.size(); ++i) {
-    starts_[i] = ends_[i] = total;
-    total += capacities[i];
-  }
-  items_.resize(total);
-}
-
 FlatGraph Flatten(const DataflowGraph& graph) {
   const int num_nodes = static_cast<int>(graph.nodes.size());
   const int num_values = static_cast<int>(graph.values.size());
   FlatGraph flat;
-  std::vector<int> sizes(num_nodes);
-  for (int n = 0; n < num_nodes; ++n) sizes[n] = static_cast<int>(graph.nodes[n].inputs.size());
-  flat.inputs = FlatLists(sizes);
-  for (int n = 0; n < num_nodes; ++n) sizes[n] = static_cast<int>(graph.nodes[n].outputs.size());
-  flat.outputs = FlatLists(sizes);
+  flat.inputs.Reset(num_nodes, [&](int n) { return static_cast<int>(graph.nodes[n].inputs.size()); });
+  flat.outputs.Reset(num_nodes, [&](int n) { return static_cast<int>(graph.nodes[n].outputs.size()); });
   flat.extra_bytes.resize(num_nodes);
   for (int n = 0; n < num_nodes; ++n) {
     const Node& node = graph.nodes[n];
@@ -28,9 +15,8 @@ FlatGraph Flatten(const DataflowGraph& graph) {
     for (int v : node.outputs) flat.outputs.Append(n, v);
     flat.extra_bytes[n] = node.extra_bytes;
   }
-  sizes.resize(num_values);
-  for (int v = 0; v < num_values; ++v) sizes[v] = static_cast<int>(graph.values[v].consumers.size());
-  flat.consumers = FlatLists(sizes);
+  flat.consumers.Reset(num_values,
+                       [&](int v) { return static_cast<int>(graph.values[v].consumers.size()); });
   flat.bytes.resize(num_values);
   flat.producer.resize(num_values);
   flat.is_graph_output.resize(num_values);

@@ -20,7 +20,24 @@ class FlatLists {
  public:
   FlatLists() = default;
   // Empty lists with room for capacities[i] items in list i.
-  explicit FlatLists(const std::vector<int>& capacities);
+  explicit FlatLists(const std::vector<int>& capacities) { Reset(capacities); }
+
+  // The same, reusing this object's memory.
+  void Reset(const std::vector<int>& capacities) {
+    Reset(static_cast<int>(capacities.size()), [&capacities](int i) { return capacities[i]; });
+  }
+  // With capacity_of(i) items of room in list i.
+  template <typename CapacityOf>
+  void Reset(int num_lists, CapacityOf capacity_of) {
+    starts_.resize(num_lists);
+    ends_.resize(num_lists);
+    int total = 0;
+    for (int i = 0; i < num_lists; ++i) {
+      starts_[i] = ends_[i] = total;
+      total += capacity_of(i);
+    }
+    items_.resize(total);
+  }
 
   int size() const { return static_cast<int>(ends_.size()); }
   std::span<const int> operator[](int i) const {

@@ -8,8 +8,7 @@
 namespace footprint::scheduler {
 
 namespace {
-std::vector<FlatSegment> Split(const FlatGraph& graph, const std::vector<int>& order,
-                               const std::vector<int>& starts, const std::vector<bool>& build);
+std::vector<FlatSegment> Split(Segmentation& segmentation, const std::vector<bool>& build);
 }  // namespace
 
 std::vector<bool> FindChokepoints(const FlatGraph& graph, const std::vector<int>& order) {
@@ -47,17 +46,30 @@ std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<
   return FindChokepoints(Flatten(graph), order);
 }
 
-std::vector<int> FindFloatingGroups(const FlatGraph& graph, const std::vector<int>& order) {
+void FindFloatingGroups(const FlatGraph& graph, const std::vector<int>& order, std::vector<int>& root) {
   const int num_nodes = graph.num_nodes();
-  std::vector<int> root(num_nodes, -1);
+  root.assign(num_nodes, -1);
   for (int v = 0; v < graph.num_values(); ++v) {
     // A graph input read by nobody is live at step 0 only: then which node
     // runs first matters, and floating nodes are better left where they are.
     if (graph.producer[v] == -1 && graph.consumers[v].empty() && !graph.is_graph_output[v] &&
         graph.bytes[v] > 0) {
-      return root;
+      return;
     }
   }
+  // The first floating node reads no other node's output: without such a
+  // node there is none (most segments).
+  auto may_start_a_group = [&](int n) {
+    if (graph.extra_bytes[n] != 0 || graph.outputs[n].empty()) return false;
+    for (int v : graph.outputs[n]) {
+      if (graph.consumers[v].empty()) return false;
+    }
+    for (int v : graph.inputs[n]) {
+      if (graph.producer[v] != -1 || graph.bytes[v] != 0) return false;
+    }
+    return true;
+  };
+  if (std::none_of(order.begin(), order.end(), may_start_a_group)) return;
   // Distinct readers of all of a node's outputs, when there is exactly one.
   auto sole_reader = [&](int n) {
     int reader = -1;
@@ -125,6 +137,11 @@ std::vector<int> FindFloatingGroups(const FlatGraph& graph, const std::vector<in
     for (int m : group) root[m] = n;
     members[n] = group;
   }
+}
+
+std::vector<int> FindFloatingGroups(const FlatGraph& graph, const std::vector<int>& order) {
+  std::vector<int> root;
+  FindFloatingGroups(graph, order, root);
   return root;
 }
 
@@ -132,10 +149,9 @@ std::vector<int> FindFloatingGroups(const DataflowGraph& graph, const std::vecto
   return FindFloatingGroups(Flatten(graph), order);
 }
 
-std::vector<FlatSegment> SplitIntoSegments(const FlatGraph& graph, const std::vector<int>& order,
-                                           int join_up_to) {
+Segmentation SegmentOrder(const FlatGraph& graph, const std::vector<int>& order, int join_up_to) {
   const int num_nodes = static_cast<int>(order.size());
-  if (num_nodes == 0) return {};
+  if (num_nodes == 0) return Segmentation(graph, {}, {0});
 
   // Floating groups go right before the first reader of their root in the
   // given order and are left out when looking for chokepoints.
@@ -186,122 +202,139 @@ std::vector<FlatSegment> SplitIntoSegments(const FlatGraph& graph, const std::ve
     const bool last = i + 2 == starts.size();
     if (!last && starts[i + 2] - joined.back() > join_up_to) joined.push_back(end);
   }
-  return Split(graph, placed, joined, std::vector<bool>(joined.size(), true));
+  return Segmentation(graph, placed, joined);
 }
 
-namespace {
+std::vector<FlatSegment> SplitIntoSegments(const FlatGraph& graph, const std::vector<int>& order,
+                                           int join_up_to) {
+  Segmentation segmentation = SegmentOrder(graph, order, join_up_to);
+  return Split(segmentation, std::vector<bool>(segmentation.num_segments(), true));
+}
 
-// SplitAtPositions, building the graphs of the segments with build[s] set only.
-std::vector<FlatSegment> Split(const FlatGraph& graph, const std::vector<int>& order,
-                               const std::vector<int>& starts, const std::vector<bool>& build) {
-  const int num_nodes = static_cast<int>(order.size());
-  if (num_nodes == 0) return {};
-  std::vector<FlatSegment> segments(starts.size());
-  const int num_segments = static_cast<int>(segments.size());
-  std::vector<int> segment_of(graph.num_nodes(), 0);
+void Segmentation::Reset(const std::vector<int>& order, const std::vector<int>& starts) {
+  const FlatGraph& graph = graph_;
+  order_ = order;
+  const int num_nodes = static_cast<int>(order_.size());
+  unread_inputs_.clear();
+  if (num_nodes == 0) {
+    starts_.assign(1, 0);
+    passing_bytes_.clear();
+    return;
+  }
+  starts_ = starts;
+  starts_.push_back(num_nodes);
+  const int num_segments = this->num_segments();
+  segment_of_.assign(graph.num_nodes(), 0);
   for (int s = 0; s < num_segments; ++s) {
-    const int end = s + 1 < num_segments ? starts[s + 1] : num_nodes;
-    segments[s].nodes.assign(order.begin() + starts[s], order.begin() + end);
-    for (int p = starts[s]; p < end; ++p) segment_of[order[p]] = s;
+    for (int p = starts_[s]; p < starts_[s + 1]; ++p) segment_of_[order_[p]] = s;
   }
 
   // Where each value is live, by segment, and where it is touched.
   const int num_values = graph.num_values();
-  std::vector<int> last_segment(num_values);  // num_segments: live to the end.
-  std::vector<int64_t> passing_delta(num_segments + 1, 0);
-  std::vector<int> touched_by(num_segments, -1);  // The last value that touched each segment.
-  std::vector<int> unread_inputs;  // Live at step 0 only: segment 0 keeps them.
+  last_segment_.resize(num_values);
+  passing_delta_.assign(num_segments + 1, 0);
+  touched_by_.assign(num_segments, -1);  // The last value that touched each segment.
   for (int v = 0; v < num_values; ++v) {
     const int producer = graph.producer[v];
     const std::span<const int> consumers = graph.consumers[v];
-    const int first = producer == -1 ? 0 : segment_of[producer];
+    const int first = producer == -1 ? 0 : segment_of_[producer];
     int last = first;
-    for (int consumer : consumers) last = std::max(last, segment_of[consumer]);
+    for (int consumer : consumers) last = std::max(last, segment_of_[consumer]);
     if (graph.is_graph_output[v]) last = num_segments;
-    last_segment[v] = last;
+    last_segment_[v] = last;
     const bool unread_input = producer == -1 && consumers.empty() && !graph.is_graph_output[v];
-    if (unread_input) unread_inputs.push_back(v);
+    if (unread_input) unread_inputs_.push_back(v);
     const int64_t bytes = graph.bytes[v];
     if (bytes == 0) continue;
     const int live_until = std::min(last, num_segments - 1);
-    passing_delta[first] += bytes;
-    passing_delta[live_until + 1] -= bytes;
+    passing_delta_[first] += bytes;
+    passing_delta_[live_until + 1] -= bytes;
     // Segments that touch it do not count it as passing (once each).
     auto touch = [&](int s) {
-      if (touched_by[s] == v) return;
-      touched_by[s] = v;
-      passing_delta[s] -= bytes;
-      passing_delta[s + 1] += bytes;
+      if (touched_by_[s] == v) return;
+      touched_by_[s] = v;
+      passing_delta_[s] -= bytes;
+      passing_delta_[s + 1] += bytes;
     };
     if (producer != -1) touch(first);
-    for (int consumer : consumers) touch(segment_of[consumer]);
+    for (int consumer : consumers) touch(segment_of_[consumer]);
     if (unread_input) touch(0);
   }
+  passing_bytes_.resize(num_segments);
   int64_t passing = 0;
   for (int s = 0; s < num_segments; ++s) {
-    passing += passing_delta[s];
-    segments[s].passing_bytes = passing;
+    passing += passing_delta_[s];
+    passing_bytes_[s] = passing;
   }
+  if (static_cast<int>(local_id_.size()) != num_values) {
+    local_id_.assign(num_values, -1);
+    numbered_in_.assign(num_values, -1);
+    builds_ = 0;
+  }
+}
 
-  // Each segment's own graph: its values numbered as its nodes first touch
-  // them (inputs, then outputs), then segment 0's unread graph inputs.
-  std::vector<int> local_id(num_values, -1);
-  std::vector<int> local_of_segment(num_values, -1);
-  std::vector<int> global_of_local;
-  std::vector<int> sizes;
-  for (int s = 0; s < num_segments; ++s) {
-    if (!build[s]) continue;
-    FlatSegment& segment = segments[s];
-    FlatGraph& local = segment.graph;
-    const int local_nodes = static_cast<int>(segment.nodes.size());
-    global_of_local.clear();
-    auto local_value = [&](int v) {
-      if (local_of_segment[v] != s) {
-        local_of_segment[v] = s;
-        local_id[v] = static_cast<int>(global_of_local.size());
-        global_of_local.push_back(v);
-      }
-      return local_id[v];
-    };
-    for (int n : segment.nodes) {
-      for (int v : graph.inputs[n]) local_value(v);
-      for (int v : graph.outputs[n]) local_value(v);
+void Segmentation::BuildGraph(int s, FlatGraph& local) {
+  // Its values numbered as its nodes first touch them (inputs, then
+  // outputs), then segment 0's unread graph inputs.
+  const FlatGraph& graph = graph_;
+  const std::span<const int> nodes = this->nodes(s);
+  const int build = builds_++;
+  global_of_local_.clear();
+  auto number = [&](int v) {
+    if (numbered_in_[v] == build) return;
+    numbered_in_[v] = build;
+    local_id_[v] = static_cast<int>(global_of_local_.size());
+    global_of_local_.push_back(v);
+  };
+  for (int n : nodes) {
+    for (int v : graph.inputs[n]) number(v);
+    for (int v : graph.outputs[n]) number(v);
+  }
+  if (s == 0) {
+    for (int v : unread_inputs_) number(v);
+  }
+  const int local_nodes = static_cast<int>(nodes.size());
+  const int local_values = static_cast<int>(global_of_local_.size());
+  local.inputs.Reset(local_nodes, [&](int i) { return static_cast<int>(graph.inputs[nodes[i]].size()); });
+  local.outputs.Reset(local_nodes, [&](int i) { return static_cast<int>(graph.outputs[nodes[i]].size()); });
+  local.extra_bytes.resize(local_nodes);
+  local_reads_.assign(local_values, 0);
+  for (int n : nodes) {
+    for (int v : graph.inputs[n]) ++local_reads_[local_id_[v]];
+  }
+  local.consumers.Reset(local_reads_);
+  local.producer.assign(local_values, -1);
+  for (int i = 0; i < local_nodes; ++i) {
+    const int n = nodes[i];
+    for (int v : graph.inputs[n]) {
+      local.inputs.Append(i, local_id_[v]);
+      local.consumers.Append(local_id_[v], i);
     }
-    if (s == 0) {
-      for (int v : unread_inputs) local_value(v);
+    for (int v : graph.outputs[n]) {
+      local.outputs.Append(i, local_id_[v]);
+      local.producer[local_id_[v]] = i;
     }
-    const int local_values = static_cast<int>(global_of_local.size());
+    local.extra_bytes[i] = graph.extra_bytes[n];
+  }
+  local.bytes.resize(local_values);
+  local.is_graph_output.resize(local_values);
+  for (int i = 0; i < local_values; ++i) {
+    local.bytes[i] = graph.bytes[global_of_local_[i]];
+    local.is_graph_output[i] = last_segment_[global_of_local_[i]] > s;
+  }
+}
 
-    sizes.resize(local_nodes);
-    for (int i = 0; i < local_nodes; ++i) sizes[i] = static_cast<int>(graph.inputs[segment.nodes[i]].size());
-    local.inputs = FlatLists(sizes);
-    for (int i = 0; i < local_nodes; ++i) sizes[i] = static_cast<int>(graph.outputs[segment.nodes[i]].size());
-    local.outputs = FlatLists(sizes);
-    local.extra_bytes.resize(local_nodes);
-    sizes.assign(local_values, 0);  // Reads of each local value.
-    for (int n : segment.nodes) {
-      for (int v : graph.inputs[n]) ++sizes[local_id[v]];
-    }
-    local.consumers = FlatLists(sizes);
-    local.producer.assign(local_values, -1);
-    for (int i = 0; i < local_nodes; ++i) {
-      const int n = segment.nodes[i];
-      for (int v : graph.inputs[n]) {
-        local.inputs.Append(i, local_id[v]);
-        local.consumers.Append(local_id[v], i);
-      }
-      for (int v : graph.outputs[n]) {
-        local.outputs.Append(i, local_id[v]);
-        local.producer[local_id[v]] = i;
-      }
-      local.extra_bytes[i] = graph.extra_bytes[n];
-    }
-    local.bytes.resize(local_values);
-    local.is_graph_output.resize(local_values);
-    for (int i = 0; i < local_values; ++i) {
-      local.bytes[i] = graph.bytes[global_of_local[i]];
-      local.is_graph_output[i] = last_segment[global_of_local[i]] > s;
-    }
+namespace {
+
+// The segments of `segmentation`, building the graphs of those with
+// build[s] set only.
+std::vector<FlatSegment> Split(Segmentation& segmentation, const std::vector<bool>& build) {
+  std::vector<FlatSegment> segments(segmentation.num_segments());
+  for (int s = 0; s < segmentation.num_segments(); ++s) {
+    const std::span<const int> nodes = segmentation.nodes(s);
+    segments[s].nodes.assign(nodes.begin(), nodes.end());
+    segments[s].passing_bytes = segmentation.passing_bytes(s);
+    if (build[s]) segmentation.BuildGraph(s, segments[s].graph);
   }
   return segments;
 }
@@ -334,7 +367,8 @@ std::vector<Segment> SplitIntoSegments(const DataflowGraph& graph, const std::ve
 
 std::vector<FlatSegment> SplitAtPositions(const FlatGraph& graph, const std::vector<int>& order,
                                           const std::vector<int>& starts) {
-  return Split(graph, order, starts, std::vector<bool>(starts.size(), true));
+  Segmentation segmentation(graph, order, starts);
+  return Split(segmentation, std::vector<bool>(segmentation.num_segments(), true));
 }
 
 std::vector<Segment> SplitAtPositions(const DataflowGraph& graph, const std::vector<int>& order,
@@ -346,11 +380,15 @@ FlatSegment ExtractPositions(const FlatGraph& graph, const std::vector<int>& ord
                              int end) {
   std::vector<int> starts = {0};
   if (first > 0) starts.push_back(first);
-  const size_t wanted = starts.size() - 1;
+  const int wanted = static_cast<int>(starts.size()) - 1;
   if (end < static_cast<int>(order.size())) starts.push_back(end);
-  std::vector<bool> build(starts.size(), false);
-  build[wanted] = true;
-  return std::move(Split(graph, order, starts, build)[wanted]);
+  Segmentation segmentation(graph, order, starts);
+  FlatSegment segment;
+  const std::span<const int> nodes = segmentation.nodes(wanted);
+  segment.nodes.assign(nodes.begin(), nodes.end());
+  segment.passing_bytes = segmentation.passing_bytes(wanted);
+  segmentation.BuildGraph(wanted, segment.graph);
+  return segment;
 }
 
 Segment ExtractPositions(const DataflowGraph& graph, const std::vector<int>& order, int first,

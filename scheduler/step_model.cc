@@ -10,13 +10,12 @@
 namespace footprint::scheduler {
 namespace {
 
-// StableTopologicalOrder from the model's lists: the nodes' own order when it
-// is one, else Kahn's algorithm taking the ready node with the smallest index.
-// Empty when there is a cycle.
-std::vector<int> StableOrder(const StepModel& model) {
+// StableTopologicalOrder from the model's lists, into `order`: the nodes'
+// own order when it is one, else Kahn's algorithm taking the ready node with
+// the smallest index. Empty when there is a cycle.
+void StableOrder(const StepModel& model, std::vector<int>& order) {
   const int num_nodes = model.num_nodes;
-  std::vector<int> order;
-  order.reserve(num_nodes);
+  order.clear();
   bool own_order = true;
   for (int n = 0; n < num_nodes && own_order; ++n) {
     const std::span<const int> predecessors = model.predecessors[n];
@@ -24,7 +23,7 @@ std::vector<int> StableOrder(const StepModel& model) {
   }
   if (own_order) {
     for (int n = 0; n < num_nodes; ++n) order.push_back(n);
-    return order;
+    return;
   }
   std::vector<int> missing(num_nodes);
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
@@ -41,13 +40,12 @@ std::vector<int> StableOrder(const StepModel& model) {
     }
   }
   if (static_cast<int>(order.size()) != num_nodes) order.clear();
-  return order;
 }
 
 }  // namespace
 
-StepModel BuildStepModel(const FlatGraph& graph) {
-  StepModel model;
+const StepModel& StepModelBuilder::Build(const FlatGraph& graph) {
+  StepModel& model = model_;
   const int num_nodes = graph.num_nodes();
   const int num_values = graph.num_values();
   model.num_nodes = num_nodes;
@@ -56,38 +54,38 @@ StepModel BuildStepModel(const FlatGraph& graph) {
   model.local_bytes.assign(num_nodes, 0);
   model.value_bytes = graph.bytes;
   model.value_is_graph_output = graph.is_graph_output;
+  model.initial_live = 0;
+  model.first_step_bytes = 0;
 
   // Room for every read, repeats included; AppendUnlessLast drops the
   // repeats, as each list is filled in increasing order.
-  std::vector<int> reads_of_value(num_values, 0);
-  std::vector<int> reads_of_node(num_nodes, 0);
-  std::vector<int> reads_of_outputs(num_nodes, 0);  // Reads of the node's outputs.
+  reads_.assign(num_values, 0);
   for (int n = 0; n < num_nodes; ++n) {
-    reads_of_node[n] = static_cast<int>(graph.inputs[n].size());
-    for (int v : graph.inputs[n]) {
-      ++reads_of_value[v];
-      if (graph.producer[v] != -1) ++reads_of_outputs[graph.producer[v]];
-    }
+    for (int v : graph.inputs[n]) ++reads_[v];
   }
-  model.readers = FlatLists(reads_of_value);
-  model.inputs = FlatLists(reads_of_node);
-  model.predecessors = FlatLists(reads_of_node);
-  model.successors = FlatLists(reads_of_outputs);
-  std::vector<int> scratch;
+  model.readers.Reset(reads_);
+  auto inputs_of = [&](int n) { return static_cast<int>(graph.inputs[n].size()); };
+  model.inputs.Reset(num_nodes, inputs_of);
+  model.predecessors.Reset(num_nodes, inputs_of);
+  model.successors.Reset(num_nodes, [&](int n) {
+    int reads = 0;
+    for (int v : graph.outputs[n]) reads += reads_[v];
+    return reads;
+  });
   for (int n = 0; n < num_nodes; ++n) {
     const std::span<const int> inputs = graph.inputs[n];
     for (int v : inputs) model.readers.AppendUnlessLast(v, n);
-    scratch.assign(inputs.begin(), inputs.end());
-    std::sort(scratch.begin(), scratch.end());
-    for (int v : scratch) {
+    scratch_.assign(inputs.begin(), inputs.end());
+    std::sort(scratch_.begin(), scratch_.end());
+    for (int v : scratch_) {
       if (graph.bytes[v] != 0) model.inputs.AppendUnlessLast(n, v);
     }
-    scratch.clear();
+    scratch_.clear();
     for (int v : inputs) {
-      if (graph.producer[v] != -1) scratch.push_back(graph.producer[v]);
+      if (graph.producer[v] != -1) scratch_.push_back(graph.producer[v]);
     }
-    std::sort(scratch.begin(), scratch.end());
-    for (int p : scratch) model.predecessors.AppendUnlessLast(n, p);
+    std::sort(scratch_.begin(), scratch_.end());
+    for (int p : scratch_) model.predecessors.AppendUnlessLast(n, p);
     for (int v : model.inputs[n]) model.local_bytes[n] += graph.bytes[v];
     model.run_bytes[n] = graph.extra_bytes[n];
   }
@@ -108,21 +106,27 @@ StepModel BuildStepModel(const FlatGraph& graph) {
   for (int n = 0; n < num_nodes; ++n) model.local_bytes[n] += model.run_bytes[n];
 
   // Floating groups, found on the stable topological order (none in a cycle).
-  const std::vector<int> order = StableOrder(model);
-  std::vector<int> group_sizes(num_nodes, 0);
-  if (order.empty()) {
+  StableOrder(model, order_);
+  if (order_.empty()) {
     model.floating_root.assign(num_nodes, -1);
   } else {
-    model.floating_root = FindFloatingGroups(graph, order);
-    for (int n : order) {
-      if (model.floating_root[n] != -1) ++group_sizes[model.floating_root[n]];
-    }
+    FindFloatingGroups(graph, order_, model.floating_root);
   }
-  model.floating_members = FlatLists(group_sizes);
-  for (int n : order) {
+  scratch_.assign(num_nodes, 0);  // Group sizes.
+  for (int n : order_) {
+    if (model.floating_root[n] != -1) ++scratch_[model.floating_root[n]];
+  }
+  model.floating_members.Reset(scratch_);
+  for (int n : order_) {
     if (model.floating_root[n] != -1) model.floating_members.Append(model.floating_root[n], n);
   }
   return model;
+}
+
+StepModel BuildStepModel(const FlatGraph& graph) {
+  StepModelBuilder builder;
+  builder.Build(graph);
+  return std::move(builder.model());
 }
 
 StepModel BuildStepModel(const DataflowGraph& graph) { return BuildStepModel(Flatten(graph)); }
@@ -131,8 +135,9 @@ namespace {
 
 // Calls step(k, live bytes at step k) for every step of `order`.
 template <typename StepFn>
-void RunSteps(const StepModel& model, const std::vector<int>& order, StepFn step) {
-  std::vector<int> remaining_readers(model.readers.size());
+void RunSteps(const StepModel& model, const std::vector<int>& order,
+              std::vector<int>& remaining_readers, StepFn step) {
+  remaining_readers.resize(model.readers.size());
   for (int v = 0; v < model.readers.size(); ++v) {
     remaining_readers[v] = static_cast<int>(model.readers[v].size());
   }
@@ -149,15 +154,21 @@ void RunSteps(const StepModel& model, const std::vector<int>& order, StepFn step
 
 }  // namespace
 
-int64_t ModelPeak(const StepModel& model, const std::vector<int>& order) {
+int64_t ModelPeak(const StepModel& model, const std::vector<int>& order, std::vector<int>& scratch) {
   int64_t peak = 0;
-  RunSteps(model, order, [&peak](size_t, int64_t bytes) { peak = std::max(peak, bytes); });
+  RunSteps(model, order, scratch, [&peak](size_t, int64_t bytes) { peak = std::max(peak, bytes); });
   return peak;
+}
+
+int64_t ModelPeak(const StepModel& model, const std::vector<int>& order) {
+  std::vector<int> scratch;
+  return ModelPeak(model, order, scratch);
 }
 
 std::vector<int64_t> ModelLiveBytesPerStep(const StepModel& model, const std::vector<int>& order) {
   std::vector<int64_t> live(order.size());
-  RunSteps(model, order, [&live](size_t k, int64_t bytes) { live[k] = bytes; });
+  std::vector<int> scratch;
+  RunSteps(model, order, scratch, [&live](size_t k, int64_t bytes) { live[k] = bytes; });
   return live;
 }
 

@@ -46,10 +46,27 @@ struct StepModel {
 StepModel BuildStepModel(const FlatGraph& graph);
 StepModel BuildStepModel(const DataflowGraph& graph);
 
+// Builds models one after another in the same memory: the optimizer builds
+// one per segment, hundreds of them for a long model.
+class StepModelBuilder {
+ public:
+  // BuildStepModel(graph), valid until the next call.
+  const StepModel& Build(const FlatGraph& graph);
+  StepModel& model() { return model_; }
+
+ private:
+  StepModel model_;
+  std::vector<int> reads_;    // Per value.
+  std::vector<int> scratch_;  // One node's inputs or producers, sorted.
+  std::vector<int> order_;    // The stable topological order.
+};
+
 // SchedulePeak(graph, order) for the graph the model was built from, worked
 // out from the model alone by running the steps. `order` must be a
-// topological order. O(nodes + reads).
+// topological order. O(nodes + reads). `scratch` is working memory that
+// callers may keep from call to call.
 int64_t ModelPeak(const StepModel& model, const std::vector<int>& order);
+int64_t ModelPeak(const StepModel& model, const std::vector<int>& order, std::vector<int>& scratch);
 
 // LiveBytesPerStep(graph, order) the same way.
 std::vector<int64_t> ModelLiveBytesPerStep(const StepModel& model, const std::vector<int>& order);

@@ -1,6 +1,8 @@
 #include "scheduler/window_search.h"
 
 #include <algorithm>
+#include <optional>
+#include <span>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/clock.h"
@@ -22,6 +24,11 @@ bool ImproveByWindows(const FlatGraph& graph, std::vector<int>& order, int64_t g
   const int num_nodes = static_cast<int>(order.size());
   if (num_nodes < 2) return false;
   const StepModel model = BuildStepModel(graph);
+  // Each window's graph and model, built in memory kept from window to window.
+  std::optional<Segmentation> cut;
+  std::vector<int> starts;
+  FlatGraph part;
+  StepModelBuilder part_model;
   bool improved = false;
   int64_t tried_at_peak = -1;
   absl::flat_hash_set<int64_t> tried;  // Window start * 1000 + size, at peak tried_at_peak.
@@ -42,21 +49,32 @@ bool ImproveByWindows(const FlatGraph& graph, std::vector<int>& order, int64_t g
         const int first = std::clamp(step - window / 2, 0, num_nodes - window);
         if (!tried.insert(int64_t{first} * 1000 + window).second) continue;
         if (absl::Now() >= deadline) return improved;
-        const FlatSegment part = ExtractPositions(graph, order, first, first + window);
+        // The window is segment `wanted` of the cut at its two ends (ExtractPositions).
+        starts.assign(1, 0);
+        if (first > 0) starts.push_back(first);
+        const int wanted = static_cast<int>(starts.size()) - 1;
+        if (first + window < num_nodes) starts.push_back(first + window);
+        if (cut.has_value()) {
+          cut->Reset(order, starts);
+        } else {
+          cut.emplace(graph, order, starts);
+        }
+        cut->BuildGraph(wanted, part);
+        const int64_t passing = cut->passing_bytes(wanted);
         // Steps outside the window keep their live bytes whatever its order.
         int64_t outside = good_enough;
         for (int k = 0; k < num_nodes; ++k) {
           if (k < first || k >= first + window) outside = std::max(outside, live[k]);
         }
         const ExactSearchResult exact =
-            ExactSearch(BuildStepModel(part.graph),
-                        {.upper_bound = peak - part.passing_bytes,
-                         .good_enough = std::max<int64_t>(
-                             0, std::min(outside, peak - 1) - part.passing_bytes),
+            ExactSearch(part_model.Build(part),
+                        {.upper_bound = peak - passing,
+                         .good_enough = std::max<int64_t>(0, std::min(outside, peak - 1) - passing),
                          .deadline = deadline,
                          .max_states = kWindowMaxStates});
         if (exact.outcome != ExactOutcome::kFound) continue;
-        for (int i = 0; i < window; ++i) order[first + i] = part.nodes[exact.order[i]];
+        const std::span<const int> part_nodes = cut->nodes(wanted);  // A copy of the order's.
+        for (int i = 0; i < window; ++i) order[first + i] = part_nodes[exact.order[i]];
         improved = true;
         progress = true;
       }
