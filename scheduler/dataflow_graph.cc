@@ -1,6 +1,7 @@
 #include "scheduler/dataflow_graph.h"
 
-#include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -28,9 +29,8 @@ std::string DescribeNode(const DataflowGraph& graph, int node) {
 absl::Status ValidateGraph(const DataflowGraph& graph) {
   const int num_nodes = static_cast<int>(graph.nodes.size());
   const int num_values = static_cast<int>(graph.values.size());
-  // Distinct (value, node) read pairs as the nodes state them.
-  std::vector<std::vector<int>> readers(num_values);
   std::vector<int> writer(num_values, -1);
+  std::vector<int> reads(num_values + 1, 0);  // Reads of value v, then where its readers start.
   for (int n = 0; n < num_nodes; ++n) {
     const Node& node = graph.nodes[n];
     if (node.extra_bytes < 0) {
@@ -42,7 +42,7 @@ absl::Status ValidateGraph(const DataflowGraph& graph) {
         return absl::InvalidArgumentError(
             absl::StrCat(DescribeNode(graph, n), " reads value ", v, ", out of range"));
       }
-      readers[v].push_back(n);
+      ++reads[v];
     }
     for (int v : node.outputs) {
       if (v < 0 || v >= num_values) {
@@ -57,6 +57,18 @@ absl::Status ValidateGraph(const DataflowGraph& graph) {
       writer[v] = n;
     }
   }
+  // The nodes that read each value, back to back, in increasing order.
+  int total = 0;
+  for (int v = 0; v <= num_values; ++v) total += std::exchange(reads[v], total);
+  std::vector<int> readers(total);
+  std::vector<int> filled(reads.begin(), reads.end() - 1);
+  for (int n = 0; n < num_nodes; ++n) {
+    for (int v : graph.nodes[n].inputs) readers[filled[v]++] = n;
+  }
+  // Per node: the last value it was found reading (actual) or listed as a
+  // consumer of (listed), so that each set is counted without sorting.
+  std::vector<int> actual_mark(num_nodes, -1);
+  std::vector<int> listed_mark(num_nodes, -1);
   for (int v = 0; v < num_values; ++v) {
     const Value& value = graph.values[v];
     if (value.bytes < 0) {
@@ -67,22 +79,28 @@ absl::Status ValidateGraph(const DataflowGraph& graph) {
           absl::StrCat("value ", v, " names producer ", value.producer, " but is written by ",
                        writer[v] == -1 ? "no node" : DescribeNode(graph, writer[v])));
     }
-    std::vector<int> listed = value.consumers;
-    for (int c : listed) {
+    for (int c : value.consumers) {
       if (c < 0 || c >= num_nodes) {
         return absl::InvalidArgumentError(
             absl::StrCat("value ", v, " names consumer ", c, ", out of range"));
       }
     }
-    std::sort(listed.begin(), listed.end());
-    listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
-    std::vector<int>& actual = readers[v];
-    std::sort(actual.begin(), actual.end());
-    actual.erase(std::unique(actual.begin(), actual.end()), actual.end());
-    if (listed != actual) {
+    int actual = 0;
+    for (int i = reads[v]; i < reads[v + 1]; ++i) {
+      if (actual_mark[readers[i]] != v) ++actual;
+      actual_mark[readers[i]] = v;
+    }
+    int listed = 0;
+    bool listed_all_read = true;
+    for (int c : value.consumers) {
+      if (listed_mark[c] != v) ++listed;
+      listed_mark[c] = v;
+      listed_all_read = listed_all_read && actual_mark[c] == v;
+    }
+    if (!listed_all_read || listed != actual) {
       return absl::InvalidArgumentError(absl::StrCat(
           "value ", v, "'s consumers disagree with the nodes that read it (",
-          listed.size(), " listed, ", actual.size(), " read it)"));
+          listed, " listed, ", actual, " read it)"));
     }
   }
   return absl::OkStatus();

@@ -100,7 +100,7 @@ ExactSearchResult Search(const StepModel& model, const ExactSearchLimits& limits
     run.push_back(node);
   };
   std::vector<Set> reader_set(model.readers.size());
-  for (size_t v = 0; v < model.readers.size(); ++v) {
+  for (int v = 0; v < model.readers.size(); ++v) {
     for (int r : model.readers[v]) reader_set[v].Add(r);
   }
   // h(E): the largest local_bytes among the nodes not in E.

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <queue>
 #include <tuple>
@@ -11,62 +13,169 @@
 namespace footprint::scheduler {
 namespace {
 
-// A rule's key: three criteria, then the node index (unique, so that the
-// minimum names its node).
+// kLeastGrowth's and kDepthFirst's key: three criteria, then the node index
+// (unique, so that the minimum names its node).
 using Key = std::array<int64_t, 4>;
+
+// Written out: std::array's operators call memcmp, which costs more than the
+// four comparisons.
+bool Less(const Key& a, const Key& b) {
+  if (a[0] != b[0]) return a[0] < b[0];
+  if (a[1] != b[1]) return a[1] < b[1];
+  if (a[2] != b[2]) return a[2] < b[2];
+  return a[3] < b[3];
+}
+
+// kPeakAware's key: least growth, then rank, then node index (the last two
+// in one number, rank * 2^32 + node, which orders them the same way).
+struct TreeKey {
+  int64_t growth;
+  int64_t rank_and_node;
+};
 constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
-constexpr Key kInactive = {kNone, kNone, kNone, kNone};
+constexpr TreeKey kInactive = {kNone, kNone};
+int64_t RankAndNode(int rank, int node) { return int64_t{rank} * (int64_t{1} << 32) + node; }
+int NodeOf(const TreeKey& key) {
+  return static_cast<int>(key.rank_and_node - (key.rank_and_node >> 32) * (int64_t{1} << 32));
+}
+bool IsInactive(const TreeKey& key) { return key.rank_and_node == kNone; }
+bool Less(const TreeKey& a, const TreeKey& b) {
+  return a.growth != b.growth ? a.growth < b.growth : a.rank_and_node < b.rank_and_node;
+}
+bool Same(const TreeKey& a, const TreeKey& b) {
+  return a.rank_and_node == b.rank_and_node && a.growth == b.growth;
+}
+const TreeKey& Least(const TreeKey& a, const TreeKey& b) { return Less(b, a) ? b : a; }
 
 // Minimum of keys over ranges of slots, with point updates: O(log n) each, so
 // that a step costs O(log n) however many nodes are ready.
 class MinTree {
  public:
-  explicit MinTree(int size) : size_(std::max(size, 1)), tree_(2 * size_, kInactive) {}
-  void Set(int slot, const Key& key) {
+  // Every slot inactive, reusing the memory.
+  void Reset(int size) {
+    size_ = static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(size, 1))));
+    tree_.assign(2 * size_, kInactive);
+  }
+  void Set(int slot, const TreeKey& key) {
     int i = slot + size_;
     tree_[i] = key;
-    for (i /= 2; i >= 1; i /= 2) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
+    for (i /= 2; i >= 1; i /= 2) {
+      const TreeKey& least = Least(tree_[2 * i], tree_[2 * i + 1]);
+      if (Same(least, tree_[i])) break;  // Unchanged here, so unchanged above.
+      tree_[i] = least;
+    }
   }
   // Min over slots [first, end).
-  Key Min(int first, int end) const {
-    Key best = kInactive;
+  TreeKey Min(int first, int end) const {
+    TreeKey best = kInactive;
     for (int lo = first + size_, hi = end + size_; lo < hi; lo /= 2, hi /= 2) {
-      if (lo & 1) best = std::min(best, tree_[lo++]);
-      if (hi & 1) best = std::min(best, tree_[--hi]);
+      if (lo & 1) best = Least(best, tree_[lo++]);
+      if (hi & 1) best = Least(best, tree_[--hi]);
     }
     return best;
   }
+  // The first slot at or after `from` with an active key, or -1.
+  int FirstActive(int from) const {
+    if (from >= size_) return -1;
+    int i = from + size_;
+    while (IsInactive(tree_[i])) {
+      while (i & 1) i /= 2;  // Up past right children: their right is the parent's right.
+      if (i == 0) return -1;  // Came up from the root: nothing further right.
+      ++i;                    // The next subtree to the right.
+    }
+    while (i < size_) i = IsInactive(tree_[2 * i]) ? 2 * i + 1 : 2 * i;
+    return i - size_;
+  }
 
  private:
-  int size_;
-  std::vector<Key> tree_;
+  int size_ = 1;  // Leaves: a power of two, so that a subtree is a range of slots.
+  std::vector<TreeKey> tree_;
 };
 
-std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& rank) {
+// kChains: each ready chain's score (its rise minus what it leaves live) is kept
+// until it can change. It depends on the readers left of the values its
+// nodes read: value v, read by c of its nodes, is freed inside the chain
+// exactly when all its readers left are those c. As readers left only go
+// down and never below c, the score changes only when they drop to c.
+struct NodeState {
+  int missing = 0;      // Predecessors not run yet.
+  bool scored = false;  // As a ready chain's first node: `score` is current.
+  int version = 0;      // Bumped when the score is dropped: older watches are void.
+  int64_t score = 0;    // Its chain's rise minus what the chain leaves live.
+};
+struct ValueState {
+  int remaining_readers = 0;  // Readers not run yet.
+  int first_watch = -1;       // Watches of chain scores that depend on it, linked.
+  int counted_in = -1;        // The scoring that last counted its reads.
+  int reads_inside = 0;       // Its readers in that scoring's chain.
+};
+struct Watch {
+  int head;            // The chain's first node.
+  int readers_inside;  // Nodes of the chain that read the value.
+  int remaining_then;  // Readers left of the value when the score was made.
+  int version;         // The head's version then.
+  int next;            // The value's next watch, or -1.
+};
+// The working memory of each kind of rule, kept from call to call.
+struct ChainMemory {
+  std::vector<NodeState> nodes;
+  std::vector<ValueState> values;
+  std::vector<Watch> watches;
+  std::vector<int> ready;       // First nodes of the ready chains.
+  std::vector<int> chain;       // The chain being scored.
+  std::vector<int> read;        // Distinct values it reads.
+  std::vector<int> best_chain;  // The chain being run.
+  std::vector<int> changed;     // Values it reads.
+};
+
+struct ListMemory {
+  std::vector<int> slot_of;
+  std::vector<int64_t> sorted_run;
+  std::vector<int> node_at;
+  std::vector<int> remaining_readers;
+  std::vector<int> missing;
+  std::vector<bool> ready;
+  std::vector<bool> done;
+  std::vector<int64_t> freed;
+  std::vector<int> ready_since;
+  MinTree by_rule;
+  std::vector<Key> heap;
+};
+
+void ChainSchedule(const StepModel& model, const std::vector<int>& rank, ChainMemory& memory,
+                   std::vector<int>& order) {
   constexpr size_t kMostReadyForChains = 512;
   const int num_nodes = model.num_nodes;
-  std::vector<int> remaining_readers(model.readers.size());
-  for (size_t v = 0; v < model.readers.size(); ++v) {
-    remaining_readers[v] = static_cast<int>(model.readers[v].size());
+  const int num_values = model.readers.size();
+  std::vector<NodeState>& nodes = memory.nodes;
+  std::vector<ValueState>& values = memory.values;
+  std::vector<Watch>& watches = memory.watches;
+  nodes.assign(num_nodes, NodeState{});
+  values.assign(num_values, ValueState{});
+  watches.clear();
+  for (int v = 0; v < num_values; ++v) {
+    values[v].remaining_readers = static_cast<int>(model.readers[v].size());
   }
-  std::vector<int> missing(num_nodes);
-  std::vector<int> ready;
+  std::vector<int>& ready = memory.ready;
+  ready.clear();
   for (int n = 0; n < num_nodes; ++n) {
-    missing[n] = static_cast<int>(model.predecessors[n].size());
-    if (missing[n] == 0) ready.push_back(n);
+    nodes[n].missing = static_cast<int>(model.predecessors[n].size());
+    if (nodes[n].missing == 0) ready.push_back(n);
   }
   auto freed_by = [&](int n) {
     int64_t freed = 0;
     for (int v : model.inputs[n]) {
-      if (remaining_readers[v] == 1 && !model.value_is_graph_output[v]) freed += model.value_bytes[v];
+      if (values[v].remaining_readers == 1 && !model.value_is_graph_output[v]) {
+        freed += model.value_bytes[v];
+      }
     }
     return freed;
   };
   auto run = [&](int n) {
-    for (int v : model.inputs[n]) --remaining_readers[v];
+    for (int v : model.inputs[n]) --values[v].remaining_readers;
   };
   auto unrun = [&](int n) {
-    for (int v : model.inputs[n]) ++remaining_readers[v];
+    for (int v : model.inputs[n]) ++values[v].remaining_readers;
   };
   // The chain from `n`: while the last node has one successor with one predecessor.
   auto chain_of = [&](int n, std::vector<int>& chain) {
@@ -77,10 +186,52 @@ std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& r
       chain.push_back(next);
     }
   };
-  std::vector<int> order;
+  auto drop_score = [&](int head) {
+    nodes[head].scored = false;
+    ++nodes[head].version;
+  };
+  std::vector<int>& chain = memory.chain;
+  std::vector<int>& read = memory.read;
+  int scorings = 0;
+  auto score_of = [&](int head) {
+    NodeState& state = nodes[head];
+    if (state.scored) return state.score;
+    chain_of(head, chain);
+    int64_t live = 0;
+    int64_t rise = 0;
+    for (int m : chain) {
+      rise = std::max(rise, live + model.run_bytes[m]);
+      live += model.kept_bytes[m] - freed_by(m);
+      run(m);
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) unrun(*it);
+    state.score = rise - live;
+    state.scored = true;
+    read.clear();
+    ++scorings;
+    for (int m : chain) {
+      for (int v : model.inputs[m]) {
+        if (model.value_is_graph_output[v]) continue;  // Never freed: no effect on the score.
+        if (values[v].counted_in != scorings) {
+          values[v].counted_in = scorings;
+          values[v].reads_inside = 0;
+          read.push_back(v);
+        }
+        ++values[v].reads_inside;
+      }
+    }
+    for (int v : read) {
+      watches.push_back({head, values[v].reads_inside, values[v].remaining_readers, state.version,
+                         values[v].first_watch});
+      values[v].first_watch = static_cast<int>(watches.size()) - 1;
+    }
+    return state.score;
+  };
+
+  order.clear();
   order.reserve(num_nodes);
-  std::vector<int> chain;
-  std::vector<int> best_chain;
+  std::vector<int>& best_chain = memory.best_chain;
+  std::vector<int>& changed = memory.changed;
   while (!ready.empty()) {
     size_t best = 0;
     if (ready.size() > kMostReadyForChains) {
@@ -93,95 +244,119 @@ std::vector<int> ChainSchedule(const StepModel& model, const std::vector<int>& r
         queue.pop();
         order.push_back(n);
         for (int s : model.successors[n]) {
-          if (--missing[s] == 0) queue.push(s);
+          if (--nodes[s].missing == 0) queue.push(s);
         }
       }
-      return order;
+      return;
     }
     // The chain with the largest rise above the base minus what it leaves.
     std::tuple<int64_t, int> best_key;
     for (size_t i = 0; i < ready.size(); ++i) {
-      chain_of(ready[i], chain);
-      int64_t live = 0;
-      int64_t rise = 0;
-      for (int m : chain) {
-        rise = std::max(rise, live + model.run_bytes[m]);
-        live += model.kept_bytes[m] - freed_by(m);
-        run(m);
-      }
-      for (auto it = chain.rbegin(); it != chain.rend(); ++it) unrun(*it);
-      const std::tuple<int64_t, int> key = {-(rise - live), rank[ready[i]]};
+      const std::tuple<int64_t, int> key = {-score_of(ready[i]), rank[ready[i]]};
       if (i == 0 || key < best_key) {
         best = i;
         best_key = key;
-        best_chain = chain;
       }
     }
+    const int head = ready[best];
     ready[best] = ready.back();
     ready.pop_back();
-    for (int m : best_chain) {
+    drop_score(head);
+    chain_of(head, best_chain);
+    changed.clear();
+    for (size_t i = 0; i < best_chain.size(); ++i) {
+      const int m = best_chain[i];
       order.push_back(m);
       run(m);
+      for (int v : model.inputs[m]) changed.push_back(v);
       for (int s : model.successors[m]) {
-        // Chain members after the first are run here, not made ready.
-        if (--missing[s] == 0 &&
-            std::find(best_chain.begin(), best_chain.end(), s) == best_chain.end()) {
+        // The next chain member is run here, not made ready (it is a node's
+        // only successor, so no other successor is in the chain).
+        if (--nodes[s].missing == 0 && (i + 1 == best_chain.size() || s != best_chain[i + 1])) {
           ready.push_back(s);
         }
       }
     }
+    // Drop the scores that changed, and the watches of scores made again.
+    for (int v : changed) {
+      const int remaining = values[v].remaining_readers;
+      for (int* link = &values[v].first_watch; *link != -1;) {
+        const Watch& watch = watches[*link];
+        const bool void_watch = watch.version != nodes[watch.head].version;
+        const bool score_changed =
+            remaining == watch.readers_inside && remaining != watch.remaining_then;
+        if (!void_watch && !score_changed) {
+          link = &watches[*link].next;
+          continue;
+        }
+        if (!void_watch) drop_score(watch.head);
+        *link = watch.next;  // Unlinked.
+      }
+    }
   }
-  return order;
 }
 
-}  // namespace
-
-std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
-                                const std::vector<int>& rank) {
-  if (rule == GreedyRule::kChains) return ChainSchedule(model, rank);
+void ListSchedule(const StepModel& model, GreedyRule rule, const std::vector<int>& rank,
+                  ListMemory& memory, std::vector<int>& order) {
   const int num_nodes = model.num_nodes;
-  // Slots: nodes sorted by run_bytes (then rank), so that "the ready nodes
-  // whose step fits under a threshold" is a prefix of slots.
-  std::vector<int> node_at(num_nodes);
-  std::iota(node_at.begin(), node_at.end(), 0);
-  std::sort(node_at.begin(), node_at.end(), [&](int a, int b) {
-    return std::tie(model.run_bytes[a], rank[a], a) < std::tie(model.run_bytes[b], rank[b], b);
-  });
-  std::vector<int> slot_of(num_nodes);
-  std::vector<int64_t> sorted_run(num_nodes);
-  for (int s = 0; s < num_nodes; ++s) {
-    slot_of[node_at[s]] = s;
-    sorted_run[s] = model.run_bytes[node_at[s]];
+  const bool peak_aware = rule == GreedyRule::kPeakAware;
+  // kPeakAware's slots: nodes sorted by run_bytes (then rank), so that "the
+  // ready nodes whose step fits under a threshold" is a prefix of slots.
+  std::vector<int>& slot_of = memory.slot_of;
+  std::vector<int64_t>& sorted_run = memory.sorted_run;
+  if (peak_aware) {
+    slot_of.resize(num_nodes);
+    std::vector<int>& node_at = memory.node_at;
+    node_at.resize(num_nodes);
+    std::iota(node_at.begin(), node_at.end(), 0);
+    std::sort(node_at.begin(), node_at.end(), [&](int a, int b) {
+      return std::tie(model.run_bytes[a], rank[a], a) < std::tie(model.run_bytes[b], rank[b], b);
+    });
+    sorted_run.resize(num_nodes);
+    for (int s = 0; s < num_nodes; ++s) {
+      slot_of[node_at[s]] = s;
+      sorted_run[s] = model.run_bytes[node_at[s]];
+    }
   }
 
-  std::vector<int> remaining_readers(model.readers.size());
-  for (size_t v = 0; v < model.readers.size(); ++v) {
+  std::vector<int>& remaining_readers = memory.remaining_readers;
+  remaining_readers.resize(model.readers.size());
+  for (int v = 0; v < model.readers.size(); ++v) {
     remaining_readers[v] = static_cast<int>(model.readers[v].size());
   }
-  std::vector<int> missing(num_nodes);
-  std::vector<bool> ready(num_nodes, false);
-  std::vector<bool> done(num_nodes, false);
-  std::vector<int64_t> freed(num_nodes, 0);  // For ready nodes: bytes they would free now.
-  std::vector<int> ready_since(num_nodes, 0);
-  MinTree by_rule(num_nodes);      // The rule's key of each ready node, by slot.
-  MinTree ready_slots(num_nodes);  // {slot, 0, 0, node} of each ready node.
+  std::vector<int>& missing = memory.missing;
+  std::vector<bool>& ready = memory.ready;
+  std::vector<bool>& done = memory.done;
+  std::vector<int64_t>& freed = memory.freed;  // For ready nodes: bytes they would free now.
+  std::vector<int>& ready_since = memory.ready_since;
+  missing.resize(num_nodes);
+  ready.assign(num_nodes, false);
+  done.assign(num_nodes, false);
+  freed.assign(num_nodes, 0);
+  ready_since.assign(num_nodes, 0);
+  // kPeakAware: the key of each ready node, by slot.
+  MinTree& by_rule = memory.by_rule;
+  if (peak_aware) by_rule.Reset(num_nodes);
+  // The other rules: every key a ready node has had, least on top. A key is
+  // pushed again whenever the node's growth changes (it only drops: the node
+  // would free more), and entries whose node is no longer ready or whose
+  // growth is no longer the node's are skipped. O(log n) per step, and cheap
+  // when few nodes are ready at once.
+  const int growth_field = rule == GreedyRule::kLeastGrowth ? 0 : 1;
+  auto later = [](const Key& a, const Key& b) { return Less(b, a); };
+  std::vector<Key>& heap = memory.heap;
+  heap.clear();
 
   auto update = [&](int n) {
     const int64_t growth = model.kept_bytes[n] - freed[n];
-    Key key;
-    switch (rule) {
-      case GreedyRule::kLeastGrowth:
-        key = {growth, model.run_bytes[n], rank[n], n};
-        break;
-      case GreedyRule::kPeakAware:  // The step's height is handled by the slot ranges.
-        key = {growth, rank[n], 0, n};
-        break;
-      case GreedyRule::kDepthFirst:
-      case GreedyRule::kChains:
-        key = {-ready_since[n], growth, rank[n], n};
-        break;
+    if (peak_aware) {  // The step's height is handled by the slot ranges.
+      by_rule.Set(slot_of[n], {growth, RankAndNode(rank[n], n)});
+      return;
     }
-    by_rule.Set(slot_of[n], key);
+    heap.push_back(rule == GreedyRule::kLeastGrowth
+                       ? Key{growth, model.run_bytes[n], rank[n], n}
+                       : Key{-ready_since[n], growth, rank[n], n});
+    std::push_heap(heap.begin(), heap.end(), later);
   };
   auto make_ready = [&](int n, int step) {
     ready[n] = true;
@@ -193,46 +368,51 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
       }
     }
     update(n);
-    ready_slots.Set(slot_of[n], {slot_of[n], 0, 0, n});
   };
   for (int n = 0; n < num_nodes; ++n) {
     missing[n] = static_cast<int>(model.predecessors[n].size());
     if (missing[n] == 0) make_ready(n, 0);
   }
 
-  std::vector<int> order;
+  order.clear();
   order.reserve(num_nodes);
   int64_t live = model.initial_live;
   int64_t peak = 0;
   for (int step = 0; step < num_nodes; ++step) {
     const int64_t first_step = step == 0 ? model.first_step_bytes : 0;
-    Key best = kInactive;
-    if (rule == GreedyRule::kPeakAware) {
+    int n = -1;
+    if (peak_aware) {
       // Ready nodes whose step stays under the peak: least growth, then rank.
       const int64_t room = peak - live - first_step;
       const int fits = static_cast<int>(
           std::upper_bound(sorted_run.begin(), sorted_run.end(), room) - sorted_run.begin());
-      best = by_rule.Min(0, fits);
-      if (best == kInactive) {
+      TreeKey best = by_rule.Min(0, fits);
+      if (IsInactive(best)) {
         // None: the lowest step, then least growth, then rank.
-        const Key first_ready = ready_slots.Min(fits, num_nodes);
-        if (first_ready == kInactive) break;
-        const int first = static_cast<int>(first_ready[0]);
+        const int first = by_rule.FirstActive(fits);
+        if (first == -1) break;  // Not reached for an acyclic graph.
         const int end = static_cast<int>(
             std::upper_bound(sorted_run.begin(), sorted_run.end(), sorted_run[first]) -
             sorted_run.begin());
         best = by_rule.Min(first, end);
       }
+      n = NodeOf(best);
+      by_rule.Set(slot_of[n], kInactive);
     } else {
-      best = by_rule.Min(0, num_nodes);
+      auto stale = [&](const Key& key) {
+        const int node = static_cast<int>(key[3]);
+        return !ready[node] || key[growth_field] != model.kept_bytes[node] - freed[node];
+      };
+      while (!heap.empty() && stale(heap.front())) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        heap.pop_back();
+      }
+      if (heap.empty()) break;  // Not reached for an acyclic graph.
+      n = static_cast<int>(heap.front()[3]);
     }
-    if (best == kInactive) break;  // Not reached for an acyclic graph.
-    const int n = static_cast<int>(best[3]);
     order.push_back(n);
-    ready[n] = false;
+    ready[n] = false;  // Its heap entries are skipped from now on.
     done[n] = true;
-    by_rule.Set(slot_of[n], kInactive);
-    ready_slots.Set(slot_of[n], kInactive);
     peak = std::max(peak, live + model.run_bytes[n] + first_step);
     live += model.kept_bytes[n] - freed[n];
     for (int v : model.inputs[n]) {
@@ -251,6 +431,32 @@ std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
       if (--missing[s] == 0) make_ready(s, step + 1);
     }
   }
+}
+
+}  // namespace
+
+struct GreedyScheduler::Memory {
+  ListMemory list;
+  ChainMemory chains;
+};
+
+GreedyScheduler::GreedyScheduler() : memory_(std::make_unique<Memory>()) {}
+GreedyScheduler::~GreedyScheduler() = default;
+
+void GreedyScheduler::Schedule(const StepModel& model, GreedyRule rule, const std::vector<int>& rank,
+                               std::vector<int>& order) {
+  if (rule == GreedyRule::kChains) {
+    ChainSchedule(model, rank, memory_->chains, order);
+  } else {
+    ListSchedule(model, rule, rank, memory_->list, order);
+  }
+}
+
+std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
+                                const std::vector<int>& rank) {
+  GreedyScheduler scheduler;
+  std::vector<int> order;
+  scheduler.Schedule(model, rule, rank, order);
   return order;
 }
 

@@ -21,6 +21,7 @@
 #ifndef ONNX_FOOTPRINT_SCHEDULER_GREEDY_H_
 #define ONNX_FOOTPRINT_SCHEDULER_GREEDY_H_
 
+#include <memory>
 #include <vector>
 
 #include "scheduler/step_model.h"
@@ -33,6 +34,21 @@ enum class GreedyRule { kLeastGrowth, kPeakAware, kDepthFirst, kChains };
 // (lower first), e.g. the node's position in the given order.
 std::vector<int> GreedySchedule(const StepModel& model, GreedyRule rule,
                                 const std::vector<int>& rank);
+
+// The same, run after run in the same working memory: the optimizer runs
+// four rules on each of hundreds of segments.
+class GreedyScheduler {
+ public:
+  GreedyScheduler();
+  ~GreedyScheduler();
+  // GreedySchedule(model, rule, rank), into `order`.
+  void Schedule(const StepModel& model, GreedyRule rule, const std::vector<int>& rank,
+                std::vector<int>& order);
+
+ private:
+  struct Memory;
+  std::unique_ptr<Memory> memory_;
+};
 
 }  // namespace footprint::scheduler
 

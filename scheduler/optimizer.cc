@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <span>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -54,48 +55,88 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
   ScheduleResult result;
   result.given_peak = SchedulePeak(graph, given_order);
 
-  std::vector<Segment> segments = SplitIntoSegments(graph, given_order, kJoinSegmentsUpTo);
-  std::vector<StepModel> models;
-  std::vector<SegmentState> states(segments.size());
-  models.reserve(segments.size());
+  // One graph, model and greedy memory serve every segment in turn: a long
+  // model has hundreds of segments.
+  const FlatGraph flat = Flatten(graph);
+  Segmentation segments = SegmentOrder(flat, given_order, kJoinSegmentsUpTo);
+  const int num_segments = segments.num_segments();
+  std::vector<SegmentState> states(num_segments);
+  // Two slots: one keeps the segment with the highest peak so far (where
+  // the search starts), the other takes the next segment.
+  struct Built {
+    int segment = -1;
+    FlatGraph graph;
+    StepModelBuilder model;
+  };
+  Built built[2];
+  int spare = 0;
+  GreedyScheduler greedy;
+  std::vector<int> rank;
+  std::vector<int> candidate;
+  std::vector<int> scratch;
   int64_t lower_bound = 0;
   size_t offset = 0;  // Of the segment in the given order.
-  for (size_t s = 0; s < segments.size(); ++s) {
-    const Segment& segment = segments[s];
-    const StepModel& model = models.emplace_back(BuildStepModel(segment.graph));
+  for (int s = 0; s < num_segments; ++s) {
+    Built& slot = built[spare];
+    segments.BuildGraph(s, slot.graph);
+    const StepModel& model = slot.model.Build(slot.graph);
+    slot.segment = s;
+    const std::span<const int> nodes = segments.nodes(s);
+    const int64_t passing = segments.passing_bytes(s);
     SegmentState& state = states[s];
-    std::vector<int> rank(model.num_nodes);
+    rank.resize(model.num_nodes);
     for (int i = 0; i < model.num_nodes; ++i) rank[i] = i;
     // The segment's nodes are in the given order, but for floating groups.
     state.order = rank;
-    if (!std::equal(segment.nodes.begin(), segment.nodes.end(), given_order.begin() + offset)) {
+    if (!std::equal(nodes.begin(), nodes.end(), given_order.begin() + offset)) {
       state.method = "floating-groups-to-readers";
     }
-    offset += segment.nodes.size();
-    state.peak = SchedulePeak(segment.graph, state.order) + segment.passing_bytes;
+    offset += nodes.size();
+    state.peak = ModelPeak(model, state.order, scratch) + passing;
+    // When every node reads the one before it, the given order is the only
+    // one: every rule would return it.
+    bool only_order = true;
+    for (int i = 1; i < model.num_nodes && only_order; ++i) {
+      const std::span<const int> predecessors = model.predecessors[i];
+      only_order = !predecessors.empty() && predecessors.back() == i - 1;
+    }
     for (auto [rule, name] : {std::pair{GreedyRule::kLeastGrowth, "greedy-least-growth"},
                               std::pair{GreedyRule::kPeakAware, "greedy-peak-aware"},
                               std::pair{GreedyRule::kDepthFirst, "greedy-depth-first"},
                               std::pair{GreedyRule::kChains, "greedy-chains"}}) {
-      std::vector<int> order = GreedySchedule(model, rule, rank);
-      const int64_t peak = SchedulePeak(segment.graph, order) + segment.passing_bytes;
+      if (only_order) break;
+      greedy.Schedule(model, rule, rank, candidate);
+      const int64_t peak = ModelPeak(model, candidate, scratch) + passing;
       if (peak < state.peak) {
-        state.order = std::move(order);
+        state.order.swap(candidate);
         state.peak = peak;
         state.method = name;
       }
     }
     int64_t largest_local = 0;
     for (int64_t bytes : model.local_bytes) largest_local = std::max(largest_local, bytes);
-    state.lower_bound = largest_local + segment.passing_bytes;
+    state.lower_bound = largest_local + passing;
     lower_bound = std::max(lower_bound, state.lower_bound);
+    if (s == 0 || state.peak > states[built[1 - spare].segment].peak) spare = 1 - spare;
   }
 
+  // The graph and model of the segment the search works on, built again
+  // when it moves to one no slot holds.
+  auto search_on = [&](int s) -> Built& {
+    for (Built& slot : built) {
+      if (slot.segment == s) return slot;
+    }
+    Built& slot = built[spare];
+    segments.BuildGraph(s, slot.graph);
+    slot.model.Build(slot.graph);
+    slot.segment = s;
+    return slot;
+  };
   // Work on the segment that holds the peak until it is solved, nothing
   // improves it, or time is out: no other segment can lower the peak.
-  while (!states.empty() && absl::Now() < deadline) {
-    size_t top = 0;
-    for (size_t s = 1; s < states.size(); ++s) {
+  while (num_segments > 0 && absl::Now() < deadline) {
+    int top = 0;
+    for (int s = 1; s < num_segments; ++s) {
       if (states[s].peak > states[top].peak ||
           (states[s].peak == states[top].peak && states[s].solved && !states[top].solved)) {
         top = s;
@@ -103,33 +144,35 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
     }
     SegmentState& state = states[top];
     if (state.peak <= lower_bound || state.solved) break;
-    const int64_t passing = segments[top].passing_bytes;
+    const int64_t passing = segments.passing_bytes(top);
     const int64_t good_enough = std::max<int64_t>(0, lower_bound - passing);
-    const bool exact_fits = models[top].num_nodes <= kExactSearchMaxNodes;
+    Built& searched = search_on(top);
+    const StepModel& model = searched.model.model();
+    const bool exact_fits = model.num_nodes <= kExactSearchMaxNodes;
     ExactSearchResult exact;
     if (state.phase == Phase::kQuickExact) {
       // Most segments are narrow: a small exact search settles them at once.
       state.phase = Phase::kWindows;
       if (!exact_fits) continue;
-      exact = ExactSearch(models[top], {.upper_bound = state.peak - passing,
-                                        .good_enough = good_enough,
-                                        .deadline = deadline,
-                                        .max_states = kQuickExactStates});
+      exact = ExactSearch(model, {.upper_bound = state.peak - passing,
+                                  .good_enough = good_enough,
+                                  .deadline = deadline,
+                                  .max_states = kQuickExactStates});
     } else if (state.phase == Phase::kWindows) {
       // With at most half the time left: windows are cheap, and a lower peak
       // to beat prunes the full exact search that follows.
       state.phase = Phase::kFullExact;
-      if (ImproveByWindows(segments[top].graph, state.order, good_enough,
+      if (ImproveByWindows(searched.graph, state.order, good_enough,
                            absl::Now() + (deadline - absl::Now()) / 2)) {
-        state.peak = SchedulePeak(segments[top].graph, state.order) + passing;
+        state.peak = ModelPeak(model, state.order) + passing;
         state.method = state.method == "given" ? "windows" : state.method + "+windows";
       }
       continue;
     } else if (state.phase == Phase::kFullExact && exact_fits) {
       state.phase = Phase::kStuck;
-      exact = ExactSearch(models[top], {.upper_bound = state.peak - passing,
-                                        .good_enough = good_enough,
-                                        .deadline = deadline});
+      exact = ExactSearch(model, {.upper_bound = state.peak - passing,
+                                  .good_enough = good_enough,
+                                  .deadline = deadline});
     } else {
       break;  // Nothing more to try on the segment that holds the peak.
     }
@@ -148,8 +191,9 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
   std::vector<int> order;
   order.reserve(graph.nodes.size());
   std::set<std::string> methods;
-  for (size_t s = 0; s < segments.size(); ++s) {
-    for (int local : states[s].order) order.push_back(segments[s].nodes[local]);
+  for (int s = 0; s < num_segments; ++s) {
+    const std::span<const int> nodes = segments.nodes(s);
+    for (int local : states[s].order) order.push_back(nodes[local]);
     if (states[s].method != "given") methods.insert(states[s].method);  // Sorted, once each.
   }
   const int64_t peak = SchedulePeak(graph, order);
@@ -162,8 +206,8 @@ absl::StatusOr<ScheduleResult> OptimizeSchedule(const DataflowGraph& graph,
   if (peak < result.given_peak) {
     result.order = std::move(order);
     result.peak = peak;
-    result.algorithm = absl::StrCat(absl::StrJoin(methods, ", "), " over ", segments.size(),
-                                    segments.size() == 1 ? " segment" : " segments");
+    result.algorithm = absl::StrCat(absl::StrJoin(methods, ", "), " over ", num_segments,
+                                    num_segments == 1 ? " segment" : " segments");
   } else {
     result.order = given_order;
     result.peak = result.given_peak;

@@ -94,10 +94,13 @@ absl::StatusOr<std::vector<int>> StableTopologicalOrder(const DataflowGraph& gra
       })));
 }
 
-std::vector<int64_t> LiveBytesPerStep(const DataflowGraph& graph, const std::vector<int>& order) {
+namespace {
+
+// Calls step(k, live bytes at step k) for every step of `order`.
+template <typename StepFn>
+void ForEachStep(const DataflowGraph& graph, const std::vector<int>& order, StepFn step) {
   const int num_steps = static_cast<int>(order.size());
-  std::vector<int64_t> live(num_steps, 0);
-  if (num_steps == 0) return live;
+  if (num_steps == 0) return;
   std::vector<int> step_of(graph.nodes.size(), 0);
   for (int k = 0; k < num_steps; ++k) step_of[order[k]] = k;
   // delta[k] changes the live bytes from step k on.
@@ -114,14 +117,21 @@ std::vector<int64_t> LiveBytesPerStep(const DataflowGraph& graph, const std::vec
   int64_t running = 0;
   for (int k = 0; k < num_steps; ++k) {
     running += delta[k];
-    live[k] = running + graph.nodes[order[k]].extra_bytes;
+    step(k, running + graph.nodes[order[k]].extra_bytes);
   }
+}
+
+}  // namespace
+
+std::vector<int64_t> LiveBytesPerStep(const DataflowGraph& graph, const std::vector<int>& order) {
+  std::vector<int64_t> live(order.size(), 0);
+  ForEachStep(graph, order, [&live](int k, int64_t bytes) { live[k] = bytes; });
   return live;
 }
 
 int64_t SchedulePeak(const DataflowGraph& graph, const std::vector<int>& order) {
   int64_t peak = 0;
-  for (int64_t bytes : LiveBytesPerStep(graph, order)) peak = std::max(peak, bytes);
+  ForEachStep(graph, order, [&peak](int, int64_t bytes) { peak = std::max(peak, bytes); });
   return peak;
 }
 

@@ -24,11 +24,14 @@
 
 #include "absl/time/time.h"
 #include "scheduler/dataflow_graph.h"
+#include "scheduler/flat_graph.h"
 
 namespace footprint::scheduler {
 
 // Lowers the peak of `order` (a topological order of `graph`) in place;
 // returns whether it changed. Stops once the peak is at most good_enough.
+bool ImproveByWindows(const FlatGraph& graph, std::vector<int>& order, int64_t good_enough,
+                      absl::Time deadline);
 bool ImproveByWindows(const DataflowGraph& graph, std::vector<int>& order, int64_t good_enough,
                       absl::Time deadline);
 
