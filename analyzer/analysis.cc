@@ -213,8 +213,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     absl::StatusOr<SizedType> sized = absl::UnknownError("unset");
     const symbolic::SymValue* engine_value = nullptr;
     if (engine_shapes != nullptr) {
-      auto it = engine_shapes->values.find(value.name);
-      if (it != engine_shapes->values.end()) engine_value = &it->second;
+      engine_value = engine_shapes->Find(value.name);
     }
     if (engine_value != nullptr) {
       absl::StatusOr<symbolic::SymbolicSize> symbolic_size = symbolic::SizeOfSymValue(*engine_value);

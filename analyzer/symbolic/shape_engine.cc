@@ -27,6 +27,15 @@ bool SymValue::HasFullShape() const {
   return std::all_of(shape->begin(), shape->end(), [](const Expr& d) { return d.known(); });
 }
 
+void GraphShapes::Set(absl::string_view name, SymValue value) {
+  auto [it, inserted] = index.try_emplace(name, static_cast<int32_t>(values.size()));
+  if (inserted) {
+    values.push_back(std::move(value));
+  } else {
+    values[it->second] = std::move(value);
+  }
+}
+
 bool SymValue::HasConcreteShape() const {
   if (!shape.has_value()) return false;
   return std::all_of(shape->begin(), shape->end(), [](const Expr& d) { return d.AsConstant().has_value(); });
@@ -372,8 +381,7 @@ struct Scope {
 
   const SymValue* Find(const std::string& name) const {
     for (const Scope* s = this; s != nullptr; s = s->outer) {
-      auto it = s->table->values.find(name);
-      if (it != s->table->values.end()) return &it->second;
+      if (const SymValue* value = s->table->Find(name)) return value;
     }
     return nullptr;
   }
@@ -400,8 +408,8 @@ class Engine {
     std::vector<SymValue> outputs;
     const GraphShapes& table = tables_.graphs[&body];
     for (const auto& output : body.output()) {
-      auto it = table.values.find(output.name());
-      outputs.push_back(it == table.values.end() ? UnknownValue("body output not produced") : it->second);
+      const SymValue* value = table.Find(output.name());
+      outputs.push_back(value == nullptr ? UnknownValue("body output not produced") : *value);
     }
     return outputs;
   }
@@ -448,12 +456,14 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
                         int depth) {
   GraphShapes& table = tables_.graphs[&graph];
   table.values.clear();
+  table.index.clear();
   Scope scope{.table = &table, .outer = outer};
   if (depth > kMaxDepth) return;
   size_t value_count = graph.initializer_size() + graph.input_size();
   for (const onnx::NodeProto& node : graph.node()) value_count += node.output_size();
   table.values.reserve(value_count);
-  for (const onnx::TensorProto& tensor : graph.initializer()) table.values[tensor.name()] = FromTensorProto(tensor);
+  table.index.reserve(value_count);
+  for (const onnx::TensorProto& tensor : graph.initializer()) table.Set(tensor.name(), FromTensorProto(tensor));
   absl::flat_hash_set<std::string> initializers;
   for (const onnx::TensorProto& tensor : graph.initializer()) initializers.insert(tensor.name());
   for (int i = 0; i < graph.input_size(); ++i) {
@@ -462,7 +472,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
       SymValue v = (*input_values)[i];
       // The body's own declaration can only add what the outer node does not say.
       MergeOnnxType(input.has_type() ? &input.type() : nullptr, v);
-      table.values[input.name()] = std::move(v);
+      table.Set(input.name(), std::move(v));
       continue;
     }
     if (initializers.contains(input.name())) continue;  // An input with a default value.
@@ -476,7 +486,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         }
       }
     }
-    table.values[input.name()] = std::move(v);
+    table.Set(input.name(), std::move(v));
   }
   absl::flat_hash_map<std::string, const onnx::TypeProto*> onnx_types;
   for (const auto& info : graph.value_info()) onnx_types[info.name()] = &info.type();
@@ -544,7 +554,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         if (trace_) {
           std::cerr << node->op_type() << " " << node->name() << " -> " << node->output(o) << " " << Describe(v) << "\n";
         }
-        table.values[node->output(o)] = std::move(v);
+        table.Set(node->output(o), std::move(v));
       }
     }
     progress = later.size() < pending.size();

@@ -78,9 +78,21 @@ struct SymValue {
 Expr BytesOf(const SymValue& value);
 
 // Everything the engine found in one graph (the main graph or a body).
+// Every value of the graph by name (the names are the model's own strings).
+// The values sit in one vector in the order they were met and the index
+// maps a name to its position: filling and reading 40,000 values then stays
+// in cache, where a hash map holding the values themselves scattered them
+// over megabytes.
 struct GraphShapes {
-  // Every value of the graph by name; the names are the model's own strings.
-  absl::flat_hash_map<absl::string_view, SymValue> values;
+  std::vector<SymValue> values;                           // In the order met.
+  absl::flat_hash_map<absl::string_view, int32_t> index;  // Name -> position in `values`.
+
+  const SymValue* Find(absl::string_view name) const {
+    auto it = index.find(name);
+    return it == index.end() ? nullptr : &values[it->second];
+  }
+  // Adds the value, or replaces the one of that name.
+  void Set(absl::string_view name, SymValue value);
 };
 
 struct ShapeTables {

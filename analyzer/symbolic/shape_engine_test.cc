@@ -67,13 +67,13 @@ class Engine {
   explicit Engine(const ModelBuilder& builder) : model_(builder.Build()) { tables_ = *InferSymbolicShapes(model_); }
   const SymValue& Value(const std::string& name, const onnx::GraphProto* graph = nullptr) const {
     const GraphShapes& shapes = tables_.graphs.at(graph == nullptr ? &model_.graph() : graph);
-    auto it = shapes.values.find(name);
-    if (it == shapes.values.end()) {
+    const SymValue* value = shapes.Find(name);
+    if (value == nullptr) {
       ADD_FAILURE() << "no value " << name;
       static const SymValue kMissing;
       return kMissing;
     }
-    return it->second;
+    return *value;
   }
   std::string Shape(const std::string& name, const onnx::GraphProto* graph = nullptr) const {
     const SymValue& v = Value(name, graph);
