@@ -19,6 +19,7 @@
 #include "analyzer/analysis.h"
 #include "analyzer/symbolic/sweep.h"
 #include "analyzer/budgets.h"
+#include "analyzer/json_writer.h"
 #include "analyzer/report_diff.h"
 #include "nlohmann/json.hpp"
 
@@ -67,10 +68,15 @@ std::string StatusOf(const ModelReport& report);
 // Text: each model's report, then the summary table (one row per model).
 std::string RenderBatchText(const std::vector<ModelReport>& reports);
 std::string RenderSummaryText(const std::vector<ModelReport>& reports);
-// JSON: {"schema_version": 1, "reports": [report | {"model": {"path"}, "error"}]}.
-nlohmann::ordered_json BatchToJson(const std::vector<ModelReport>& reports);
-// One model's JSON report, with "baseline" when it has one.
+// JSON, as text ending in a newline (streamed: report.h's WriteAnalysisJsonMembers):
+// one model's report, with "baseline" when it has one ({"model": {"path"}, "error"}
+// when it failed), or {"schema_version": 1, "reports": [...]} for several.
+void WriteModelReportJson(const ModelReport& report, JsonWriter& json);
+std::string RenderModelReportJson(const ModelReport& report);
+std::string RenderBatchJson(const std::vector<ModelReport>& reports);
+// The same as DOMs, for callers that look values up (parsed from the text).
 nlohmann::ordered_json ModelReportToJson(const ModelReport& report);
+nlohmann::ordered_json BatchToJson(const std::vector<ModelReport>& reports);
 
 }  // namespace footprint
 

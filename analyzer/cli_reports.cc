@@ -103,9 +103,9 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
 
   std::string text;
   if (request.format == "json") {
-    text = (single ? ModelReportToJson(reports[0]) : BatchToJson(reports))
-               .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-           "\n";  // Names come from model files: invalid UTF-8 is replaced, not thrown on.
+    // Streamed, not built as a DOM: a big model's report is megabytes. Names
+    // come from model files: invalid UTF-8 is replaced (json_writer.h).
+    text = single ? RenderModelReportJson(reports[0]) : RenderBatchJson(reports);
   } else if (request.format == "md") {
     text = RenderMarkdown(reports);
   } else if (request.format == "html") {
