@@ -55,22 +55,38 @@ class JsonWriter {
   JsonWriter& Embed(const nlohmann::ordered_json& value);
 
   // The text so far; complete once every container is closed.
-  const std::string& text() const { return text_; }
-  std::string Release() && { return std::move(text_); }
+  std::string_view text() const { return std::string_view(buffer_.data(), size_); }
+  std::string Release() &&;
 
  private:
-  // Separator, newline and indentation before a value (none after a Key).
-  void BeforeValue();
-  void Open(char bracket, bool is_object);
-  void Close(char bracket, bool is_object);
-  void AppendQuoted(std::string_view value);
-
   struct OpenContainer {
     bool is_object = false;  // Else an array.
     bool is_empty = true;    // No member written yet: it closes as {} or [].
   };
 
-  std::string text_;
+  // Room for at least `bytes` more characters after the text: returns where
+  // they go. Commit(end) then keeps what was written up to `end`.
+  char* Room(size_t bytes) {
+    if (size_ + bytes > buffer_.size()) Grow(bytes);
+    return buffer_.data() + size_;
+  }
+  void Commit(const char* end) { size_ = static_cast<size_t>(end - buffer_.data()); }
+  void Grow(size_t bytes);
+  void Append(std::string_view piece);
+  // The separator before a member ("," unless it is the first), a line break
+  // and the indentation of `depth`, then `closing` when not '\0'.
+  void AppendBreak(bool first, size_t depth, char closing = '\0');
+  // Separator, line break and indentation before a value (none after a Key).
+  void BeforeValue();
+  void Open(char bracket, bool is_object);
+  void Close(char bracket, bool is_object);
+  void AppendQuoted(std::string_view value);
+
+  // The text is buffer_[0, size_); the rest is room to grow into. Writing
+  // into spare room, not appending piece by piece through std::string, is
+  // what makes this fast: a big report is ~500,000 short lines.
+  std::string buffer_;
+  size_t size_ = 0;
   std::vector<OpenContainer> open_;  // Innermost last; its size is the depth.
   bool after_key_ = false;           // A Key was written; its value comes next.
 };
