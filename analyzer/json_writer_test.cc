@@ -120,6 +120,28 @@ TEST(JsonWriterTest, EmbedsAValueIndentedToItsDepth) {
   EXPECT_EQ(json.text(), Dump(expected));
 }
 
+TEST(JsonWriterTest, WithASinkHandsOnTheSameTextInPieces) {
+  Json tensors = Json::array();
+  for (int i = 0; i < 5000; ++i) {
+    tensors.push_back({{"name", "block_" + std::to_string(i) + "/matmul:0"}, {"bytes", i * 64}, {"offset", nullptr}});
+  }
+  const Json report = {{"tensors", tensors}, {"caf\xc3\xa9", {{"empty", Json::object()}}}};
+  std::vector<std::string> pieces;
+  JsonWriter json([&](std::string_view piece) { pieces.emplace_back(piece); });
+  WriteThrough(report, json);
+  json.Flush();
+  json.Flush();  // Nothing left: no empty piece.
+  std::string joined;
+  for (const std::string& piece : pieces) {
+    EXPECT_FALSE(piece.empty());
+    EXPECT_LE(piece.size(), JsonWriter::kSinkPieceBytes);
+    joined += piece;
+  }
+  EXPECT_GT(pieces.size(), 2u) << "a report this size goes out in several pieces";
+  EXPECT_EQ(joined, Dump(report));
+  EXPECT_TRUE(json.text().empty());
+}
+
 TEST(JsonWriterTest, InvalidUtf8IsReplacedNotThrown) {
   JsonWriter json;
   json.BeginArray().String(std::string("x\xff", 2)).EndArray();
