@@ -279,14 +279,18 @@ std::string RenderModelReportJson(const ModelReport& report) {
   return std::move(json).Release() + "\n";
 }
 
-std::string RenderBatchJson(const std::vector<ModelReport>& reports) {
-  JsonWriter json;
+void WriteBatchJson(const std::vector<ModelReport>& reports, JsonWriter& json) {
   json.BeginObject();
   json.Key("schema_version").Int(kJsonSchemaVersion);
   json.Key("reports").BeginArray();
   for (const ModelReport& report : reports) WriteModelReportJson(report, json);
   json.EndArray();
   json.EndObject();
+}
+
+std::string RenderBatchJson(const std::vector<ModelReport>& reports) {
+  JsonWriter json;
+  WriteBatchJson(reports, json);
   return std::move(json).Release() + "\n";
 }
 

@@ -72,6 +72,7 @@ std::string RenderSummaryText(const std::vector<ModelReport>& reports);
 // one model's report, with "baseline" when it has one ({"model": {"path"}, "error"}
 // when it failed), or {"schema_version": 1, "reports": [...]} for several.
 void WriteModelReportJson(const ModelReport& report, JsonWriter& json);
+void WriteBatchJson(const std::vector<ModelReport>& reports, JsonWriter& json);
 std::string RenderModelReportJson(const ModelReport& report);
 std::string RenderBatchJson(const std::vector<ModelReport>& reports);
 // The same as DOMs, for callers that look values up (parsed from the text).
