@@ -68,9 +68,10 @@ std::string StatusOf(const ModelReport& report);
 // Text: each model's report, then the summary table (one row per model).
 std::string RenderBatchText(const std::vector<ModelReport>& reports);
 std::string RenderSummaryText(const std::vector<ModelReport>& reports);
-// JSON, as text ending in a newline (streamed: report.h's WriteAnalysisJsonMembers):
-// one model's report, with "baseline" when it has one ({"model": {"path"}, "error"}
-// when it failed), or {"schema_version": 1, "reports": [...]} for several.
+// JSON: one model's report (report.h's WriteAnalysisJsonMembers), with
+// "baseline" when it has one, or {"model": {"path"}, "error"} when it failed;
+// several models: {"schema_version": 1, "reports": [...]}. Write* stream it
+// into a writer; Render* return the text with its final newline.
 void WriteModelReportJson(const ModelReport& report, JsonWriter& json);
 void WriteBatchJson(const std::vector<ModelReport>& reports, JsonWriter& json);
 std::string RenderModelReportJson(const ModelReport& report);
