@@ -265,20 +265,46 @@ std::string RenderBatchText(const std::vector<ModelReport>& reports) {
   return out;
 }
 
+void WriteModelReportJson(const ModelReport& report, JsonWriter& json) {
+  json.BeginObject();
+  if (!report.analysis.has_value()) {
+    json.Key("model").BeginObject().Key("path").String(report.path).EndObject();
+    json.Key("error").String(report.error);
+  } else {
+    WriteAnalysisJsonMembers(*report.analysis, json);
+    // A few figures: the diff's own DOM, embedded as it is.
+    if (report.baseline.has_value()) json.Key("baseline").Embed(DiffToJson(*report.baseline));
+  }
+  json.EndObject();
+}
+
+std::string RenderModelReportJson(const ModelReport& report) {
+  JsonWriter json;
+  WriteModelReportJson(report, json);
+  return std::move(json).Release() + "\n";
+}
+
+void WriteBatchJson(const std::vector<ModelReport>& reports, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("schema_version").Int(kJsonSchemaVersion);
+  json.Key("reports").BeginArray();
+  for (const ModelReport& report : reports) WriteModelReportJson(report, json);
+  json.EndArray();
+  json.EndObject();
+}
+
+std::string RenderBatchJson(const std::vector<ModelReport>& reports) {
+  JsonWriter json;
+  WriteBatchJson(reports, json);
+  return std::move(json).Release() + "\n";
+}
+
 nlohmann::ordered_json ModelReportToJson(const ModelReport& report) {
-  if (!report.analysis.has_value()) return Json{{"model", {{"path", report.path}}}, {"error", report.error}};
-  Json json = AnalysisToJson(*report.analysis);
-  if (report.baseline.has_value()) json["baseline"] = DiffToJson(*report.baseline);
-  return json;
+  return Json::parse(RenderModelReportJson(report));
 }
 
 nlohmann::ordered_json BatchToJson(const std::vector<ModelReport>& reports) {
-  Json json;
-  json["schema_version"] = kJsonSchemaVersion;
-  Json array = Json::array();
-  for (const ModelReport& report : reports) array.push_back(ModelReportToJson(report));
-  json["reports"] = std::move(array);
-  return json;
+  return Json::parse(RenderBatchJson(reports));
 }
 
 }  // namespace footprint

@@ -19,6 +19,7 @@
 #include "analyzer/analysis.h"
 #include "analyzer/symbolic/sweep.h"
 #include "analyzer/budgets.h"
+#include "analyzer/json_writer.h"
 #include "analyzer/report_diff.h"
 #include "nlohmann/json.hpp"
 
@@ -67,10 +68,17 @@ std::string StatusOf(const ModelReport& report);
 // Text: each model's report, then the summary table (one row per model).
 std::string RenderBatchText(const std::vector<ModelReport>& reports);
 std::string RenderSummaryText(const std::vector<ModelReport>& reports);
-// JSON: {"schema_version": 1, "reports": [report | {"model": {"path"}, "error"}]}.
-nlohmann::ordered_json BatchToJson(const std::vector<ModelReport>& reports);
-// One model's JSON report, with "baseline" when it has one.
+// JSON: one model's report (report.h's WriteAnalysisJsonMembers), with
+// "baseline" when it has one, or {"model": {"path"}, "error"} when it failed;
+// several models: {"schema_version": 1, "reports": [...]}. Write* stream it
+// into a writer; Render* return the text with its final newline.
+void WriteModelReportJson(const ModelReport& report, JsonWriter& json);
+void WriteBatchJson(const std::vector<ModelReport>& reports, JsonWriter& json);
+std::string RenderModelReportJson(const ModelReport& report);
+std::string RenderBatchJson(const std::vector<ModelReport>& reports);
+// The same as DOMs, for callers that look values up (parsed from the text).
 nlohmann::ordered_json ModelReportToJson(const ModelReport& report);
+nlohmann::ordered_json BatchToJson(const std::vector<ModelReport>& reports);
 
 }  // namespace footprint
 

@@ -3,10 +3,12 @@
 #include <iostream>
 #include <optional>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/byte_size.h"
 #include "analyzer/cli.h"
+#include "analyzer/json_writer.h"
 #include "analyzer/output_file.h"
 #include "analyzer/report_diff.h"
 #include "analyzer/report_html.h"
@@ -45,15 +47,41 @@ int DiffUsageError(const std::string& message) {
   return kExitBadInput;
 }
 
-int Emit(const std::string& text, const std::string& output_path) {
+// Writes what `produce` hands its sink to stdout or, with an output path, to
+// that file (whole or not at all).
+int EmitPieces(absl::FunctionRef<void(OutputSink)> produce, const std::string& output_path) {
   if (output_path.empty()) {
-    std::cout << text << std::flush;
+    produce([](std::string_view piece) { std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+    std::cout << std::flush;
     return kExitOk;
   }
-  if (absl::Status status = WriteFileAtomically(output_path, text); !status.ok()) {
+  if (absl::Status status = WriteFileAtomically(output_path, produce); !status.ok()) {
     return Fail(absl::StrCat(output_path, ": ", status.message()));
   }
   return kExitOk;
+}
+
+int Emit(const std::string& text, const std::string& output_path) {
+  return EmitPieces([&](OutputSink sink) { sink(text); }, output_path);
+}
+
+// One model's JSON report, or the several-model object, with its final
+// newline. Streamed to the output as it is written: a big model's report is
+// megabytes, and holding it whole first costs more than writing it. Names
+// come from model files: invalid UTF-8 is replaced (json_writer.h).
+int EmitJson(const std::vector<ModelReport>& reports, const std::string& output_path) {
+  return EmitPieces(
+      [&](OutputSink sink) {
+        JsonWriter json(sink);
+        if (reports.size() == 1) {
+          WriteModelReportJson(reports[0], json);
+        } else {
+          WriteBatchJson(reports, json);
+        }
+        json.Flush();
+        sink("\n");
+      },
+      output_path);
 }
 
 // `--flag VALUE` or `--flag=VALUE` at args[i]; advances i past it.
@@ -101,19 +129,17 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
     return Fail(absl::StrCat(reports[0].path, ": ", reports[0].error));
   }
 
-  std::string text;
+  int emitted = kExitOk;
   if (request.format == "json") {
-    text = (single ? ModelReportToJson(reports[0]) : BatchToJson(reports))
-               .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-           "\n";  // Names come from model files: invalid UTF-8 is replaced, not thrown on.
+    emitted = EmitJson(reports, request.output_path);
   } else if (request.format == "md") {
-    text = RenderMarkdown(reports);
+    emitted = Emit(RenderMarkdown(reports), request.output_path);
   } else if (request.format == "html") {
-    text = RenderHtml(reports);
+    emitted = Emit(RenderHtml(reports), request.output_path);
   } else {
-    text = RenderBatchText(reports);
+    emitted = Emit(RenderBatchText(reports), request.output_path);
   }
-  if (int status = Emit(text, request.output_path); status != kExitOk) return status;
+  if (emitted != kExitOk) return emitted;
 
   for (const ModelReport& report : reports) {
     if (!report.analysis.has_value()) {

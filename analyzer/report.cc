@@ -1,8 +1,11 @@
 #include "analyzer/report.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -15,25 +18,212 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json ShapeToJson(const std::optional<std::vector<Dim>>& shape) {
-  if (!shape.has_value()) return nullptr;
-  Json dims = Json::array();
+// null for an unknown shape; each dim a number, its symbol, or null.
+void WriteShape(const std::optional<std::vector<Dim>>& shape, JsonWriter& json) {
+  if (!shape.has_value()) {
+    json.Null();
+    return;
+  }
+  json.BeginArray();
   for (const Dim& dim : *shape) {
     if (dim.value.has_value()) {
-      dims.push_back(*dim.value);
+      json.Int(*dim.value);
     } else if (!dim.symbol.empty()) {
-      dims.push_back(dim.symbol);
+      json.String(dim.symbol);
     } else {
-      dims.push_back(nullptr);
+      json.Null();
     }
   }
-  return dims;
+  json.EndArray();
 }
 
-template <typename T>
-Json OptionalToJson(const std::optional<T>& value) {
-  if (!value.has_value()) return nullptr;
-  return *value;
+void WriteIntOrNull(const std::optional<int64_t>& value, JsonWriter& json) {
+  if (value.has_value()) {
+    json.Int(*value);
+  } else {
+    json.Null();
+  }
+}
+
+// "" (none) is null.
+void WriteStringOrNull(const std::string& value, JsonWriter& json) {
+  if (value.empty()) {
+    json.Null();
+  } else {
+    json.String(value);
+  }
+}
+
+void WriteStrings(const std::vector<std::string>& values, JsonWriter& json) {
+  json.BeginArray();
+  for (const std::string& value : values) json.String(value);
+  json.EndArray();
+}
+
+void WriteInts(const std::vector<int64_t>& values, JsonWriter& json) {
+  json.BeginArray();
+  for (const int64_t value : values) json.Int(value);
+  json.EndArray();
+}
+
+// {"NAME": [DIMS...]} for --input-shape and --tensor-shape.
+void WriteShapeBindings(const std::map<std::string, std::vector<int64_t>>& shapes, JsonWriter& json) {
+  json.BeginObject();
+  for (const auto& [name, dims] : shapes) {
+    json.Key(name);
+    WriteInts(dims, json);
+  }
+  json.EndObject();
+}
+
+// ONNX names the default domain "" or "ai.onnx"; the report calls it
+// "ai.onnx", once. A model that lists both gets one key, in the first place
+// ("" sorts first), with the version listed under "ai.onnx".
+void WriteOpsets(const std::map<std::string, int64_t>& opsets, JsonWriter& json) {
+  const auto named_default = opsets.find("ai.onnx");
+  const bool has_empty_default = opsets.contains("");
+  json.BeginObject();
+  for (const auto& [domain, version] : opsets) {
+    if (domain.empty()) {
+      json.Key("ai.onnx").Int(named_default != opsets.end() ? named_default->second : version);
+    } else if (domain != "ai.onnx" || !has_empty_default) {
+      json.Key(domain).Int(version);
+    }
+  }
+  json.EndObject();
+}
+
+void WriteTensor(const TensorRecord& tensor, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("name").String(tensor.name);
+  json.Key("role").String(TensorRoleName(tensor.role));
+  json.Key("dtype").String(tensor.dtype);
+  json.Key("shape");
+  WriteShape(tensor.shape, json);
+  json.Key("bytes");
+  WriteIntOrNull(tensor.bytes, json);
+  json.Key("aligned_bytes");
+  WriteIntOrNull(tensor.bytes.has_value() ? std::optional<int64_t>(tensor.aligned_bytes) : std::nullopt, json);
+  json.Key("first_step").Int(tensor.first_step);
+  json.Key("last_step").Int(tensor.last_step);
+  json.Key("offset");
+  WriteIntOrNull(tensor.offset, json);
+  json.Key("producer").String(tensor.producer);
+  json.Key("tier");
+  WriteStringOrNull(tensor.tier, json);
+  json.Key("tier_offset");
+  WriteIntOrNull(tensor.tier_offset, json);
+  json.Key("shares_with");
+  WriteStringOrNull(tensor.shares_with, json);
+  json.Key("sharing");
+  WriteStringOrNull(tensor.sharing, json);
+  if (!tensor.bytes.has_value()) json.Key("unsized_reason").String(tensor.unsized_reason);
+  if (!tensor.bytes_expr.empty()) json.Key("bytes_expr").String(tensor.bytes_expr);
+  json.EndObject();
+}
+
+void WriteWeight(const WeightRecord& weight, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("name").String(weight.name);
+  json.Key("dtype").String(weight.dtype);
+  json.Key("shape");
+  WriteShape(weight.shape, json);
+  json.Key("bytes");
+  WriteIntOrNull(weight.bytes, json);
+  json.Key("source").String(weight.from_constant_node ? "constant" : "initializer");
+  if (!weight.graph.empty()) json.Key("graph").String(weight.graph);
+  json.EndObject();
+}
+
+void WriteTier(const TierSummary& tier, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("name").String(tier.name);
+  json.Key("capacity_bytes");
+  WriteIntOrNull(tier.capacity_bytes, json);
+  json.Key("arena_bytes").Int(tier.arena_bytes);
+  json.Key("weights_bytes").Int(tier.weights_bytes);
+  json.Key("arena_limit_bytes");
+  WriteIntOrNull(tier.arena_limit_bytes, json);
+  json.Key("alignment_bytes").Int(tier.alignment_bytes);
+  json.Key("tensors").Int(tier.tensors);
+  json.Key("holds_weights").Bool(tier.holds_weights);
+  json.Key("holds_activations").Bool(tier.holds_activations);
+  json.Key("proven_optimal").Bool(tier.proven_optimal);
+  json.EndObject();
+}
+
+void WriteMemory(const Analysis& analysis, JsonWriter& json) {
+  const MemoryFigures& memory = analysis.memory;
+  json.BeginObject();
+  json.Key("weights_bytes").Int(memory.weights_bytes);
+  json.Key("arena_bytes").Int(memory.arena_bytes);
+  json.Key("lower_bound_bytes").Int(memory.lower_bound_bytes);
+  json.Key("naive_bytes").Int(memory.naive_bytes);
+  json.Key("reuse_savings_bytes").Int(memory.reuse_savings_bytes);
+  json.Key("reuse_savings_percent").Double(ReuseSavingsPercent(memory));
+  json.Key("peak_bytes").Int(memory.peak_bytes);
+  json.Key("unsized_tensors").Int(memory.unsized_tensors);
+  json.Key("complete").Bool(memory.complete);
+  json.Key("baseline").BeginObject();
+  json.Key("lower_bound_bytes").Int(analysis.modes.baseline_lower_bound_bytes);
+  json.EndObject();
+  json.Key("tiers").BeginArray();
+  for (const TierSummary& tier : analysis.tiers) WriteTier(tier, json);
+  json.EndArray();
+  if (analysis.symbolic_memory.has_value()) {
+    const SymbolicMemory& symbolic = *analysis.symbolic_memory;
+    json.Key("symbols");
+    WriteStrings(symbolic.symbols, json);
+    // "" is a formula too large to print.
+    json.Key("naive_expr");
+    WriteStringOrNull(symbolic.naive_expr, json);
+    json.Key("lower_bound_expr");
+    WriteStringOrNull(symbolic.lower_bound_expr, json);
+    json.Key("peak_lower_bound_expr");
+    WriteStringOrNull(symbolic.peak_lower_bound_expr, json);
+    json.Key("peak_upper_bound_expr");
+    WriteStringOrNull(symbolic.peak_upper_bound_expr, json);
+  }
+  json.EndObject();
+}
+
+void WriteModes(const ModesSummary& modes, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("schedule").BeginObject();
+  json.Key("name").String(modes.schedule.name);
+  json.Key("algorithm").String(modes.schedule.algorithm);
+  json.Key("proven_optimal").Bool(modes.schedule.proven_optimal);
+  json.Key("lower_bound_bytes").Int(modes.schedule.lower_bound_bytes);
+  json.Key("saved_bytes").Int(modes.schedule.saved_bytes);
+  json.Key("seconds").Double(modes.schedule.seconds);
+  json.EndObject();
+  for (const auto& [key, mode] : {std::pair{"alias", &modes.alias}, std::pair{"inplace", &modes.inplace}}) {
+    json.Key(key).BeginObject();
+    json.Key("enabled").Bool(mode->enabled);
+    json.Key("tensors").Int(mode->tensors);
+    json.Key("lower_bound_bytes").Int(mode->lower_bound_bytes);
+    json.Key("saved_bytes").Int(mode->saved_bytes);
+    json.EndObject();
+  }
+  json.EndObject();
+}
+
+void WriteSweep(const SweepFigures& sweep, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("dim").String(sweep.dim);
+  json.Key("points").BeginArray();
+  for (const SweepFigures::Point& point : sweep.points) {
+    json.BeginObject();
+    json.Key("value").Int(point.value);
+    json.Key("peak_bytes").Int(point.memory.peak_bytes);
+    json.Key("arena_bytes").Int(point.memory.arena_bytes);
+    json.Key("lower_bound_bytes").Int(point.memory.lower_bound_bytes);
+    json.Key("naive_bytes").Int(point.memory.naive_bytes);
+    json.Key("unsized_tensors").Int(point.memory.unsized_tensors);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
 }
 
 // "  weights       1.23 MiB  (1,289,732 bytes)"
@@ -68,151 +258,107 @@ double ReuseSavingsPercent(const MemoryFigures& memory) {
   return 100.0 * static_cast<double>(memory.reuse_savings_bytes) / static_cast<double>(memory.naive_bytes);
 }
 
-nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
-  Json json;
-  json["schema_version"] = kJsonSchemaVersion;
-  Json opsets = Json::object();
-  for (const auto& [domain, version] : analysis.model.opsets) opsets[domain.empty() ? "ai.onnx" : domain] = version;
-  json["model"] = {{"path", analysis.model.path},
-                   {"ir_version", analysis.model.ir_version},
-                   {"opsets", opsets},
-                   {"nodes", analysis.model.nodes},
-                   {"producer", analysis.model.producer}};
-  json["device"] = {{"name", analysis.device.name}, {"alignment_bytes", analysis.device.alignment_bytes}};
-  Json dims = Json::object();
-  for (const auto& [name, value] : analysis.options.dims) dims[name] = value;
-  json["options"] = {{"schedule", analysis.options.optimize_schedule ? "optimized" : "given"},
-                     {"alias", analysis.options.alias},
-                     {"inplace", analysis.options.inplace},
-                     {"dims", dims}};
-  if (!analysis.options.input_shapes.empty()) json["options"]["input_shapes"] = analysis.options.input_shapes;
-  if (analysis.options.dim_default.has_value()) json["options"]["dim_default"] = *analysis.options.dim_default;
-  if (!analysis.options.tensor_shapes.empty()) json["options"]["tensor_shapes"] = analysis.options.tensor_shapes;
-  const MemoryFigures& memory = analysis.memory;
-  json["memory"] = {{"weights_bytes", memory.weights_bytes},
-                    {"arena_bytes", memory.arena_bytes},
-                    {"lower_bound_bytes", memory.lower_bound_bytes},
-                    {"naive_bytes", memory.naive_bytes},
-                    {"reuse_savings_bytes", memory.reuse_savings_bytes},
-                    {"reuse_savings_percent", ReuseSavingsPercent(memory)},
-                    {"peak_bytes", memory.peak_bytes},
-                    {"unsized_tensors", memory.unsized_tensors},
-                    {"complete", memory.complete},
-                    {"baseline", {{"lower_bound_bytes", analysis.modes.baseline_lower_bound_bytes}}}};
-  Json tiers = Json::array();
-  for (const TierSummary& tier : analysis.tiers) {
-    tiers.push_back({{"name", tier.name},
-                     {"capacity_bytes", OptionalToJson(tier.capacity_bytes)},
-                     {"arena_bytes", tier.arena_bytes},
-                     {"weights_bytes", tier.weights_bytes},
-                     {"arena_limit_bytes", OptionalToJson(tier.arena_limit_bytes)},
-                     {"alignment_bytes", tier.alignment_bytes},
-                     {"tensors", tier.tensors},
-                     {"holds_weights", tier.holds_weights},
-                     {"holds_activations", tier.holds_activations},
-                     {"proven_optimal", tier.proven_optimal}});
+void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
+  json.Key("schema_version").Int(kJsonSchemaVersion);
+
+  json.Key("model").BeginObject();
+  json.Key("path").String(analysis.model.path);
+  json.Key("ir_version").Int(analysis.model.ir_version);
+  json.Key("opsets");
+  WriteOpsets(analysis.model.opsets, json);
+  json.Key("nodes").Int(analysis.model.nodes);
+  json.Key("producer").String(analysis.model.producer);
+  json.EndObject();
+
+  json.Key("device").BeginObject();
+  json.Key("name").String(analysis.device.name);
+  json.Key("alignment_bytes").Int(analysis.device.alignment_bytes);
+  json.EndObject();
+
+  const AnalyzeOptions& options = analysis.options;
+  json.Key("options").BeginObject();
+  json.Key("schedule").String(options.optimize_schedule ? "optimized" : "given");
+  json.Key("alias").Bool(options.alias);
+  json.Key("inplace").Bool(options.inplace);
+  json.Key("dims").BeginObject();
+  for (const auto& [name, value] : options.dims) json.Key(name).Int(value);
+  json.EndObject();
+  if (!options.input_shapes.empty()) {
+    json.Key("input_shapes");
+    WriteShapeBindings(options.input_shapes, json);
   }
-  json["memory"]["tiers"] = std::move(tiers);
-  if (analysis.symbolic_memory.has_value()) {
-    const SymbolicMemory& symbolic = *analysis.symbolic_memory;
-    auto or_null = [](const std::string& expr) { return expr.empty() ? Json(nullptr) : Json(expr); };
-    json["memory"]["symbols"] = symbolic.symbols;
-    json["memory"]["naive_expr"] = or_null(symbolic.naive_expr);
-    json["memory"]["lower_bound_expr"] = or_null(symbolic.lower_bound_expr);
-    json["memory"]["peak_lower_bound_expr"] = or_null(symbolic.peak_lower_bound_expr);
-    json["memory"]["peak_upper_bound_expr"] = or_null(symbolic.peak_upper_bound_expr);
+  if (options.dim_default.has_value()) json.Key("dim_default").Int(*options.dim_default);
+  if (!options.tensor_shapes.empty()) {
+    json.Key("tensor_shapes");
+    WriteShapeBindings(options.tensor_shapes, json);
   }
-  json["plan"] = {{"algorithm", analysis.plan.algorithm},
-                  {"proven_optimal", analysis.plan.proven_optimal},
-                  {"seconds", analysis.plan.seconds}};
-  const ModesSummary& modes = analysis.modes;
-  json["modes"] = {
-      {"schedule",
-       {{"name", modes.schedule.name},
-        {"algorithm", modes.schedule.algorithm},
-        {"proven_optimal", modes.schedule.proven_optimal},
-        {"lower_bound_bytes", modes.schedule.lower_bound_bytes},
-        {"saved_bytes", modes.schedule.saved_bytes},
-        {"seconds", modes.schedule.seconds}}},
-      {"alias",
-       {{"enabled", modes.alias.enabled},
-        {"tensors", modes.alias.tensors},
-        {"lower_bound_bytes", modes.alias.lower_bound_bytes},
-        {"saved_bytes", modes.alias.saved_bytes}}},
-      {"inplace",
-       {{"enabled", modes.inplace.enabled},
-        {"tensors", modes.inplace.tensors},
-        {"lower_bound_bytes", modes.inplace.lower_bound_bytes},
-        {"saved_bytes", modes.inplace.saved_bytes}}}};
-  Json tensors = Json::array();
-  for (const TensorRecord& tensor : analysis.tensors) {
-    Json entry = {{"name", tensor.name},
-                  {"role", TensorRoleName(tensor.role)},
-                  {"dtype", tensor.dtype},
-                  {"shape", ShapeToJson(tensor.shape)},
-                  {"bytes", OptionalToJson(tensor.bytes)},
-                  {"aligned_bytes", tensor.bytes.has_value() ? Json(tensor.aligned_bytes) : Json(nullptr)},
-                  {"first_step", tensor.first_step},
-                  {"last_step", tensor.last_step},
-                  {"offset", OptionalToJson(tensor.offset)},
-                  {"producer", tensor.producer},
-                  {"tier", tensor.tier.empty() ? Json(nullptr) : Json(tensor.tier)},
-                  {"tier_offset", OptionalToJson(tensor.tier_offset)},
-                  {"shares_with", tensor.shares_with.empty() ? Json(nullptr) : Json(tensor.shares_with)},
-                  {"sharing", tensor.sharing.empty() ? Json(nullptr) : Json(tensor.sharing)}};
-    if (!tensor.bytes.has_value()) entry["unsized_reason"] = tensor.unsized_reason;
-    if (!tensor.bytes_expr.empty()) entry["bytes_expr"] = tensor.bytes_expr;
-    tensors.push_back(std::move(entry));
-  }
-  json["tensors"] = std::move(tensors);
-  Json weights = Json::array();
-  for (const WeightRecord& weight : analysis.weights) {
-    Json entry = {{"name", weight.name},
-                  {"dtype", weight.dtype},
-                  {"shape", ShapeToJson(weight.shape)},
-                  {"bytes", OptionalToJson(weight.bytes)},
-                  {"source", weight.from_constant_node ? "constant" : "initializer"}};
-    if (!weight.graph.empty()) entry["graph"] = weight.graph;
-    weights.push_back(std::move(entry));
-  }
-  json["weights"] = std::move(weights);
-  json["schedule"] = analysis.schedule;
+  json.EndObject();
+
+  json.Key("memory");
+  WriteMemory(analysis, json);
+
+  json.Key("plan").BeginObject();
+  json.Key("algorithm").String(analysis.plan.algorithm);
+  json.Key("proven_optimal").Bool(analysis.plan.proven_optimal);
+  json.Key("seconds").Double(analysis.plan.seconds);
+  json.EndObject();
+
+  json.Key("modes");
+  WriteModes(analysis.modes, json);
+
+  json.Key("tensors").BeginArray();
+  for (const TensorRecord& tensor : analysis.tensors) WriteTensor(tensor, json);
+  json.EndArray();
+  json.Key("weights").BeginArray();
+  for (const WeightRecord& weight : analysis.weights) WriteWeight(weight, json);
+  json.EndArray();
+
+  json.Key("schedule");
+  WriteStrings(analysis.schedule, json);
   // The schedule printed is the file's order: valid as written, and kept by the optimizer.
-  json["schedule_is_file_order"] = analysis.file_order_was_valid && analysis.modes.schedule.algorithm == "given";
-  json["live_bytes_per_step"] = analysis.live_bytes_per_step;
+  json.Key("schedule_is_file_order")
+      .Bool(analysis.file_order_was_valid && analysis.modes.schedule.algorithm == "given");
+  json.Key("live_bytes_per_step");
+  WriteInts(analysis.live_bytes_per_step, json);
   if (analysis.sweep.has_value()) {
-    Json points = Json::array();
-    for (const SweepFigures::Point& point : analysis.sweep->points) {
-      points.push_back({{"value", point.value},
-                        {"peak_bytes", point.memory.peak_bytes},
-                        {"arena_bytes", point.memory.arena_bytes},
-                        {"lower_bound_bytes", point.memory.lower_bound_bytes},
-                        {"naive_bytes", point.memory.naive_bytes},
-                        {"unsized_tensors", point.memory.unsized_tensors}});
-    }
-    json["sweep"] = {{"dim", analysis.sweep->dim}, {"points", std::move(points)}};
+    json.Key("sweep");
+    WriteSweep(*analysis.sweep, json);
   }
-  json["fits"] = OptionalToJson(analysis.fits);
-  json["fits_reason"] = analysis.fits_reason;
-  json["spill_policy"] = analysis.spill_policy;
-  json["spilled_tensors"] = analysis.spilled_tensors;
-  json["warnings"] = analysis.warnings;
-  json["timings"] = analysis.phase_seconds;
-  Json budgets = Json::array();
+  json.Key("fits");
+  if (analysis.fits.has_value()) {
+    json.Bool(*analysis.fits);
+  } else {
+    json.Null();
+  }
+  json.Key("fits_reason").String(analysis.fits_reason);
+  json.Key("spill_policy").String(analysis.spill_policy);
+  json.Key("spilled_tensors").Int(analysis.spilled_tensors);
+  json.Key("warnings");
+  WriteStrings(analysis.warnings, json);
+  json.Key("timings").BeginObject();
+  for (const auto& [phase, seconds] : analysis.phase_seconds) json.Key(phase).Double(seconds);
+  json.EndObject();
+  json.Key("budgets").BeginArray();
   for (const BudgetCheck& check : analysis.budgets) {
-    budgets.push_back({{"figure", check.figure},
-                       {"limit_bytes", check.limit_bytes},
-                       {"actual_bytes", check.actual_bytes},
-                       {"ok", check.ok}});
+    json.BeginObject();
+    json.Key("figure").String(check.figure);
+    json.Key("limit_bytes").Int(check.limit_bytes);
+    json.Key("actual_bytes").Int(check.actual_bytes);
+    json.Key("ok").Bool(check.ok);
+    json.EndObject();
   }
-  json["budgets"] = std::move(budgets);
-  return json;
+  json.EndArray();
 }
 
 std::string RenderJson(const Analysis& analysis) {
-  // Names come from the model file: invalid UTF-8 is replaced, not thrown on.
-  return AnalysisToJson(analysis).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  JsonWriter json;
+  json.BeginObject();
+  WriteAnalysisJsonMembers(analysis, json);
+  json.EndObject();
+  return std::move(json).Release() + "\n";
 }
+
+nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) { return Json::parse(RenderJson(analysis)); }
 
 std::string RenderText(const Analysis& analysis) {
   std::string out;

@@ -44,14 +44,21 @@
 #include <string>
 
 #include "analyzer/analysis.h"
+#include "analyzer/json_writer.h"
 #include "nlohmann/json.hpp"
 
 namespace footprint {
 
 inline constexpr int kJsonSchemaVersion = 1;
 
-nlohmann::ordered_json AnalysisToJson(const Analysis& analysis);
+// The JSON report's members, in order, into the object `json` has open: the
+// one place that decides them. A caller may add members after them (the
+// "baseline" diff, batch.h) before closing the object.
+void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json);
+// The JSON report as text, ending in a newline.
 std::string RenderJson(const Analysis& analysis);
+// The same report as a DOM, for callers that look values up (parsed from RenderJson).
+nlohmann::ordered_json AnalysisToJson(const Analysis& analysis);
 std::string RenderText(const Analysis& analysis);
 
 // "schedule -1.2 MiB, alias -64 B, in-place off": the lower-bound drop of each

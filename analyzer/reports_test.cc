@@ -626,6 +626,44 @@ TEST(MultiModelTest, DirectoriesExpandToSortedOnnxFiles) {
   ExpectBadInput(RunCliCaptured({"analyze", TempDir() + "/empty"}), "no *.onnx");
 }
 
+// The JSON report is streamed (json_writer.h), yet must stay byte for byte
+// what nlohmann's dump(2) prints for the same value: parsing it and dumping
+// it again changes nothing, for every shape of report the CLI prints.
+TEST(JsonReportTest, StreamedTextIsNlohmannsOwnLayout) {
+  ModelBuilder builder;
+  builder.Opset("ai.onnx", 18)  // The default domain twice: one "ai.onnx" key.
+      .Input("x \"quoted\" \\ tab\t", onnx::TensorProto::FLOAT, {std::string("batch"), 8})
+      .Initializer("w\xc3\xa9ight\x01", onnx::TensorProto::FLOAT, {8})
+      .Add("Add", {"x \"quoted\" \\ tab\t", "w\xc3\xa9ight\x01"}, {std::string("bad\xff\xfe", 5)}, "add")
+      .Add("Relu", {std::string("bad\xff\xfe", 5)}, {"y"}, "relu")
+      .Output("y");
+  const std::string model = WriteFile("odd_names.onnx", builder.Serialize());
+  const std::string small = WriteFile("small.onnx", SmallModel());
+  const std::string old_report = TempDir() + "/odd_old.json";
+  ASSERT_EQ(RunCliCaptured({"analyze", model, "--dim", "batch=2", "--format", "json", "--output", old_report}).exit_code,
+            kExitOk);
+  const std::vector<std::vector<std::string>> runs = {
+      {"analyze", model, "--format", "json"},
+      {"analyze", model, "--format", "json", "--sweep", "batch=1,2", "--device", "stm32h743"},
+      {"analyze", model, "--format", "json", "--dim", "batch=4", "--baseline-report", old_report},
+      {"analyze", model, small, TempDir() + "/absent.onnx", "--format", "json", "--dim-default", "1"},
+  };
+  for (const std::vector<std::string>& args : runs) {
+    const CliRun run = RunCliCaptured(args);
+    ASSERT_FALSE(run.out.empty()) << args.back() << ": " << run.err;
+    const std::string dumped =
+        nlohmann::ordered_json::parse(run.out).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    EXPECT_EQ(run.out, dumped + "\n") << "args ending " << args.back();
+  }
+  const std::string with_output = TempDir() + "/odd_new.json";
+  ASSERT_EQ(RunCliCaptured({"analyze", model, "--format", "json", "--output", with_output}).exit_code, kExitOk);
+  const std::string written = ReadFile(with_output);
+  EXPECT_EQ(written, nlohmann::ordered_json::parse(written).dump(2, ' ', false,
+                                                                 nlohmann::ordered_json::error_handler_t::replace) +
+                         "\n");
+  EXPECT_EQ(Count(written, "\"ai.onnx\""), 1) << written.substr(0, 300);
+}
+
 TEST(ProgressTest, DrawsOnlyWhenEnabledAndErasesItself) {
   std::ostringstream quiet;
   {
