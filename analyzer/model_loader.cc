@@ -149,10 +149,7 @@ class Reducer {
     Field f;
     // A Constant's value usually has no name of its own: it takes the node's first output.
     std::string_view node_output;
-    while (true) {
-      absl::StatusOr<bool> more = reader.Next(f);
-      if (!more.ok()) return more.status();
-      if (!*more) break;
+    while (reader.Next(f)) {
       if (kind == Kind::kNode && f.number == field::kNodeOutput && node_output.empty() &&
           f.type == WireType::kLengthDelimited) {
         node_output = f.payload;
@@ -178,6 +175,7 @@ class Reducer {
       wire::WritePaddedVarint32(&out[length_at], static_cast<uint32_t>(length));
       if (kind == Kind::kGraph) MaybeRelease(f.raw.data() + f.raw.size());
     }
+    if (!reader.ok()) return reader.status();
     return absl::OkStatus();
   }
 
@@ -211,10 +209,7 @@ class Reducer {
 
     Reader reader(bytes, origin_);
     Field f;
-    while (true) {
-      absl::StatusOr<bool> more = reader.Next(f);
-      if (!more.ok()) return more.status();
-      if (!*more) break;
+    while (reader.Next(f)) {
       if (IsDataField(f.number)) {
         payload_bytes += static_cast<int64_t>(f.type == WireType::kVarint ? f.raw.size() : f.payload.size());
       }
@@ -275,6 +270,7 @@ class Reducer {
           break;
       }
     }
+    if (!reader.ok()) return reader.status();
     tensor.name = std::string(name.empty() ? owner : name);
     tensor.external = data_location == kTensorDataLocationExternal;
     const int64_t expected_bytes = DenseByteSize(tensor.data_type, tensor.dims);
@@ -310,12 +306,10 @@ class Reducer {
     } else {
       loaded_.dropped_bytes += payload_bytes;
       Reader again(bytes, origin_);
-      while (true) {
-        absl::StatusOr<bool> more = again.Next(f);
-        if (!more.ok()) return more.status();
-        if (!*more) break;
+      while (again.Next(f)) {
         if (!IsDataField(f.number)) out.append(f.raw);
       }
+      if (!again.ok()) return again.status();
     }
     loaded_.tensors.push_back(std::move(tensor));
     return absl::OkStatus();
@@ -330,14 +324,12 @@ class Reducer {
       std::string_view key, value;
       Reader reader(entry, origin_);
       Field f;
-      while (true) {
-        absl::StatusOr<bool> more = reader.Next(f);
-        if (!more.ok()) return more.status();
-        if (!*more) break;
+      while (reader.Next(f)) {
         if (f.type != WireType::kLengthDelimited) continue;
         if (f.number == field::kEntryKey) key = f.payload;
         if (f.number == field::kEntryValue) value = f.payload;
       }
+      if (!reader.ok()) return reader.status();
       if (key == "location") {
         location = value;
       } else if (key == "offset" || key == "length") {

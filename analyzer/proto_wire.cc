@@ -21,66 +21,56 @@ bool DecodeVarint(std::string_view bytes, size_t& pos, uint64_t& value) {
   return false;
 }
 
-absl::Status Reader::Malformed(std::string_view what) const {
-  const size_t offset = static_cast<size_t>(bytes_.data() - origin_) + pos_;
-  return absl::InvalidArgumentError(
-      absl::StrCat("not an ONNX model: malformed protobuf (", absl::string_view(what.data(), what.size()), " at byte ", offset, ")"));
+absl::Status Reader::status() const {
+  if (error_ == nullptr) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("not an ONNX model: malformed protobuf (", error_, " at byte ",
+                                                 error_at_ - origin_, ")"));
 }
 
-absl::StatusOr<uint64_t> Reader::ReadVarint() {
-  uint64_t value = 0;
-  if (!DecodeVarint(bytes_, pos_, value)) return Malformed("bad or truncated varint");
-  return value;
-}
-
-absl::StatusOr<bool> Reader::Next(Field& field) {
-  if (pos_ >= bytes_.size()) return false;
-  const size_t start = pos_;
-  absl::StatusOr<uint64_t> tag = ReadVarint();
-  if (!tag.ok()) return tag.status();
-  if (*tag > UINT32_MAX || (*tag >> 3) == 0) {
-    pos_ = start;
-    return Malformed("invalid field tag");
-  }
-  field.number = static_cast<uint32_t>(*tag >> 3);
+bool Reader::NextSlow(Field& field) {
+  const std::string_view bytes(begin_, static_cast<size_t>(end_ - begin_));
+  const size_t start = static_cast<size_t>(pos_ - begin_);
+  size_t pos = start;
+  // A bad varint is reported where its decoding stopped.
+  const auto bad_varint = [&] { return Fail("bad or truncated varint", begin_ + pos); };
+  uint64_t tag = 0;
+  if (!DecodeVarint(bytes, pos, tag)) return bad_varint();
+  if (tag > UINT32_MAX || (tag >> 3) == 0) return Fail("invalid field tag", pos_);
+  field.number = static_cast<uint32_t>(tag >> 3);
   field.varint = 0;
   field.payload = {};
-  switch (*tag & 7) {
-    case 0: {
+  switch (tag & 7) {
+    case 0:
       field.type = WireType::kVarint;
-      absl::StatusOr<uint64_t> value = ReadVarint();
-      if (!value.ok()) return value.status();
-      field.varint = *value;
+      if (!DecodeVarint(bytes, pos, field.varint)) return bad_varint();
       break;
-    }
     case 1:
     case 5: {
-      field.type = (*tag & 7) == 1 ? WireType::kFixed64 : WireType::kFixed32;
+      field.type = (tag & 7) == 1 ? WireType::kFixed64 : WireType::kFixed32;
       const size_t width = field.type == WireType::kFixed64 ? 8 : 4;
-      if (bytes_.size() - pos_ < width) return Malformed("truncated fixed-width field");
-      field.payload = bytes_.substr(pos_, width);
-      pos_ += width;
+      if (bytes.size() - pos < width) return Fail("truncated fixed-width field", begin_ + pos);
+      field.payload = bytes.substr(pos, width);
+      pos += width;
       break;
     }
     case 2: {
       field.type = WireType::kLengthDelimited;
-      absl::StatusOr<uint64_t> length = ReadVarint();
-      if (!length.ok()) return length.status();
-      if (*length > bytes_.size() - pos_) return Malformed("length past the end of its message");
+      uint64_t length = 0;
+      if (!DecodeVarint(bytes, pos, length)) return bad_varint();
+      if (length > bytes.size() - pos) return Fail("length past the end of its message", begin_ + pos);
       // Only the length is read: the payload's pages are not touched here.
-      field.payload = bytes_.substr(pos_, static_cast<size_t>(*length));
-      pos_ += static_cast<size_t>(*length);
+      field.payload = bytes.substr(pos, static_cast<size_t>(length));
+      pos += static_cast<size_t>(length);
       break;
     }
     case 3:
     case 4:
-      pos_ = start;
-      return Malformed("protobuf groups are not supported");
+      return Fail("protobuf groups are not supported", pos_);
     default:
-      pos_ = start;
-      return Malformed("invalid wire type");
+      return Fail("invalid wire type", pos_);
   }
-  field.raw = bytes_.substr(start, pos_ - start);
+  field.raw = bytes.substr(start, pos - start);
+  pos_ = begin_ + pos;
   return true;
 }
 

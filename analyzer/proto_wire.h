@@ -38,28 +38,74 @@ struct Field {
 //
 //   Reader reader(message_bytes, file_begin);
 //   Field field;
-//   while (true) {
-//     absl::StatusOr<bool> more = reader.Next(field);
-//     if (!more.ok()) return more.status();
-//     if (!*more) break;
+//   while (reader.Next(field)) {
 //     ...
 //   }
+//   if (!reader.ok()) return reader.status();
+//
+// Why Next returns a bool, not a StatusOr: the loader reads a few hundred
+// thousand fields per large model; the common case (one-byte tag, short
+// length) is decoded inline, and a Status is built only for malformed input.
 class Reader {
  public:
   // `origin` is where the whole input starts; errors give offsets from it.
-  Reader(std::string_view bytes, const char* origin) : bytes_(bytes), origin_(origin) {}
+  Reader(std::string_view bytes, const char* origin)
+      : begin_(bytes.data()), pos_(bytes.data()), end_(bytes.data() + bytes.size()), origin_(origin) {}
 
-  // Reads the next field: true when one was read, false at the end of the message.
-  absl::StatusOr<bool> Next(Field& field);
+  // Reads the next field: true when one was read; false at the end of the
+  // message or on malformed input (then ok() is false).
+  bool Next(Field& field);
+
+  bool ok() const { return error_ == nullptr; }
+  // OK, or InvalidArgument naming what is malformed and its byte offset from `origin`.
+  absl::Status status() const;
 
  private:
-  absl::StatusOr<uint64_t> ReadVarint();
-  absl::Status Malformed(std::string_view what) const;
+  bool NextSlow(Field& field);
+  bool Fail(const char* what, const char* at) {
+    error_ = what;
+    error_at_ = at;
+    return false;
+  }
 
-  std::string_view bytes_;
-  size_t pos_ = 0;
+  const char* begin_;
+  const char* pos_;
+  const char* end_;
   const char* origin_;
+  const char* error_ = nullptr;     // What is malformed; nullptr while the input is well formed.
+  const char* error_at_ = nullptr;  // Where.
 };
+
+inline bool Reader::Next(Field& field) {
+  if (pos_ >= end_ || error_ != nullptr) return false;
+  // Fast path: a one-byte tag of a varint or length-delimited field whose
+  // value or length fits in one byte; anything else takes NextSlow.
+  if (end_ - pos_ >= 2) {
+    const uint8_t tag = static_cast<uint8_t>(pos_[0]);
+    const uint8_t next = static_cast<uint8_t>(pos_[1]);
+    if (tag < 0x80 && tag >= 8 && next < 0x80) {
+      if ((tag & 7) == 0) {
+        field.number = tag >> 3;
+        field.type = WireType::kVarint;
+        field.varint = next;
+        field.payload = {};
+        field.raw = std::string_view(pos_, 2);
+        pos_ += 2;
+        return true;
+      }
+      if ((tag & 7) == 2 && next <= end_ - pos_ - 2) {
+        field.number = tag >> 3;
+        field.type = WireType::kLengthDelimited;
+        field.varint = 0;
+        field.payload = std::string_view(pos_ + 2, next);
+        field.raw = std::string_view(pos_, 2 + next);
+        pos_ += 2 + next;
+        return true;
+      }
+    }
+  }
+  return NextSlow(field);
+}
 
 // Decodes a varint at `pos` of `bytes`, advancing `pos`; false when malformed or truncated.
 bool DecodeVarint(std::string_view bytes, size_t& pos, uint64_t& value);
