@@ -48,6 +48,16 @@ constexpr uint32_t kEntryKey = 1, kEntryValue = 2;
 }  // namespace field
 
 constexpr int kTensorDataLocationExternal = 1;
+// Protobuf's recursion budget for the whole model, as one ParseFromCodedStream
+// of it would have it: each nested graph costs three message levels (graph,
+// node, attribute), plus room for the types of values.
+constexpr int kParseRecursionLimit = 4 * kMaxGraphDepth + 64;
+// The reduced model, as if serialized with a 5-byte length for every message
+// the walk descends into, must stay under protobuf's 2 GiB message limit.
+constexpr int64_t kMaxStructureBytes = INT32_MAX;
+// A run of verbatim fields is merged (parsed) at this size at the latest, so
+// that the pages behind it can be given back.
+constexpr size_t kMaxRunBytes = 8 << 20;
 // Packed varint fields larger than this are not scanned to count their
 // elements: that would touch every page of the weights.
 constexpr size_t kMaxVarintScanBytes = 1 << 20;
@@ -127,6 +137,58 @@ struct ExternalFinding {
   int tensors = 0;
 };
 
+size_t VarintSize(uint64_t value) {
+  size_t size = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++size;
+  }
+  return size;
+}
+
+// The message that field `number` of `parent`, a message of `kind`, adds or
+// merges into: one of the kind ChildKind names.
+google::protobuf::Message& ChildMessage(Kind kind, google::protobuf::Message& parent, uint32_t number) {
+  switch (kind) {
+    case Kind::kModel: {
+      auto& model = static_cast<onnx::ModelProto&>(parent);
+      if (number == field::kModelGraph) return *model.mutable_graph();
+      if (number == field::kModelTrainingInfo) return *model.add_training_info();
+      return *model.add_functions();
+    }
+    case Kind::kTrainingInfo: {
+      auto& info = static_cast<onnx::TrainingInfoProto&>(parent);
+      return number == field::kTrainingInitialization ? *info.mutable_initialization() : *info.mutable_algorithm();
+    }
+    case Kind::kFunction:
+      return *static_cast<onnx::FunctionProto&>(parent).add_node();
+    case Kind::kGraph: {
+      auto& graph = static_cast<onnx::GraphProto&>(parent);
+      if (number == field::kGraphNode) return *graph.add_node();
+      if (number == field::kGraphInitializer) return *graph.add_initializer();
+      return *graph.add_sparse_initializer();
+    }
+    case Kind::kNode:
+      return *static_cast<onnx::NodeProto&>(parent).add_attribute();
+    case Kind::kAttribute: {
+      auto& attribute = static_cast<onnx::AttributeProto&>(parent);
+      if (number == field::kAttributeT) return *attribute.mutable_t();
+      if (number == field::kAttributeG) return *attribute.mutable_g();
+      if (number == field::kAttributeTensors) return *attribute.add_tensors();
+      if (number == field::kAttributeGraphs) return *attribute.add_graphs();
+      if (number == field::kAttributeSparseTensor) return *attribute.mutable_sparse_tensor();
+      return *attribute.add_sparse_tensors();
+    }
+    case Kind::kSparseTensor: {
+      auto& sparse = static_cast<onnx::SparseTensorProto&>(parent);
+      return number == field::kSparseValues ? *sparse.mutable_values() : *sparse.mutable_indices();
+    }
+    case Kind::kTensor:
+      break;
+  }
+  return parent;  // Unreachable: ChildKind has no children for tensors.
+}
+
 class Reducer {
  public:
   Reducer(const char* origin, const LoadOptions& options, std::string model_dir, LoadedModel& loaded)
@@ -137,16 +199,18 @@ class Reducer {
   // lose: a private, never written file mapping re-reads the file if touched again.
   void ReleasePagesOf(const char* mapping_begin) { released_up_to_ = mapping_begin; }
 
-  // Appends `bytes` (a message of `kind`) to `out` without the data of large tensors.
-  absl::Status Message(Kind kind, std::string_view bytes, int graph_depth, std::string_view owner,
-                       std::string& out) {
-    if (kind == Kind::kTensor) return Tensor(bytes, owner, out);
+  // Merges `bytes`, a message of `kind` at `depth` levels below the model,
+  // into `message` (of that kind), without the data of large tensors.
+  absl::Status Message(Kind kind, std::string_view bytes, int graph_depth, int depth, std::string_view owner,
+                       google::protobuf::Message& message) {
+    if (kind == Kind::kTensor) return Tensor(bytes, depth, owner, static_cast<onnx::TensorProto&>(message));
     if (kind == Kind::kGraph && ++graph_depth > kMaxGraphDepth) {
       return absl::InvalidArgumentError(
           absl::StrCat("subgraphs nested deeper than ", kMaxGraphDepth, " levels"));
     }
     Reader reader(bytes, origin_);
     Field f;
+    Run run{.message = &message, .depth = depth};
     // A Constant's value usually has no name of its own: it takes the node's first output.
     std::string_view node_output;
     while (reader.Next(f)) {
@@ -156,26 +220,39 @@ class Reducer {
       }
       std::optional<Kind> child = ChildKind(kind, f.number);
       if (!child || f.type != WireType::kLengthDelimited) {
-        out.append(f.raw);
+        structure_bytes_ += static_cast<int64_t>(f.raw.size());
+        Append(run, f.raw);
         continue;
       }
-      // The child is reduced in place, into `out` itself, after a length of
-      // fixed width that is filled in afterwards: one buffer for the whole
-      // model, no copy per nesting level.
-      wire::AppendTag(out, f.number, WireType::kLengthDelimited);
-      const size_t length_at = out.size();
-      out.append(wire::kPaddedVarint32Size, '\0');
-      absl::Status status = Message(*child, f.payload, graph_depth,
-                                    kind == Kind::kNode ? node_output : owner, out);
-      if (!status.ok()) return status;
-      const size_t length = out.size() - length_at - wire::kPaddedVarint32Size;
-      if (length > static_cast<size_t>(INT32_MAX)) {
-        return absl::InvalidArgumentError("not supported: the model's structure alone is over 2 GiB");
+      const int64_t child_begin = structure_bytes_ += static_cast<int64_t>(
+          VarintSize(f.number << 3) + wire::kPaddedVarint32Size);
+      if (*child == Kind::kNode) {
+        // Most nodes hold no tensor and no graph: merged as they stand, with
+        // the fields around them (one parse for many nodes).
+        bool plain = false;
+        if (absl::Status status = ScanNode(f.payload, plain); !status.ok()) return status;
+        if (plain) {
+          Append(run, f.raw);
+          if (kind == Kind::kGraph) MaybeRelease(f.raw.data() + f.raw.size(), run);
+          continue;
+        }
       }
-      wire::WritePaddedVarint32(&out[length_at], static_cast<uint32_t>(length));
-      if (kind == Kind::kGraph) MaybeRelease(f.raw.data() + f.raw.size());
+      Flush(run);
+      absl::Status status = Message(*child, f.payload, graph_depth, depth + 1,
+                                    kind == Kind::kNode ? node_output : owner, ChildMessage(kind, message, f.number));
+      if (!status.ok()) return status;
+      if (structure_bytes_ - child_begin > kMaxStructureBytes) return TooLarge();
+      if (kind == Kind::kGraph) MaybeRelease(f.raw.data() + f.raw.size(), run);
     }
     if (!reader.ok()) return reader.status();
+    Flush(run);
+    return absl::OkStatus();
+  }
+
+  // Call after the walk: the error it found, if any, else OK.
+  absl::Status Finish() {
+    if (structure_bytes_ > kMaxStructureBytes) return TooLarge();
+    if (parse_failed_) return absl::InvalidArgumentError("not an ONNX model (protobuf parse failed)");
     return absl::OkStatus();
   }
 
@@ -197,7 +274,77 @@ class Reducer {
   }
 
  private:
-  absl::Status Tensor(std::string_view bytes, std::string_view owner, std::string& out) {
+  // Fields copied as they stand, adjacent in the input, parsed into `message` at once.
+  struct Run {
+    google::protobuf::Message* message;
+    int depth;  // Of `message` below the model.
+    const char* begin = nullptr;
+    const char* end = nullptr;
+  };
+
+  void Append(Run& run, std::string_view raw) {
+    if (run.end != raw.data() || run.end - run.begin + raw.size() > kMaxRunBytes) {
+      Flush(run);
+      run.begin = raw.data();
+    }
+    run.end = raw.data() + raw.size();
+  }
+
+  void Flush(Run& run) {
+    if (run.begin != run.end) Merge(*run.message, std::string_view(run.begin, run.end - run.begin), run.depth);
+    run.begin = run.end = nullptr;
+  }
+
+  // Parses `bytes` (whole fields) into `message`, with protobuf's recursion
+  // budget what is left of it at `depth`. A failure is reported by Finish,
+  // after the walk: wire errors the walk finds later come first, as when the
+  // whole model was parsed after the walk.
+  void Merge(google::protobuf::Message& message, std::string_view bytes, int depth) {
+    if (parse_failed_) return;
+    if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+      parse_failed_ = true;  // Finish reports the structure as too large first.
+      return;
+    }
+    google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                 static_cast<int>(bytes.size()));
+    input.SetRecursionLimit(kParseRecursionLimit - depth);
+    if (!message.MergePartialFromCodedStream(&input) || !input.ConsumedEntireMessage()) parse_failed_ = true;
+  }
+
+  static absl::Status TooLarge() {
+    return absl::InvalidArgumentError("not supported: the model's structure alone is over 2 GiB");
+  }
+
+  // Whether `node` can be merged as it stands: none of its attributes holds a
+  // tensor, a graph or a sparse tensor. Adds to structure_bytes_ what the
+  // walk of a plain node would; errors are those that walk would meet first.
+  absl::Status ScanNode(std::string_view node, bool& plain) {
+    plain = false;
+    int64_t node_bytes = 0;
+    Reader reader(node, origin_);
+    Field f;
+    while (reader.Next(f)) {
+      if (f.number != field::kNodeAttribute || f.type != WireType::kLengthDelimited) {
+        node_bytes += static_cast<int64_t>(f.raw.size());
+        continue;
+      }
+      Reader attribute(f.payload, origin_);
+      Field a;
+      while (attribute.Next(a)) {
+        if (a.type == WireType::kLengthDelimited && ChildKind(Kind::kAttribute, a.number)) return absl::OkStatus();
+      }
+      if (!attribute.ok()) return attribute.status();
+      if (f.payload.size() > static_cast<size_t>(kMaxStructureBytes)) return TooLarge();
+      node_bytes += static_cast<int64_t>(VarintSize(f.number << 3) + wire::kPaddedVarint32Size + f.payload.size());
+    }
+    if (!reader.ok()) return reader.status();
+    if (node_bytes > kMaxStructureBytes) return TooLarge();
+    structure_bytes_ += node_bytes;
+    plain = true;
+    return absl::OkStatus();
+  }
+
+  absl::Status Tensor(std::string_view bytes, int depth, std::string_view owner, onnx::TensorProto& message) {
     StoredTensor tensor;
     std::string_view name;
     int64_t data_location = 0;
@@ -302,14 +449,19 @@ class Reducer {
                           (has_typed && typed_elements < 0);
     if (payload_bytes == 0) tensor.data_dropped = false;
     if (!tensor.data_dropped) {
-      out.append(bytes);
+      structure_bytes_ += static_cast<int64_t>(bytes.size());
+      Merge(message, bytes, depth);
     } else {
       loaded_.dropped_bytes += payload_bytes;
+      Run run{.message = &message, .depth = depth};
       Reader again(bytes, origin_);
       while (again.Next(f)) {
-        if (!IsDataField(f.number)) out.append(f.raw);
+        if (IsDataField(f.number)) continue;
+        structure_bytes_ += static_cast<int64_t>(f.raw.size());
+        Append(run, f.raw);
       }
       if (!again.ok()) return again.status();
+      Flush(run);
     }
     loaded_.tensors.push_back(std::move(tensor));
     return absl::OkStatus();
@@ -385,13 +537,15 @@ class Reducer {
   // ("fault-around"), so walking a graph whose weights are many small tensors
   // maps nearly every page of the file, and mapped file pages count in the
   // process's RSS. Dropping the pages already walked, a few MiB at a time,
-  // keeps RSS independent of the file's size.
-  void MaybeRelease(const char* walked_up_to) {
+  // keeps RSS independent of the file's size. `pending`, fields walked but
+  // not parsed yet, is parsed first.
+  void MaybeRelease(const char* walked_up_to, Run& pending) {
     constexpr size_t kReleaseEvery = 8 << 20;
     if (released_up_to_ == nullptr) return;
     const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
     const char* end = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(walked_up_to) & ~(page - 1));
     if (end <= released_up_to_ || static_cast<size_t>(end - released_up_to_) < kReleaseEvery) return;
+    Flush(pending);
     madvise(const_cast<char*>(released_up_to_), static_cast<size_t>(end - released_up_to_), MADV_DONTNEED);
     released_up_to_ = end;
   }
@@ -403,6 +557,8 @@ class Reducer {
   LoadedModel& loaded_;
   std::map<std::string, ExternalFinding> findings_;
   std::vector<std::string> finding_order_;
+  int64_t structure_bytes_ = 0;  // Size of the reduced model (see kMaxStructureBytes).
+  bool parse_failed_ = false;    // Protobuf refused a run of fields.
 };
 
 std::string DirectoryOf(const std::string& path) {
@@ -512,23 +668,13 @@ absl::StatusOr<LoadedModel> Load(std::string_view bytes, const std::string& mode
   loaded.file_bytes = static_cast<int64_t>(bytes.size());
   if (bytes.empty()) return absl::InvalidArgumentError("not an ONNX model (empty file)");
 
-  std::string reduced;
   Reducer reducer(bytes.data(), options, model_dir, loaded);
   if (mapped) reducer.ReleasePagesOf(bytes.data());
-  absl::Status walked = reducer.Message(Kind::kModel, bytes, /*graph_depth=*/0, /*owner=*/"", reduced);
+  absl::Status walked =
+      reducer.Message(Kind::kModel, bytes, /*graph_depth=*/0, /*depth=*/0, /*owner=*/"", loaded.model);
   if (!walked.ok()) return walked;
   reducer.FinishWarnings();
-
-  if (reduced.size() > static_cast<size_t>(INT32_MAX)) {
-    return absl::InvalidArgumentError("not supported: the model's structure alone is over 2 GiB");
-  }
-  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(reduced.data()),
-                                               static_cast<int>(reduced.size()));
-  // Each nested graph costs three message levels (graph, node, attribute).
-  input.SetRecursionLimit(4 * kMaxGraphDepth + 64);
-  if (!loaded.model.ParseFromCodedStream(&input) || !input.ConsumedEntireMessage()) {
-    return absl::InvalidArgumentError("not an ONNX model (protobuf parse failed)");
-  }
+  if (absl::Status parsed = reducer.Finish(); !parsed.ok()) return parsed;
   if (!loaded.model.has_graph()) return absl::InvalidArgumentError("not an ONNX model (no graph)");
   return loaded;
 }

@@ -10,13 +10,15 @@
 //   field by field (ModelProto -> graph -> nodes -> attributes -> subgraphs,
 //   training graphs and functions included);
 // - every TensorProto (initializers, Constant values, tensor attributes,
-//   sparse tensors) is copied into a reduced model without its data fields
-//   when it holds more than keep_data_up_to_bytes; skipping a length-delimited
-//   field reads only its length, so the pages of the weights are never
-//   touched and memory does not grow with them;
-// - the reduced copy is one buffer (each submessage written in place after a
-//   fixed-width length), small enough to parse even when the file is over
-//   the 2 GiB protobuf limit;
+//   sparse tensors) goes into the model without its data fields when it
+//   holds more than keep_data_up_to_bytes; skipping a length-delimited field
+//   reads only its length, so the pages of the weights are never touched and
+//   memory does not grow with them;
+// - everything else is parsed by protobuf straight from the mapping, in runs
+//   of adjacent fields (consecutive nodes without a tensor or graph
+//   attribute make one run), never copied into a buffer first; the
+//   2 GiB protobuf limit applies to the structure (as if serialized), not to
+//   the file;
 // - pages already walked are given back every 8 MiB: the kernel maps pages
 //   around each one touched, which would otherwise bring a model of many
 //   small tensors wholly into RSS;
