@@ -9,6 +9,8 @@
 #include <climits>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <new>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -18,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/external_data.h"
 #include "analyzer/proto_wire.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 
 namespace footprint {
@@ -661,6 +664,51 @@ int64_t DenseByteSize(int32_t data_type, const std::vector<int64_t>& dims) {
 
 namespace {
 
+// The arena's blocks (see SharedModel): from the heap while small; from
+// 2 MiB up, mappings aligned to 2 MiB and advised for transparent huge pages.
+// Where the kernel gives no huge pages, they are plain anonymous mappings.
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+size_t RoundUpToHugePage(size_t bytes) { return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1); }
+
+void* AllocateBlock(size_t bytes) {
+  if (bytes < kHugePageBytes) return ::operator new(bytes);
+  const size_t length = RoundUpToHugePage(bytes);
+  void* mapped = mmap(nullptr, length + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  // Keep the 2 MiB-aligned `length` bytes inside the mapping; unmap the rest.
+  char* const begin = static_cast<char*>(mapped);
+  char* const aligned = reinterpret_cast<char*>(RoundUpToHugePage(reinterpret_cast<uintptr_t>(begin)));
+  if (aligned != begin) munmap(begin, static_cast<size_t>(aligned - begin));
+  char* const end = begin + length + kHugePageBytes;
+  if (aligned + length != end) munmap(aligned + length, static_cast<size_t>(end - (aligned + length)));
+  madvise(aligned, length, MADV_HUGEPAGE);
+  return aligned;
+}
+
+void FreeBlock(void* block, size_t bytes) {
+  if (bytes < kHugePageBytes) {
+    ::operator delete(block);
+  } else {
+    munmap(block, RoundUpToHugePage(bytes));
+  }
+}
+
+google::protobuf::ArenaOptions ModelArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 64 << 10;  // Small models: a block or two from the heap.
+  options.max_block_size = 8 << 20;     // Large ones: blocks doubling up to 8 MiB.
+  options.block_alloc = &AllocateBlock;
+  options.block_dealloc = &FreeBlock;
+  return options;
+}
+
+// What a SharedModel of LoadModel owns.
+struct ArenaModel {
+  google::protobuf::Arena arena{ModelArenaOptions()};
+  onnx::ModelProto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+};
+
 // `mapped`: `bytes` is a private read-only file mapping whose pages may be dropped.
 absl::StatusOr<LoadedModel> Load(std::string_view bytes, const std::string& model_dir,
                                  const LoadOptions& options, bool mapped) {
@@ -668,14 +716,16 @@ absl::StatusOr<LoadedModel> Load(std::string_view bytes, const std::string& mode
   loaded.file_bytes = static_cast<int64_t>(bytes.size());
   if (bytes.empty()) return absl::InvalidArgumentError("not an ONNX model (empty file)");
 
+  auto storage = std::make_shared<ArenaModel>();
   Reducer reducer(bytes.data(), options, model_dir, loaded);
   if (mapped) reducer.ReleasePagesOf(bytes.data());
   absl::Status walked =
-      reducer.Message(Kind::kModel, bytes, /*graph_depth=*/0, /*depth=*/0, /*owner=*/"", loaded.model);
+      reducer.Message(Kind::kModel, bytes, /*graph_depth=*/0, /*depth=*/0, /*owner=*/"", *storage->model);
   if (!walked.ok()) return walked;
   reducer.FinishWarnings();
   if (absl::Status parsed = reducer.Finish(); !parsed.ok()) return parsed;
-  if (!loaded.model.has_graph()) return absl::InvalidArgumentError("not an ONNX model (no graph)");
+  if (!storage->model->has_graph()) return absl::InvalidArgumentError("not an ONNX model (no graph)");
+  loaded.model = SharedModel(storage, storage->model);
   return loaded;
 }
 

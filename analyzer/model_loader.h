@@ -39,6 +39,7 @@
 #define ONNX_FOOTPRINT_ANALYZER_MODEL_LOADER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,8 +68,38 @@ struct StoredTensor {
   bool external_present = false;  // That file exists and holds offset + length bytes (external only).
 };
 
+// A read-only onnx::ModelProto with the memory it lives in.
+//
+// Why an arena: the structure of an 18,000-node model is about half a million
+// protobuf objects (messages, strings, repeated fields). LoadModel parses them
+// onto one google::protobuf::Arena: allocated from a few large blocks, freed
+// with the blocks, not one by one. The blocks from 2 MiB up are mapped for
+// transparent huge pages, so that the kernel faults them in 2 MiB at a time
+// (page faults were most of the parse's time on large models).
+//
+// Read it as a `const onnx::ModelProto&` (it converts implicitly), or through
+// `->` and `*`. Copies share one model. It converts from an onnx::ModelProto
+// too, so that `LoadedModel{.model = builder.Build()}` holds a model made in
+// memory.
+class SharedModel {
+ public:
+  SharedModel() : model_(std::shared_ptr<void>(), &onnx::ModelProto::default_instance()) {}
+  SharedModel(onnx::ModelProto model)  // NOLINT(google-explicit-constructor): see above.
+      : model_(std::make_shared<const onnx::ModelProto>(std::move(model))) {}
+  // `model` stays valid as long as `owner` lives.
+  SharedModel(std::shared_ptr<const void> owner, const onnx::ModelProto* model) : model_(std::move(owner), model) {}
+
+  const onnx::ModelProto& get() const { return *model_; }
+  operator const onnx::ModelProto&() const { return *model_; }  // NOLINT(google-explicit-constructor)
+  const onnx::ModelProto& operator*() const { return *model_; }
+  const onnx::ModelProto* operator->() const { return model_.get(); }
+
+ private:
+  std::shared_ptr<const onnx::ModelProto> model_;
+};
+
 struct LoadedModel {
-  onnx::ModelProto model;             // Initializers and Constant values keep dims and data_type.
+  SharedModel model;                  // Initializers and Constant values keep dims and data_type.
   std::string path;                   // As given by the caller.
   std::vector<std::string> warnings;  // Non-fatal findings (e.g. a missing external data file).
   std::vector<StoredTensor> tensors;  // Every stored tensor met, in file order.

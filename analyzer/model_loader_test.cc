@@ -110,7 +110,7 @@ TEST(LoadModelTest, DropsLargeDataAndKeepsSmallTensors) {
   const onnx::ModelProto model = SmallModel();
   absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(model.SerializeAsString(), ".");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  const onnx::GraphProto& graph = loaded->model.graph();
+  const onnx::GraphProto& graph = loaded->model->graph();
 
   const onnx::TensorProto& weight = graph.initializer(0);
   EXPECT_EQ(weight.name(), "W");
@@ -149,7 +149,7 @@ TEST(LoadModelTest, KeepsEverythingUnderTheThresholdByteForByte) {
   absl::StatusOr<LoadedModel> loaded =
       LoadModelFromBytes(model.SerializeAsString(), ".", {.keep_data_up_to_bytes = 1 << 20});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->model.SerializeAsString(), model.SerializeAsString());
+  EXPECT_EQ(loaded->model->SerializeAsString(), model.SerializeAsString());
   EXPECT_EQ(loaded->dropped_bytes, 0);
 }
 
@@ -162,8 +162,8 @@ TEST(LoadModelTest, DropsTypedDataAndCountsItsBytes) {
   for (int i = 0; i < 2000; ++i) typed->add_int64_data(i * 1000);
   absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(model.SerializeAsString(), ".");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->model.graph().initializer(2).int64_data_size(), 0);
-  EXPECT_THAT(loaded->model.graph().initializer(2).dims(), ::testing::ElementsAre(2000));
+  EXPECT_EQ(loaded->model->graph().initializer(2).int64_data_size(), 0);
+  EXPECT_THAT(loaded->model->graph().initializer(2).dims(), ::testing::ElementsAre(2000));
   const StoredTensor* record = FindTensor(*loaded, "typed");
   ASSERT_NE(record, nullptr);
   EXPECT_EQ(record->stored_bytes, 2000 * 8);
@@ -213,10 +213,10 @@ TEST(LoadModelTest, StripsTensorsInsideSubgraphs) {
     EXPECT_EQ(tensor.stored_bytes, 128 * 128 * 4);
   }
   const onnx::TensorProto& deep =
-      loaded->model.graph().node(0).attribute(1).g().node(0).attribute(0).g().node(0).attribute(0).t();
+      loaded->model->graph().node(0).attribute(1).g().node(0).attribute(0).g().node(0).attribute(0).t();
   EXPECT_THAT(deep.dims(), ::testing::ElementsAre(128, 128));
   EXPECT_FALSE(deep.has_raw_data());
-  EXPECT_LT(loaded->model.ByteSizeLong(), 2000u);
+  EXPECT_LT(loaded->model->ByteSizeLong(), 2000u);
 }
 
 TEST(LoadModelTest, AcceptsSubgraphsUpToTheDepthLimit) {
@@ -271,11 +271,11 @@ TEST(LoadModelTest, StripsLoopBodiesFunctionsAndSparseInitializers) {
     ASSERT_NE(record, nullptr) << name;
     EXPECT_TRUE(record->data_dropped) << name;
   }
-  EXPECT_FALSE(loaded->model.graph().node(4).attribute(0).g().initializer(0).has_raw_data());
-  EXPECT_FALSE(loaded->model.functions(0).node(0).attribute(0).t().has_raw_data());
-  EXPECT_EQ(loaded->model.graph().sparse_initializer(0).indices().int64_data_size(), 0);
-  EXPECT_THAT(loaded->model.graph().sparse_initializer(0).dims(), ::testing::ElementsAre(100000));
-  EXPECT_LT(loaded->model.ByteSizeLong(), 2000u);
+  EXPECT_FALSE(loaded->model->graph().node(4).attribute(0).g().initializer(0).has_raw_data());
+  EXPECT_FALSE(loaded->model->functions(0).node(0).attribute(0).t().has_raw_data());
+  EXPECT_EQ(loaded->model->graph().sparse_initializer(0).indices().int64_data_size(), 0);
+  EXPECT_THAT(loaded->model->graph().sparse_initializer(0).dims(), ::testing::ElementsAre(100000));
+  EXPECT_LT(loaded->model->ByteSizeLong(), 2000u);
 }
 
 TEST(LoadModelTest, WarnsWhenInlineDataDisagreesWithDims) {
@@ -299,8 +299,8 @@ TEST(LoadModelTest, LoadsAFileWithAMebibyteOfWeightsWithoutThem) {
   EXPECT_EQ(loaded->path, dir + "/model.onnx");
   EXPECT_EQ(loaded->file_bytes, static_cast<int64_t>(model.ByteSizeLong()));
   EXPECT_GT(loaded->dropped_bytes, 1 << 20);
-  EXPECT_LT(loaded->model.ByteSizeLong(), 2000u);
-  const onnx::TensorProto& big = loaded->model.graph().initializer(2);
+  EXPECT_LT(loaded->model->ByteSizeLong(), 2000u);
+  const onnx::TensorProto& big = loaded->model->graph().initializer(2);
   EXPECT_EQ(DenseByteSize(big.data_type(), {big.dims().begin(), big.dims().end()}), 1 << 20);
   fs::remove_all(dir);
 }
@@ -317,8 +317,8 @@ TEST(LoadModelTest, AMappedFileGivesTheSameModelAsBytesInMemory) {
   absl::StatusOr<LoadedModel> in_memory = LoadModelFromBytes(bytes, dir);
   ASSERT_TRUE(mapped.ok()) << mapped.status();
   ASSERT_TRUE(in_memory.ok()) << in_memory.status();
-  EXPECT_EQ(mapped->model.graph().initializer(2999).raw_data(), model.graph().initializer(2999).raw_data());
-  EXPECT_EQ(mapped->model.SerializeAsString(), in_memory->model.SerializeAsString());
+  EXPECT_EQ(mapped->model->graph().initializer(2999).raw_data(), model.graph().initializer(2999).raw_data());
+  EXPECT_EQ(mapped->model->SerializeAsString(), in_memory->model->SerializeAsString());
   EXPECT_THAT(mapped->tensors, SizeIs(3003));
   fs::remove_all(dir);
 }
@@ -640,11 +640,11 @@ TEST(OnnxTestModelsTest, ReducedCopyEqualsAFullParseUpToTheDroppedData) {
     absl::StatusOr<LoadedModel> kept =
         LoadModelFromBytes(bytes, entry.path().parent_path(), {.keep_data_up_to_bytes = INT64_MAX});
     ASSERT_TRUE(kept.ok()) << entry.path() << ": " << kept.status();
-    EXPECT_EQ(kept->model.SerializeAsString(), full.SerializeAsString()) << entry.path();
+    EXPECT_EQ(kept->model->SerializeAsString(), full.SerializeAsString()) << entry.path();
     absl::StatusOr<LoadedModel> reduced = LoadModel(entry.path());
     ASSERT_TRUE(reduced.ok()) << entry.path() << ": " << reduced.status();
-    EXPECT_EQ(reduced->model.graph().node_size(), full.graph().node_size()) << entry.path();
-    EXPECT_EQ(reduced->model.graph().initializer_size(), full.graph().initializer_size()) << entry.path();
+    EXPECT_EQ(reduced->model->graph().node_size(), full.graph().node_size()) << entry.path();
+    EXPECT_EQ(reduced->model->graph().initializer_size(), full.graph().initializer_size()) << entry.path();
     ++models;
   }
   EXPECT_GT(models, 1000);
