@@ -119,6 +119,20 @@ bool IsDataField(uint32_t number) {
   }
 }
 
+// dims, data_type or name, with a wire type protobuf parses into that field.
+bool IsCommonTensorField(const Field& f) {
+  switch (f.number) {
+    case field::kTensorDims:
+      return f.type == WireType::kVarint || f.type == WireType::kLengthDelimited;
+    case field::kTensorDataType:
+      return f.type == WireType::kVarint;
+    case field::kTensorName:
+      return f.type == WireType::kLengthDelimited;
+    default:
+      return false;
+  }
+}
+
 int64_t CountVarints(std::string_view payload) {
   int64_t count = 0;
   for (char c : payload) count += (static_cast<uint8_t>(c) & 0x80) == 0;
@@ -356,12 +370,23 @@ class Reducer {
     int64_t raw_bytes = -1;       // raw_data's size, when present.
     int64_t typed_elements = 0;   // Values in the typed fields; -1 when not counted.
     bool has_typed = false;
+    // Most tensors hold only dims, data_type, name and raw_data: those are
+    // set on `message` directly, without a parse (see below).
+    bool only_common_fields = true;  // Every field other than data is dims, data_type or name.
+    bool only_raw_data = true;       // Every data field is raw_data.
+    bool has_data_type = false, has_name = false;
+    std::string_view raw_data;
+    int64_t data_field_bytes = 0;  // Whole data fields (tag, length, payload).
 
     Reader reader(bytes, origin_);
     Field f;
     while (reader.Next(f)) {
       if (IsDataField(f.number)) {
         payload_bytes += static_cast<int64_t>(f.type == WireType::kVarint ? f.raw.size() : f.payload.size());
+        data_field_bytes += static_cast<int64_t>(f.raw.size());
+        only_raw_data &= f.number == field::kTensorRawData && f.type == WireType::kLengthDelimited;
+      } else {
+        only_common_fields &= IsCommonTensorField(f);
       }
       switch (f.number) {
         case field::kTensorDims:
@@ -379,10 +404,16 @@ class Reducer {
           }
           break;
         case field::kTensorDataType:
-          if (f.type == WireType::kVarint) tensor.data_type = static_cast<int32_t>(f.varint);
+          if (f.type == WireType::kVarint) {
+            tensor.data_type = static_cast<int32_t>(f.varint);
+            has_data_type = true;
+          }
           break;
         case field::kTensorName:
-          if (f.type == WireType::kLengthDelimited) name = f.payload;
+          if (f.type == WireType::kLengthDelimited) {
+            name = f.payload;
+            has_name = true;
+          }
           break;
         case field::kTensorDataLocation:
           if (f.type == WireType::kVarint) data_location = static_cast<int64_t>(f.varint);
@@ -391,7 +422,10 @@ class Reducer {
           if (f.type == WireType::kLengthDelimited) external_entries.push_back(f.payload);
           break;
         case field::kTensorRawData:
-          if (f.type == WireType::kLengthDelimited) raw_bytes = static_cast<int64_t>(f.payload.size());
+          if (f.type == WireType::kLengthDelimited) {
+            raw_data = f.payload;
+            raw_bytes = static_cast<int64_t>(f.payload.size());
+          }
           break;
         case field::kTensorFloatData:
         case field::kTensorDoubleData:
@@ -451,17 +485,22 @@ class Reducer {
     tensor.data_dropped = payload_bytes > keep || tensor.stored_bytes > keep ||
                           (has_typed && typed_elements < 0);
     if (payload_bytes == 0) tensor.data_dropped = false;
-    if (!tensor.data_dropped) {
-      structure_bytes_ += static_cast<int64_t>(bytes.size());
+    if (tensor.data_dropped) loaded_.dropped_bytes += payload_bytes;
+    structure_bytes_ += static_cast<int64_t>(bytes.size()) - (tensor.data_dropped ? data_field_bytes : 0);
+    if (only_common_fields && (tensor.data_dropped || only_raw_data)) {
+      // What protobuf would parse from these fields (the last name, data_type
+      // or raw_data wins), without its parser's set-up for every tensor.
+      message.mutable_dims()->Add(tensor.dims.begin(), tensor.dims.end());
+      if (has_data_type) message.set_data_type(tensor.data_type);
+      if (has_name) message.mutable_name()->assign(name.data(), name.size());
+      if (!tensor.data_dropped && raw_bytes >= 0) message.mutable_raw_data()->assign(raw_data.data(), raw_data.size());
+    } else if (!tensor.data_dropped) {
       Merge(message, bytes, depth);
     } else {
-      loaded_.dropped_bytes += payload_bytes;
       Run run{.message = &message, .depth = depth};
       Reader again(bytes, origin_);
       while (again.Next(f)) {
-        if (IsDataField(f.number)) continue;
-        structure_bytes_ += static_cast<int64_t>(f.raw.size());
-        Append(run, f.raw);
+        if (!IsDataField(f.number)) Append(run, f.raw);
       }
       if (!again.ok()) return again.status();
       Flush(run);
