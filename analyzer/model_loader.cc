@@ -28,6 +28,8 @@ namespace {
 
 using wire::Field;
 using wire::Reader;
+using wire::Source;
+using wire::Span;
 using wire::WireType;
 
 // The messages the walker descends into; everything else is copied verbatim.
@@ -208,36 +210,32 @@ google::protobuf::Message& ChildMessage(Kind kind, google::protobuf::Message& pa
 
 class Reducer {
  public:
-  Reducer(const char* origin, const LoadOptions& options, std::string model_dir, LoadedModel& loaded)
-      : origin_(origin), options_(options), checker_(std::move(model_dir)), loaded_(loaded) {}
-
-  // Lets the walk give back the pages of a read-only file mapping it has
-  // passed (see MaybeRelease). Only for memory that MADV_DONTNEED cannot
-  // lose: a private, never written file mapping re-reads the file if touched again.
-  void ReleasePagesOf(const char* mapping_begin) { released_up_to_ = mapping_begin; }
+  Reducer(Source& source, const LoadOptions& options, std::string model_dir, LoadedModel& loaded)
+      : source_(source), options_(options), checker_(std::move(model_dir)), loaded_(loaded) {}
 
   // Merges `bytes`, a message of `kind` at `depth` levels below the model,
   // into `message` (of that kind), without the data of large tensors.
-  absl::Status Message(Kind kind, std::string_view bytes, int graph_depth, int depth, std::string_view owner,
+  // `owner` names the node whose tensors these are (see Tensor).
+  absl::Status Message(Kind kind, Span bytes, int graph_depth, int depth, Span owner,
                        google::protobuf::Message& message) {
     if (kind == Kind::kTensor) return Tensor(bytes, depth, owner, static_cast<onnx::TensorProto&>(message));
     if (kind == Kind::kGraph && ++graph_depth > kMaxGraphDepth) {
       return absl::InvalidArgumentError(
           absl::StrCat("subgraphs nested deeper than ", kMaxGraphDepth, " levels"));
     }
-    Reader reader(bytes, origin_);
+    Reader reader(source_, bytes);
     Field f;
     Run run{.message = &message, .depth = depth};
     // A Constant's value usually has no name of its own: it takes the node's first output.
-    std::string_view node_output;
+    Span node_output;
     while (reader.Next(f)) {
-      if (kind == Kind::kNode && f.number == field::kNodeOutput && node_output.empty() &&
+      if (kind == Kind::kNode && f.number == field::kNodeOutput && node_output.size == 0 &&
           f.type == WireType::kLengthDelimited) {
         node_output = f.payload;
       }
       std::optional<Kind> child = ChildKind(kind, f.number);
       if (!child || f.type != WireType::kLengthDelimited) {
-        structure_bytes_ += static_cast<int64_t>(f.raw.size());
+        structure_bytes_ += static_cast<int64_t>(f.raw.size);
         Append(run, f.raw);
         continue;
       }
@@ -250,7 +248,7 @@ class Reducer {
         if (absl::Status status = ScanNode(f.payload, plain); !status.ok()) return status;
         if (plain) {
           Append(run, f.raw);
-          if (kind == Kind::kGraph) MaybeRelease(f.raw.data() + f.raw.size(), run);
+          if (kind == Kind::kGraph) MaybeRelease(run);
           continue;
         }
       }
@@ -259,7 +257,7 @@ class Reducer {
                                     kind == Kind::kNode ? node_output : owner, ChildMessage(kind, message, f.number));
       if (!status.ok()) return status;
       if (structure_bytes_ - child_begin > kMaxStructureBytes) return TooLarge();
-      if (kind == Kind::kGraph) MaybeRelease(f.raw.data() + f.raw.size(), run);
+      if (kind == Kind::kGraph) MaybeRelease(run);
     }
     if (!reader.ok()) return reader.status();
     Flush(run);
@@ -294,34 +292,34 @@ class Reducer {
   // Fields copied as they stand, adjacent in the input, parsed into `message` at once.
   struct Run {
     google::protobuf::Message* message;
-    int depth;  // Of `message` below the model.
-    const char* begin = nullptr;
-    const char* end = nullptr;
+    int depth;    // Of `message` below the model.
+    Span fields;  // Not parsed yet.
   };
 
-  void Append(Run& run, std::string_view raw) {
-    if (run.end != raw.data() || run.end - run.begin + raw.size() > kMaxRunBytes) {
+  void Append(Run& run, Span raw) {
+    if (run.fields.end() != raw.offset || run.fields.size + raw.size > kMaxRunBytes) {
       Flush(run);
-      run.begin = raw.data();
+      run.fields.offset = raw.offset;
     }
-    run.end = raw.data() + raw.size();
+    run.fields.size = raw.end() - run.fields.offset;
   }
 
   void Flush(Run& run) {
-    if (run.begin != run.end) Merge(*run.message, std::string_view(run.begin, run.end - run.begin), run.depth);
-    run.begin = run.end = nullptr;
+    if (run.fields.size > 0) Merge(*run.message, run.fields, run.depth);
+    run.fields = {};
   }
 
   // Parses `bytes` (whole fields) into `message`, with protobuf's recursion
   // budget what is left of it at `depth`. A failure is reported by Finish,
   // after the walk: wire errors the walk finds later come first, as when the
   // whole model was parsed after the walk.
-  void Merge(google::protobuf::Message& message, std::string_view bytes, int depth) {
+  void Merge(google::protobuf::Message& message, Span fields, int depth) {
     if (parse_failed_) return;
-    if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    if (fields.size > static_cast<uint64_t>(INT_MAX)) {
       parse_failed_ = true;  // Finish reports the structure as too large first.
       return;
     }
+    const std::string_view bytes = source_.Bytes(fields);
     google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                  static_cast<int>(bytes.size()));
     input.SetRecursionLimit(kParseRecursionLimit - depth);
@@ -335,24 +333,24 @@ class Reducer {
   // Whether `node` can be merged as it stands: none of its attributes holds a
   // tensor, a graph or a sparse tensor. Adds to structure_bytes_ what the
   // walk of a plain node would; errors are those that walk would meet first.
-  absl::Status ScanNode(std::string_view node, bool& plain) {
+  absl::Status ScanNode(Span node, bool& plain) {
     plain = false;
     int64_t node_bytes = 0;
-    Reader reader(node, origin_);
+    Reader reader(source_, node);
     Field f;
     while (reader.Next(f)) {
       if (f.number != field::kNodeAttribute || f.type != WireType::kLengthDelimited) {
-        node_bytes += static_cast<int64_t>(f.raw.size());
+        node_bytes += static_cast<int64_t>(f.raw.size);
         continue;
       }
-      Reader attribute(f.payload, origin_);
+      Reader attribute(source_, f.payload);
       Field a;
       while (attribute.Next(a)) {
         if (a.type == WireType::kLengthDelimited && ChildKind(Kind::kAttribute, a.number)) return absl::OkStatus();
       }
       if (!attribute.ok()) return attribute.status();
-      if (f.payload.size() > static_cast<size_t>(kMaxStructureBytes)) return TooLarge();
-      node_bytes += static_cast<int64_t>(VarintSize(f.number << 3) + wire::kPaddedVarint32Size + f.payload.size());
+      if (f.payload.size > static_cast<uint64_t>(kMaxStructureBytes)) return TooLarge();
+      node_bytes += static_cast<int64_t>(VarintSize(f.number << 3) + wire::kPaddedVarint32Size + f.payload.size);
     }
     if (!reader.ok()) return reader.status();
     if (node_bytes > kMaxStructureBytes) return TooLarge();
@@ -361,11 +359,13 @@ class Reducer {
     return absl::OkStatus();
   }
 
-  absl::Status Tensor(std::string_view bytes, int depth, std::string_view owner, onnx::TensorProto& message) {
+  // Views of the bytes read here stay valid until the walk releases them
+  // (MaybeRelease), which it never does inside a tensor.
+  absl::Status Tensor(Span bytes, int depth, Span owner, onnx::TensorProto& message) {
     StoredTensor tensor;
     std::string_view name;
     int64_t data_location = 0;
-    std::vector<std::string_view> external_entries;
+    std::vector<Span> external_entries;
     int64_t payload_bytes = 0;    // Bytes of all data fields on the wire.
     int64_t raw_bytes = -1;       // raw_data's size, when present.
     int64_t typed_elements = 0;   // Values in the typed fields; -1 when not counted.
@@ -375,15 +375,15 @@ class Reducer {
     bool only_common_fields = true;  // Every field other than data is dims, data_type or name.
     bool only_raw_data = true;       // Every data field is raw_data.
     bool has_data_type = false, has_name = false;
-    std::string_view raw_data;
+    Span raw_data;
     int64_t data_field_bytes = 0;  // Whole data fields (tag, length, payload).
 
-    Reader reader(bytes, origin_);
+    Reader reader(source_, bytes);
     Field f;
     while (reader.Next(f)) {
       if (IsDataField(f.number)) {
-        payload_bytes += static_cast<int64_t>(f.type == WireType::kVarint ? f.raw.size() : f.payload.size());
-        data_field_bytes += static_cast<int64_t>(f.raw.size());
+        payload_bytes += static_cast<int64_t>(f.type == WireType::kVarint ? f.raw.size : f.payload.size);
+        data_field_bytes += static_cast<int64_t>(f.raw.size);
         only_raw_data &= f.number == field::kTensorRawData && f.type == WireType::kLengthDelimited;
       } else {
         only_common_fields &= IsCommonTensorField(f);
@@ -393,10 +393,11 @@ class Reducer {
           if (f.type == WireType::kVarint) {
             tensor.dims.push_back(static_cast<int64_t>(f.varint));
           } else if (f.type == WireType::kLengthDelimited) {
+            const std::string_view packed = source_.Bytes(f.payload);
             size_t pos = 0;
             uint64_t dim = 0;
-            while (pos < f.payload.size()) {
-              if (!wire::DecodeVarint(f.payload, pos, dim)) {
+            while (pos < packed.size()) {
+              if (!wire::DecodeVarint(packed, pos, dim)) {
                 return absl::InvalidArgumentError("not an ONNX model: malformed protobuf (bad tensor dims)");
               }
               tensor.dims.push_back(static_cast<int64_t>(dim));
@@ -411,7 +412,7 @@ class Reducer {
           break;
         case field::kTensorName:
           if (f.type == WireType::kLengthDelimited) {
-            name = f.payload;
+            name = source_.Bytes(f.payload);
             has_name = true;
           }
           break;
@@ -424,7 +425,7 @@ class Reducer {
         case field::kTensorRawData:
           if (f.type == WireType::kLengthDelimited) {
             raw_data = f.payload;
-            raw_bytes = static_cast<int64_t>(f.payload.size());
+            raw_bytes = static_cast<int64_t>(f.payload.size);
           }
           break;
         case field::kTensorFloatData:
@@ -439,9 +440,9 @@ class Reducer {
           if (f.type != WireType::kLengthDelimited) {
             ++typed_elements;  // One unpacked value.
           } else if (fixed4 || fixed8) {
-            typed_elements += static_cast<int64_t>(f.payload.size() / (fixed4 ? 4 : 8));
-          } else if (f.payload.size() <= kMaxVarintScanBytes) {
-            typed_elements += CountVarints(f.payload);
+            typed_elements += static_cast<int64_t>(f.payload.size / (fixed4 ? 4 : 8));
+          } else if (f.payload.size <= kMaxVarintScanBytes) {
+            typed_elements += CountVarints(source_.Bytes(f.payload));
           } else {
             typed_elements = -1;
           }
@@ -455,7 +456,7 @@ class Reducer {
       }
     }
     if (!reader.ok()) return reader.status();
-    tensor.name = std::string(name.empty() ? owner : name);
+    tensor.name = std::string(name.empty() ? source_.Bytes(owner) : name);
     tensor.external = data_location == kTensorDataLocationExternal;
     const int64_t expected_bytes = DenseByteSize(tensor.data_type, tensor.dims);
     const int bits = ElementBits(tensor.data_type);
@@ -486,19 +487,22 @@ class Reducer {
                           (has_typed && typed_elements < 0);
     if (payload_bytes == 0) tensor.data_dropped = false;
     if (tensor.data_dropped) loaded_.dropped_bytes += payload_bytes;
-    structure_bytes_ += static_cast<int64_t>(bytes.size()) - (tensor.data_dropped ? data_field_bytes : 0);
+    structure_bytes_ += static_cast<int64_t>(bytes.size) - (tensor.data_dropped ? data_field_bytes : 0);
     if (only_common_fields && (tensor.data_dropped || only_raw_data)) {
       // What protobuf would parse from these fields (the last name, data_type
       // or raw_data wins), without its parser's set-up for every tensor.
       message.mutable_dims()->Add(tensor.dims.begin(), tensor.dims.end());
       if (has_data_type) message.set_data_type(tensor.data_type);
       if (has_name) message.mutable_name()->assign(name.data(), name.size());
-      if (!tensor.data_dropped && raw_bytes >= 0) message.mutable_raw_data()->assign(raw_data.data(), raw_data.size());
+      if (!tensor.data_dropped && raw_bytes >= 0) {
+        const std::string_view raw = source_.Bytes(raw_data);
+        message.mutable_raw_data()->assign(raw.data(), raw.size());
+      }
     } else if (!tensor.data_dropped) {
       Merge(message, bytes, depth);
     } else {
       Run run{.message = &message, .depth = depth};
-      Reader again(bytes, origin_);
+      Reader again(source_, bytes);
       while (again.Next(f)) {
         if (!IsDataField(f.number)) Append(run, f.raw);
       }
@@ -509,19 +513,19 @@ class Reducer {
     return absl::OkStatus();
   }
 
-  absl::Status CheckExternal(StoredTensor& tensor, const std::vector<std::string_view>& entries,
+  absl::Status CheckExternal(StoredTensor& tensor, const std::vector<Span>& entries,
                              int64_t expected_bytes) {
     std::optional<std::string_view> location;
     int64_t offset = 0;
     int64_t length = -1;
-    for (std::string_view entry : entries) {
+    for (Span entry : entries) {
       std::string_view key, value;
-      Reader reader(entry, origin_);
+      Reader reader(source_, entry);
       Field f;
       while (reader.Next(f)) {
         if (f.type != WireType::kLengthDelimited) continue;
-        if (f.number == field::kEntryKey) key = f.payload;
-        if (f.number == field::kEntryValue) value = f.payload;
+        if (f.number == field::kEntryKey) key = source_.Bytes(f.payload);
+        if (f.number == field::kEntryValue) value = source_.Bytes(f.payload);
       }
       if (!reader.ok()) return reader.status();
       if (key == "location") {
@@ -575,25 +579,17 @@ class Reducer {
     return absl::OkStatus();
   }
 
-  // Why: the kernel maps up to 16 pages around each page fault
-  // ("fault-around"), so walking a graph whose weights are many small tensors
-  // maps nearly every page of the file, and mapped file pages count in the
-  // process's RSS. Dropping the pages already walked, a few MiB at a time,
-  // keeps RSS independent of the file's size. `pending`, fields walked but
+  // Frees the bytes read so far once they fill the Source's block, so that
+  // memory does not grow with the file. Called between the children of a
+  // graph: no view of them is held there, and `pending`, fields walked but
   // not parsed yet, is parsed first.
-  void MaybeRelease(const char* walked_up_to, Run& pending) {
-    constexpr size_t kReleaseEvery = 8 << 20;
-    if (released_up_to_ == nullptr) return;
-    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const char* end = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(walked_up_to) & ~(page - 1));
-    if (end <= released_up_to_ || static_cast<size_t>(end - released_up_to_) < kReleaseEvery) return;
+  void MaybeRelease(Run& pending) {
+    if (!source_.ShouldRelease()) return;
     Flush(pending);
-    madvise(const_cast<char*>(released_up_to_), static_cast<size_t>(end - released_up_to_), MADV_DONTNEED);
-    released_up_to_ = end;
+    source_.Release();
   }
 
-  const char* origin_;
-  const char* released_up_to_ = nullptr;  // Set only for our own file mappings.
+  Source& source_;
   const LoadOptions& options_;
   ExternalDataChecker checker_;
   LoadedModel& loaded_;
@@ -610,45 +606,19 @@ std::string DirectoryOf(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// A read-only mapping of a whole file, unmapped when it goes out of scope.
-class MappedFile {
+// A file descriptor, closed when it goes out of scope.
+class OpenFile {
  public:
-  static absl::StatusOr<MappedFile> Open(const std::string& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return absl::NotFoundError(absl::StrCat("cannot open the file: ", std::strerror(errno)));
-    struct stat info;
-    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-      close(fd);
-      return absl::InvalidArgumentError("not a regular file");
-    }
-    MappedFile file;
-    file.size_ = static_cast<size_t>(info.st_size);
-    if (file.size_ > 0) {
-      void* data = mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (data == MAP_FAILED) {
-        const int error = errno;
-        close(fd);
-        return absl::InvalidArgumentError(absl::StrCat("cannot map the file: ", std::strerror(error)));
-      }
-      // The walk jumps over the weights: no read-ahead into pages it will skip.
-      madvise(data, file.size_, MADV_RANDOM);
-      file.data_ = static_cast<const char*>(data);
-    }
-    close(fd);
-    return file;
+  explicit OpenFile(int fd) : fd_(fd) {}
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+  ~OpenFile() {
+    if (fd_ >= 0) close(fd_);
   }
-  MappedFile(MappedFile&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-  MappedFile& operator=(MappedFile&&) = delete;
-  ~MappedFile() {
-    if (data_ != nullptr) munmap(const_cast<char*>(data_), size_);
-  }
-  std::string_view bytes() const { return {data_, size_}; }
+  int fd() const { return fd_; }
 
  private:
-  MappedFile() = default;
-  const char* data_ = nullptr;
-  size_t size_ = 0;
+  int fd_;
 };
 
 }  // namespace
@@ -748,18 +718,17 @@ struct ArenaModel {
   onnx::ModelProto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
 };
 
-// `mapped`: `bytes` is a private read-only file mapping whose pages may be dropped.
-absl::StatusOr<LoadedModel> Load(std::string_view bytes, const std::string& model_dir,
-                                 const LoadOptions& options, bool mapped) {
+absl::StatusOr<LoadedModel> Load(Source& source, const std::string& model_dir, const LoadOptions& options) {
   LoadedModel loaded;
-  loaded.file_bytes = static_cast<int64_t>(bytes.size());
-  if (bytes.empty()) return absl::InvalidArgumentError("not an ONNX model (empty file)");
+  loaded.file_bytes = static_cast<int64_t>(source.size());
+  if (source.size() == 0) return absl::InvalidArgumentError("not an ONNX model (empty file)");
 
   auto storage = std::make_shared<ArenaModel>();
-  Reducer reducer(bytes.data(), options, model_dir, loaded);
-  if (mapped) reducer.ReleasePagesOf(bytes.data());
-  absl::Status walked =
-      reducer.Message(Kind::kModel, bytes, /*graph_depth=*/0, /*depth=*/0, /*owner=*/"", *storage->model);
+  Reducer reducer(source, options, model_dir, loaded);
+  absl::Status walked = reducer.Message(Kind::kModel, {0, source.size()}, /*graph_depth=*/0, /*depth=*/0,
+                                        /*owner=*/{}, *storage->model);
+  // A failed read left zeros where the walk looked: that comes first.
+  if (!source.status().ok()) return source.status();
   if (!walked.ok()) return walked;
   reducer.FinishWarnings();
   if (absl::Status parsed = reducer.Finish(); !parsed.ok()) return parsed;
@@ -772,13 +741,21 @@ absl::StatusOr<LoadedModel> Load(std::string_view bytes, const std::string& mode
 
 absl::StatusOr<LoadedModel> LoadModelFromBytes(std::string_view bytes, const std::string& model_dir,
                                                const LoadOptions& options) {
-  return Load(bytes, model_dir, options, /*mapped=*/false);
+  Source source(bytes);
+  return Load(source, model_dir, options);
 }
 
 absl::StatusOr<LoadedModel> LoadModel(const std::string& path, const LoadOptions& options) {
-  absl::StatusOr<MappedFile> file = MappedFile::Open(path);
-  if (!file.ok()) return file.status();
-  absl::StatusOr<LoadedModel> loaded = Load(file->bytes(), DirectoryOf(path), options, /*mapped=*/true);
+  const OpenFile file(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (file.fd() < 0) return absl::NotFoundError(absl::StrCat("cannot open the file: ", std::strerror(errno)));
+  struct stat info;
+  if (fstat(file.fd(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    return absl::InvalidArgumentError("not a regular file");
+  }
+  // The walk jumps over the weights: no read-ahead into bytes it will skip.
+  posix_fadvise(file.fd(), 0, 0, POSIX_FADV_RANDOM);
+  Source source(file.fd(), static_cast<uint64_t>(info.st_size));
+  absl::StatusOr<LoadedModel> loaded = Load(source, DirectoryOf(path), options);
   if (loaded.ok()) loaded->path = path;
   return loaded;
 }

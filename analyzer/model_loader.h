@@ -6,35 +6,31 @@
 // computations (Reshape's shape, Slice's starts...), which are kept.
 //
 // How (why not just ParseFromArray):
-// - the file is mapped read-only, and its protobuf wire format is walked
-//   field by field (ModelProto -> graph -> nodes -> attributes -> subgraphs,
-//   training graphs and functions included);
+// - the file's protobuf wire format is walked field by field (ModelProto ->
+//   graph -> nodes -> attributes -> subgraphs, training graphs and functions
+//   included), read with pread in small windows (see wire::Source): skipping
+//   a length-delimited field reads only its length, so the weights are never
+//   read and memory does not grow with them;
 // - every TensorProto (initializers, Constant values, tensor attributes,
 //   sparse tensors) goes into the model without its data fields when it
-//   holds more than keep_data_up_to_bytes; skipping a length-delimited field
-//   reads only its length, so the pages of the weights are never touched and
-//   memory does not grow with them;
-// - everything else is parsed by protobuf straight from the mapping, in runs
-//   of adjacent fields (consecutive nodes without a tensor or graph
-//   attribute make one run), never copied into a buffer first; the
-//   2 GiB protobuf limit applies to the structure (as if serialized), not to
-//   the file;
-// - pages already walked are given back every 8 MiB: the kernel maps pages
-//   around each one touched, which would otherwise bring a model of many
-//   small tensors wholly into RSS;
+//   holds more than keep_data_up_to_bytes;
+// - everything else is parsed by protobuf from the bytes read, in runs of
+//   adjacent fields (consecutive nodes without a tensor or graph attribute
+//   make one run); the 2 GiB protobuf limit applies to the structure (as if
+//   serialized), not to the file;
+// - the bytes read are freed (their buffer reused) every 1 MiB;
 // - external data is never opened: each location is checked to stay inside
 //   the model's folder (see external_data.h), and a missing or short file is a
 //   warning.
 // Every pass is linear in the file's structure (not its weights); subgraph
 // nesting is limited to kMaxGraphDepth, so malformed input is an error, never
-// a crash, a hang or unbounded recursion.
+// a crash, a hang or unbounded recursion. A read that fails, or a file that
+// another process cuts short while it is read, is an error too.
 // Not guaranteed:
 // - memory still grows with the structure: nodes, names and the small
 //   tensors that are kept (about 1.4 KiB per node on bench's blocks model);
 // - values stored externally are never read, even small ones: a shape tensor
-//   saved as external data has dims and type but no values;
-// - a model file truncated by another process while it is mapped ends the
-//   process with SIGBUS (the mapping cannot guard against that).
+//   saved as external data has dims and type but no values.
 #ifndef ONNX_FOOTPRINT_ANALYZER_MODEL_LOADER_H_
 #define ONNX_FOOTPRINT_ANALYZER_MODEL_LOADER_H_
 

@@ -1,5 +1,11 @@
 #include "analyzer/proto_wire.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -21,56 +27,112 @@ bool DecodeVarint(std::string_view bytes, size_t& pos, uint64_t& value) {
   return false;
 }
 
+void Source::Release() {
+  if (blocks_.size() > 1) blocks_.resize(1);
+  block_used_ = 0;
+  large_.clear();
+  last_ = {};
+  last_data_ = nullptr;
+  buffered_bytes_ = 0;
+  ++generation_;
+}
+
+std::string_view Source::Read(uint64_t offset, uint64_t min_size, bool window) {
+  if (last_data_ != nullptr && offset >= last_.offset && offset + min_size <= last_.end()) {
+    return std::string_view(last_data_ + (offset - last_.offset), last_.end() - offset);
+  }
+  // Forward from inside (or the end of) the newest buffer: a run of structure.
+  const bool in_a_row = last_data_ != nullptr && offset >= last_.offset && offset <= last_.end();
+  window_ = in_a_row ? std::min<uint64_t>(2 * window_, kMaxWindowBytes) : kWindowBytes;
+  const uint64_t size = std::min(std::max(min_size, window ? window_ : 0), size_ - offset);
+  char* const buffer = Allocate(size);
+  uint64_t done = 0;
+  while (done < size && status_.ok()) {
+    const ssize_t got = pread(fd_, buffer + done, size - done, static_cast<off_t>(offset + done));
+    if (got > 0) {
+      done += static_cast<uint64_t>(got);
+    } else if (got == 0) {
+      status_ = absl::DataLossError("the file became shorter while it was read");
+    } else if (errno != EINTR) {
+      status_ = absl::DataLossError(absl::StrCat("cannot read the file: ", std::strerror(errno)));
+    }
+  }
+  if (done < size) std::memset(buffer + done, 0, size - done);
+  last_ = {offset, size};
+  last_data_ = buffer;
+  buffered_bytes_ += size;
+  return std::string_view(last_data_, size);
+}
+
+char* Source::Allocate(uint64_t size) {
+  if (size > kBlockBytes / 4) {
+    large_.push_back(std::unique_ptr<char[]>(new char[size]));
+    return large_.back().get();
+  }
+  if (blocks_.empty() || block_used_ + size > kBlockBytes) {
+    blocks_.push_back(std::unique_ptr<char[]>(new char[kBlockBytes]));
+    block_used_ = 0;
+  }
+  char* const at = blocks_.back().get() + block_used_;
+  block_used_ += size;
+  return at;
+}
+
 absl::Status Reader::status() const {
   if (error_ == nullptr) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("not an ONNX model: malformed protobuf (", error_, " at byte ",
-                                                 error_at_ - origin_, ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("not an ONNX model: malformed protobuf (", error_, " at byte ", error_at_, ")"));
 }
 
 bool Reader::NextSlow(Field& field) {
-  const std::string_view bytes(begin_, static_cast<size_t>(end_ - begin_));
-  const size_t start = static_cast<size_t>(pos_ - begin_);
-  size_t pos = start;
+  // A tag and a length are at most 10 bytes each; a view of them, never past
+  // the end of the message, so that a varint cut by it fails where it did.
+  const uint64_t available = std::min<uint64_t>(end_ - pos_, 20);
+  if (view_ == nullptr || view_generation_ != source_->generation() || pos_ < view_offset_ ||
+      pos_ - view_offset_ + available > view_size_) {
+    const std::string_view view = source_->View(pos_, available);
+    view_ = view.data();
+    view_offset_ = pos_;
+    view_size_ = view.size();
+    view_generation_ = source_->generation();
+  }
+  const std::string_view bytes(view_ + (pos_ - view_offset_), available);
+  size_t pos = 0;
   // A bad varint is reported where its decoding stopped.
-  const auto bad_varint = [&] { return Fail("bad or truncated varint", begin_ + pos); };
+  const auto bad_varint = [&] { return Fail("bad or truncated varint", pos_ + pos); };
   uint64_t tag = 0;
   if (!DecodeVarint(bytes, pos, tag)) return bad_varint();
   if (tag > UINT32_MAX || (tag >> 3) == 0) return Fail("invalid field tag", pos_);
   field.number = static_cast<uint32_t>(tag >> 3);
   field.varint = 0;
   field.payload = {};
+  uint64_t payload_size = 0;
   switch (tag & 7) {
     case 0:
       field.type = WireType::kVarint;
       if (!DecodeVarint(bytes, pos, field.varint)) return bad_varint();
       break;
     case 1:
-    case 5: {
+    case 5:
       field.type = (tag & 7) == 1 ? WireType::kFixed64 : WireType::kFixed32;
-      const size_t width = field.type == WireType::kFixed64 ? 8 : 4;
-      if (bytes.size() - pos < width) return Fail("truncated fixed-width field", begin_ + pos);
-      field.payload = bytes.substr(pos, width);
-      pos += width;
+      payload_size = field.type == WireType::kFixed64 ? 8 : 4;
+      if (end_ - pos_ - pos < payload_size) return Fail("truncated fixed-width field", pos_ + pos);
       break;
-    }
-    case 2: {
+    case 2:
       field.type = WireType::kLengthDelimited;
-      uint64_t length = 0;
-      if (!DecodeVarint(bytes, pos, length)) return bad_varint();
-      if (length > bytes.size() - pos) return Fail("length past the end of its message", begin_ + pos);
-      // Only the length is read: the payload's pages are not touched here.
-      field.payload = bytes.substr(pos, static_cast<size_t>(length));
-      pos += static_cast<size_t>(length);
+      if (!DecodeVarint(bytes, pos, payload_size)) return bad_varint();
+      if (payload_size > end_ - pos_ - pos) return Fail("length past the end of its message", pos_ + pos);
       break;
-    }
     case 3:
     case 4:
       return Fail("protobuf groups are not supported", pos_);
     default:
       return Fail("invalid wire type", pos_);
   }
-  field.raw = bytes.substr(start, pos - start);
-  pos_ = begin_ + pos;
+  // Only the length is read: the payload is not, unless the caller asks for it.
+  field.payload = {pos_ + pos, payload_size};
+  field.raw = {pos_, pos + payload_size};
+  pos_ += pos + payload_size;
   return true;
 }
 
