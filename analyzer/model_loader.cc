@@ -703,10 +703,15 @@ void FreeBlock(void* block, size_t bytes) {
   }
 }
 
-google::protobuf::ArenaOptions ModelArenaOptions() {
+// A file of a few MiB can hold a structure of that size: its arena starts
+// on a huge page. A smaller one starts with a block from the heap, since a
+// model of a few KiB would spend more mapping and zeroing 2 MiB than it saves.
+constexpr uint64_t kHugeArenaFromFileBytes = 4 << 20;
+
+google::protobuf::ArenaOptions ModelArenaOptions(uint64_t file_bytes) {
   google::protobuf::ArenaOptions options;
-  options.start_block_size = 64 << 10;  // Small models: a block or two from the heap.
-  options.max_block_size = 8 << 20;     // Large ones: blocks doubling up to 8 MiB.
+  options.start_block_size = file_bytes >= kHugeArenaFromFileBytes ? kHugePageBytes : 64 << 10;
+  options.max_block_size = 8 << 20;  // Blocks double up to 8 MiB.
   options.block_alloc = &AllocateBlock;
   options.block_dealloc = &FreeBlock;
   return options;
@@ -714,7 +719,9 @@ google::protobuf::ArenaOptions ModelArenaOptions() {
 
 // What a SharedModel of LoadModel owns.
 struct ArenaModel {
-  google::protobuf::Arena arena{ModelArenaOptions()};
+  explicit ArenaModel(uint64_t file_bytes) : arena(ModelArenaOptions(file_bytes)) {}
+
+  google::protobuf::Arena arena;
   onnx::ModelProto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
 };
 
@@ -723,7 +730,7 @@ absl::StatusOr<LoadedModel> Load(Source& source, const std::string& model_dir, c
   loaded.file_bytes = static_cast<int64_t>(source.size());
   if (source.size() == 0) return absl::InvalidArgumentError("not an ONNX model (empty file)");
 
-  auto storage = std::make_shared<ArenaModel>();
+  auto storage = std::make_shared<ArenaModel>(source.size());
   Reducer reducer(source, options, model_dir, loaded);
   absl::Status walked = reducer.Message(Kind::kModel, {0, source.size()}, /*graph_depth=*/0, /*depth=*/0,
                                         /*owner=*/{}, *storage->model);
