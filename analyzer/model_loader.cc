@@ -61,8 +61,8 @@ constexpr int kParseRecursionLimit = 4 * kMaxGraphDepth + 64;
 // the walk descends into, must stay under protobuf's 2 GiB message limit.
 constexpr int64_t kMaxStructureBytes = INT32_MAX;
 // A run of verbatim fields is merged (parsed) at this size at the latest, so
-// that the pages behind it can be given back.
-constexpr size_t kMaxRunBytes = 8 << 20;
+// that reading it again fits in the Source's reused blocks.
+constexpr uint64_t kMaxRunBytes = wire::Source::kBlockBytes / 4;
 // Packed varint fields larger than this are not scanned to count their
 // elements: that would touch every page of the weights.
 constexpr size_t kMaxVarintScanBytes = 1 << 20;

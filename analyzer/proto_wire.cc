@@ -28,7 +28,7 @@ bool DecodeVarint(std::string_view bytes, size_t& pos, uint64_t& value) {
 }
 
 void Source::Release() {
-  if (blocks_.size() > 1) blocks_.resize(1);
+  block_ = 0;
   block_used_ = 0;
   large_.clear();
   last_ = {};
@@ -69,11 +69,12 @@ char* Source::Allocate(uint64_t size) {
     large_.push_back(std::unique_ptr<char[]>(new char[size]));
     return large_.back().get();
   }
-  if (blocks_.empty() || block_used_ + size > kBlockBytes) {
-    blocks_.push_back(std::unique_ptr<char[]>(new char[kBlockBytes]));
+  if (blocks_.empty()) blocks_.push_back(std::unique_ptr<char[]>(new char[kBlockBytes]));
+  if (block_used_ + size > kBlockBytes) {
+    if (++block_ == blocks_.size()) blocks_.push_back(std::unique_ptr<char[]>(new char[kBlockBytes]));
     block_used_ = 0;
   }
-  char* const at = blocks_.back().get() + block_used_;
+  char* const at = blocks_[block_].get() + block_used_;
   block_used_ += size;
   return at;
 }

@@ -47,16 +47,16 @@ struct Span {
 // How: Bytes() and View() return views of buffers kept until Release();
 // reads of a file are at least kWindowBytes, growing up to kMaxWindowBytes
 // while they go forward in a row (a run of nodes), back to kWindowBytes
-// after a jump (over a weight). They land in a block of kBlockBytes reused
+// after a jump (over a weight). They land in blocks of kBlockBytes, reused
 // after each Release() (fresh memory would cost a page fault per 4 KiB
-// read); larger ones get their own buffer. A failed read (an I/O error, or a
+// read); reads over a quarter block get their own buffer. A failed read (an I/O error, or a
 // file that shrank) yields zeros and makes status() an error, which the
 // caller checks after the walk; the walk itself never sees a short view.
 class Source {
  public:
   static constexpr uint64_t kWindowBytes = 2 << 10;
   static constexpr uint64_t kMaxWindowBytes = 64 << 10;
-  static constexpr uint64_t kBlockBytes = 1 << 20;
+  static constexpr uint64_t kBlockBytes = 256 << 10;
 
   explicit Source(std::string_view bytes) : memory_(bytes), size_(bytes.size()) {}
   // `fd` stays open, and owned by the caller, while the Source is used.
@@ -77,8 +77,8 @@ class Source {
     return Read(offset, min_size, /*window=*/true);
   }
 
-  // Whether the reads since the last Release() fill a block: time to call it.
-  bool ShouldRelease() const { return buffered_bytes_ >= kBlockBytes; }
+  // Whether the reads since the last Release() fill half a block: time to call it.
+  bool ShouldRelease() const { return buffered_bytes_ >= kBlockBytes / 2; }
   // Frees what Bytes() and View() returned; views taken before are invalid.
   void Release();
   // Counts Release() calls, so that a view can tell when it went stale.
@@ -93,8 +93,9 @@ class Source {
   std::string_view memory_;
   int fd_ = -1;
   uint64_t size_ = 0;
-  std::vector<std::unique_ptr<char[]>> blocks_;  // The first one is kept by Release().
-  uint64_t block_used_ = 0;                      // Bytes of blocks_.back() handed out.
+  std::vector<std::unique_ptr<char[]>> blocks_;  // Kept by Release(), for reuse.
+  size_t block_ = 0;                             // The block reads land in.
+  uint64_t block_used_ = 0;                      // Bytes of blocks_[block_] handed out.
   std::vector<std::unique_ptr<char[]>> large_;   // Reads larger than a quarter block.
   Span last_;                                    // What the newest read holds.
   const char* last_data_ = nullptr;
