@@ -237,6 +237,7 @@ class Reducer {
       if (!child || f.type != WireType::kLengthDelimited) {
         structure_bytes_ += static_cast<int64_t>(f.raw.size);
         Append(run, f.raw);
+        if (kind == Kind::kGraph) MaybeRelease(run);
         continue;
       }
       const int64_t child_begin = structure_bytes_ += static_cast<int64_t>(

@@ -1,9 +1,10 @@
 // A bounds-checked reader and writer for the protobuf wire format.
 //
 // Why: the loader walks a model's bytes without parsing them into messages, so
-// that it can skip the payloads of large tensors without reading them. Every read is checked against the end of its message: a
-// malformed varint, a length past the end or an unsupported wire type is an
-// InvalidArgument naming the byte offset, never a crash or a hang.
+// that it can skip the payloads of large tensors without reading them. Every
+// read is checked against the end of its message: a malformed varint, a
+// length past the end or an unsupported wire type is an InvalidArgument
+// naming the byte offset, never a crash or a hang.
 #ifndef ONNX_FOOTPRINT_ANALYZER_PROTO_WIRE_H_
 #define ONNX_FOOTPRINT_ANALYZER_PROTO_WIRE_H_
 
@@ -49,9 +50,10 @@ struct Span {
 // while they go forward in a row (a run of nodes), back to kWindowBytes
 // after a jump (over a weight). They land in blocks of kBlockBytes, reused
 // after each Release() (fresh memory would cost a page fault per 4 KiB
-// read); reads over a quarter block get their own buffer. A failed read (an I/O error, or a
-// file that shrank) yields zeros and makes status() an error, which the
-// caller checks after the walk; the walk itself never sees a short view.
+// read); reads over a quarter block get their own buffer. A failed read (an
+// I/O error, or a file that shrank) yields zeros and makes status() an
+// error, which the caller checks after the walk; the walk itself never sees
+// a short view.
 class Source {
  public:
   static constexpr uint64_t kWindowBytes = 2 << 10;
