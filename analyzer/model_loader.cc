@@ -32,7 +32,7 @@ using wire::Source;
 using wire::Span;
 using wire::WireType;
 
-// The messages the walker descends into; everything else is copied verbatim.
+// The messages the walker descends into; everything else is parsed as it stands.
 enum class Kind { kModel, kTrainingInfo, kFunction, kGraph, kNode, kAttribute, kSparseTensor, kTensor };
 
 // Field numbers, checked against onnx.proto (ONNX 1.12).
@@ -64,7 +64,7 @@ constexpr int64_t kMaxStructureBytes = INT32_MAX;
 // that reading it again fits in the Source's reused blocks.
 constexpr uint64_t kMaxRunBytes = wire::Source::kBlockBytes / 4;
 // Packed varint fields larger than this are not scanned to count their
-// elements: that would touch every page of the weights.
+// elements: that would read the weights.
 constexpr size_t kMaxVarintScanBytes = 1 << 20;
 
 std::optional<Kind> ChildKind(Kind parent, uint32_t number) {
