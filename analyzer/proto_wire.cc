@@ -28,12 +28,20 @@ bool DecodeVarint(std::string_view bytes, size_t& pos, uint64_t& value) {
 }
 
 void Source::Release() {
+  // The newest read is where the walk goes on: it moves to the front of the
+  // first block, so that the next reads of the walk find it there.
+  const bool keep_last = last_data_ != nullptr && last_.size <= kBlockBytes / 4;
+  if (keep_last) std::memmove(blocks_[0].get(), last_data_, last_.size);
   block_ = 0;
-  block_used_ = 0;
+  block_used_ = keep_last ? last_.size : 0;
   large_.clear();
-  last_ = {};
-  last_data_ = nullptr;
-  buffered_bytes_ = 0;
+  if (keep_last) {
+    last_data_ = blocks_[0].get();
+  } else {
+    last_ = {};
+    last_data_ = nullptr;
+  }
+  buffered_bytes_ = block_used_;
   ++generation_;
 }
 
