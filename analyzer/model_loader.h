@@ -6,37 +6,36 @@
 // computations (Reshape's shape, Slice's starts...), which are kept.
 //
 // How (why not just ParseFromArray):
-// - the file is mapped read-only, and its protobuf wire format is walked
-//   field by field (ModelProto -> graph -> nodes -> attributes -> subgraphs,
-//   training graphs and functions included);
+// - the file's protobuf wire format is walked field by field (ModelProto ->
+//   graph -> nodes -> attributes -> subgraphs, training graphs and functions
+//   included), read with pread in small windows (see wire::Source): skipping
+//   a length-delimited field reads only its length, so the weights are never
+//   read and memory does not grow with them;
 // - every TensorProto (initializers, Constant values, tensor attributes,
-//   sparse tensors) is copied into a reduced model without its data fields
-//   when it holds more than keep_data_up_to_bytes; skipping a length-delimited
-//   field reads only its length, so the pages of the weights are never
-//   touched and memory does not grow with them;
-// - the reduced copy is one buffer (each submessage written in place after a
-//   fixed-width length), small enough to parse even when the file is over
-//   the 2 GiB protobuf limit;
-// - pages already walked are given back every 8 MiB: the kernel maps pages
-//   around each one touched, which would otherwise bring a model of many
-//   small tensors wholly into RSS;
+//   sparse tensors) goes into the model without its data fields when it
+//   holds more than keep_data_up_to_bytes;
+// - everything else is parsed by protobuf from the bytes read, in runs of
+//   adjacent fields (consecutive nodes without a tensor or graph attribute
+//   make one run); the 2 GiB protobuf limit applies to the structure (as if
+//   serialized), not to the file;
+// - the bytes read are freed (their buffer reused) every 1 MiB;
 // - external data is never opened: each location is checked to stay inside
 //   the model's folder (see external_data.h), and a missing or short file is a
 //   warning.
 // Every pass is linear in the file's structure (not its weights); subgraph
 // nesting is limited to kMaxGraphDepth, so malformed input is an error, never
-// a crash, a hang or unbounded recursion.
+// a crash, a hang or unbounded recursion. A read that fails, or a file that
+// another process cuts short while it is read, is an error too.
 // Not guaranteed:
 // - memory still grows with the structure: nodes, names and the small
 //   tensors that are kept (about 1.4 KiB per node on bench's blocks model);
 // - values stored externally are never read, even small ones: a shape tensor
-//   saved as external data has dims and type but no values;
-// - a model file truncated by another process while it is mapped ends the
-//   process with SIGBUS (the mapping cannot guard against that).
+//   saved as external data has dims and type but no values.
 #ifndef ONNX_FOOTPRINT_ANALYZER_MODEL_LOADER_H_
 #define ONNX_FOOTPRINT_ANALYZER_MODEL_LOADER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,8 +64,38 @@ struct StoredTensor {
   bool external_present = false;  // That file exists and holds offset + length bytes (external only).
 };
 
+// A read-only onnx::ModelProto with the memory it lives in.
+//
+// Why an arena: the structure of an 18,000-node model is about half a million
+// protobuf objects (messages, strings, repeated fields). LoadModel parses them
+// onto one google::protobuf::Arena: allocated from a few large blocks, freed
+// with the blocks, not one by one. The blocks from 2 MiB up are mapped for
+// transparent huge pages, so that the kernel faults them in 2 MiB at a time
+// (page faults were most of the parse's time on large models).
+//
+// Read it as a `const onnx::ModelProto&` (it converts implicitly), or through
+// `->` and `*`. Copies share one model. It converts from an onnx::ModelProto
+// too, so that `LoadedModel{.model = builder.Build()}` holds a model made in
+// memory.
+class SharedModel {
+ public:
+  SharedModel() : model_(std::shared_ptr<void>(), &onnx::ModelProto::default_instance()) {}
+  SharedModel(onnx::ModelProto model)  // NOLINT(google-explicit-constructor): see above.
+      : model_(std::make_shared<const onnx::ModelProto>(std::move(model))) {}
+  // `model` stays valid as long as `owner` lives.
+  SharedModel(std::shared_ptr<const void> owner, const onnx::ModelProto* model) : model_(std::move(owner), model) {}
+
+  const onnx::ModelProto& get() const { return *model_; }
+  operator const onnx::ModelProto&() const { return *model_; }  // NOLINT(google-explicit-constructor)
+  const onnx::ModelProto& operator*() const { return *model_; }
+  const onnx::ModelProto* operator->() const { return model_.get(); }
+
+ private:
+  std::shared_ptr<const onnx::ModelProto> model_;
+};
+
 struct LoadedModel {
-  onnx::ModelProto model;             // Initializers and Constant values keep dims and data_type.
+  SharedModel model;                  // Initializers and Constant values keep dims and data_type.
   std::string path;                   // As given by the caller.
   std::vector<std::string> warnings;  // Non-fatal findings (e.g. a missing external data file).
   std::vector<StoredTensor> tensors;  // Every stored tensor met, in file order.

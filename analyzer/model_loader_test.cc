@@ -1,5 +1,6 @@
 #include "analyzer/model_loader.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -110,7 +111,7 @@ TEST(LoadModelTest, DropsLargeDataAndKeepsSmallTensors) {
   const onnx::ModelProto model = SmallModel();
   absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(model.SerializeAsString(), ".");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  const onnx::GraphProto& graph = loaded->model.graph();
+  const onnx::GraphProto& graph = loaded->model->graph();
 
   const onnx::TensorProto& weight = graph.initializer(0);
   EXPECT_EQ(weight.name(), "W");
@@ -149,7 +150,7 @@ TEST(LoadModelTest, KeepsEverythingUnderTheThresholdByteForByte) {
   absl::StatusOr<LoadedModel> loaded =
       LoadModelFromBytes(model.SerializeAsString(), ".", {.keep_data_up_to_bytes = 1 << 20});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->model.SerializeAsString(), model.SerializeAsString());
+  EXPECT_EQ(loaded->model->SerializeAsString(), model.SerializeAsString());
   EXPECT_EQ(loaded->dropped_bytes, 0);
 }
 
@@ -162,8 +163,8 @@ TEST(LoadModelTest, DropsTypedDataAndCountsItsBytes) {
   for (int i = 0; i < 2000; ++i) typed->add_int64_data(i * 1000);
   absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(model.SerializeAsString(), ".");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->model.graph().initializer(2).int64_data_size(), 0);
-  EXPECT_THAT(loaded->model.graph().initializer(2).dims(), ::testing::ElementsAre(2000));
+  EXPECT_EQ(loaded->model->graph().initializer(2).int64_data_size(), 0);
+  EXPECT_THAT(loaded->model->graph().initializer(2).dims(), ::testing::ElementsAre(2000));
   const StoredTensor* record = FindTensor(*loaded, "typed");
   ASSERT_NE(record, nullptr);
   EXPECT_EQ(record->stored_bytes, 2000 * 8);
@@ -213,10 +214,10 @@ TEST(LoadModelTest, StripsTensorsInsideSubgraphs) {
     EXPECT_EQ(tensor.stored_bytes, 128 * 128 * 4);
   }
   const onnx::TensorProto& deep =
-      loaded->model.graph().node(0).attribute(1).g().node(0).attribute(0).g().node(0).attribute(0).t();
+      loaded->model->graph().node(0).attribute(1).g().node(0).attribute(0).g().node(0).attribute(0).t();
   EXPECT_THAT(deep.dims(), ::testing::ElementsAre(128, 128));
   EXPECT_FALSE(deep.has_raw_data());
-  EXPECT_LT(loaded->model.ByteSizeLong(), 2000u);
+  EXPECT_LT(loaded->model->ByteSizeLong(), 2000u);
 }
 
 TEST(LoadModelTest, AcceptsSubgraphsUpToTheDepthLimit) {
@@ -271,11 +272,11 @@ TEST(LoadModelTest, StripsLoopBodiesFunctionsAndSparseInitializers) {
     ASSERT_NE(record, nullptr) << name;
     EXPECT_TRUE(record->data_dropped) << name;
   }
-  EXPECT_FALSE(loaded->model.graph().node(4).attribute(0).g().initializer(0).has_raw_data());
-  EXPECT_FALSE(loaded->model.functions(0).node(0).attribute(0).t().has_raw_data());
-  EXPECT_EQ(loaded->model.graph().sparse_initializer(0).indices().int64_data_size(), 0);
-  EXPECT_THAT(loaded->model.graph().sparse_initializer(0).dims(), ::testing::ElementsAre(100000));
-  EXPECT_LT(loaded->model.ByteSizeLong(), 2000u);
+  EXPECT_FALSE(loaded->model->graph().node(4).attribute(0).g().initializer(0).has_raw_data());
+  EXPECT_FALSE(loaded->model->functions(0).node(0).attribute(0).t().has_raw_data());
+  EXPECT_EQ(loaded->model->graph().sparse_initializer(0).indices().int64_data_size(), 0);
+  EXPECT_THAT(loaded->model->graph().sparse_initializer(0).dims(), ::testing::ElementsAre(100000));
+  EXPECT_LT(loaded->model->ByteSizeLong(), 2000u);
 }
 
 TEST(LoadModelTest, WarnsWhenInlineDataDisagreesWithDims) {
@@ -299,27 +300,27 @@ TEST(LoadModelTest, LoadsAFileWithAMebibyteOfWeightsWithoutThem) {
   EXPECT_EQ(loaded->path, dir + "/model.onnx");
   EXPECT_EQ(loaded->file_bytes, static_cast<int64_t>(model.ByteSizeLong()));
   EXPECT_GT(loaded->dropped_bytes, 1 << 20);
-  EXPECT_LT(loaded->model.ByteSizeLong(), 2000u);
-  const onnx::TensorProto& big = loaded->model.graph().initializer(2);
+  EXPECT_LT(loaded->model->ByteSizeLong(), 2000u);
+  const onnx::TensorProto& big = loaded->model->graph().initializer(2);
   EXPECT_EQ(DenseByteSize(big.data_type(), {big.dims().begin(), big.dims().end()}), 1 << 20);
   fs::remove_all(dir);
 }
 
-TEST(LoadModelTest, AMappedFileGivesTheSameModelAsBytesInMemory) {
-  // 12 MB of small tensors, all kept: the walk over the mapping gives back
-  // the pages behind it every 8 MiB, and must still copy every byte intact.
+TEST(LoadModelTest, AFileGivesTheSameModelAsBytesInMemory) {
+  // 12 MB of small tensors, all kept: the walk over the file reuses its read
+  // buffer every 1 MiB, and must still copy every byte intact.
   const std::string dir = MakeTempDir();
   onnx::ModelProto model = SmallModel();
   for (int i = 0; i < 3000; ++i) *model.mutable_graph()->add_initializer() = FloatTensor(absl::StrCat("t", i), {1000});
   const std::string bytes = model.SerializeAsString();
   WriteFile(dir + "/many.onnx", bytes);
-  absl::StatusOr<LoadedModel> mapped = LoadModel(dir + "/many.onnx");
+  absl::StatusOr<LoadedModel> from_file = LoadModel(dir + "/many.onnx");
   absl::StatusOr<LoadedModel> in_memory = LoadModelFromBytes(bytes, dir);
-  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  ASSERT_TRUE(from_file.ok()) << from_file.status();
   ASSERT_TRUE(in_memory.ok()) << in_memory.status();
-  EXPECT_EQ(mapped->model.graph().initializer(2999).raw_data(), model.graph().initializer(2999).raw_data());
-  EXPECT_EQ(mapped->model.SerializeAsString(), in_memory->model.SerializeAsString());
-  EXPECT_THAT(mapped->tensors, SizeIs(3003));
+  EXPECT_EQ(from_file->model->graph().initializer(2999).raw_data(), model.graph().initializer(2999).raw_data());
+  EXPECT_EQ(from_file->model->SerializeAsString(), in_memory->model->SerializeAsString());
+  EXPECT_THAT(from_file->tensors, SizeIs(3003));
   fs::remove_all(dir);
 }
 
@@ -599,6 +600,43 @@ TEST(MalformedInputTest, BadWireDataNamesTheProblem) {
   }
 }
 
+TEST(WireTest, AReaderOverAFileReadsOnAfterItsBuffersAreReleased) {
+  std::string bytes;
+  for (int i = 0; i < 2000; ++i) wire::AppendLengthDelimited(bytes, 1 + i % 20, std::string(i % 300, 'a' + i % 26));
+  const std::string dir = MakeTempDir();
+  WriteFile(dir + "/fields.bin", bytes);
+  const int fd = open((dir + "/fields.bin").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  wire::Source source(fd, bytes.size());
+  wire::Reader reader(source, {0, bytes.size()});
+  wire::Field field;
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_TRUE(reader.Next(field)) << i;
+    EXPECT_EQ(field.number, static_cast<uint32_t>(1 + i % 20));
+    EXPECT_EQ(source.Bytes(field.payload), std::string(i % 300, 'a' + i % 26));
+    if (i % 7 == 0) source.Release();  // The reader's view of the file goes stale.
+  }
+  EXPECT_FALSE(reader.Next(field));
+  EXPECT_TRUE(reader.ok());
+  EXPECT_TRUE(source.status().ok());
+  close(fd);
+  fs::remove_all(dir);
+}
+
+TEST(WireTest, AFileShorterThanItWasIsAnErrorNotAShortView) {
+  const std::string dir = MakeTempDir();
+  WriteFile(dir + "/short.bin", "0123456789");
+  const int fd = open((dir + "/short.bin").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  wire::Source source(fd, 100);  // As if another process cut it after fstat.
+  EXPECT_EQ(source.Bytes({4, 6}), "456789");
+  EXPECT_TRUE(source.status().ok());
+  EXPECT_EQ(source.Bytes({8, 12}), std::string("89") + std::string(10, '\0'));
+  EXPECT_EQ(source.status().code(), absl::StatusCode::kDataLoss);
+  close(fd);
+  fs::remove_all(dir);
+}
+
 TEST(WireTest, PaddedVarintsDecodeToTheirValue) {
   for (uint32_t value : {0u, 1u, 127u, 128u, 300u, 1u << 28, 0x7fffffffu, 0xffffffffu}) {
     std::string bytes(wire::kPaddedVarint32Size, '\0');
@@ -640,11 +678,11 @@ TEST(OnnxTestModelsTest, ReducedCopyEqualsAFullParseUpToTheDroppedData) {
     absl::StatusOr<LoadedModel> kept =
         LoadModelFromBytes(bytes, entry.path().parent_path(), {.keep_data_up_to_bytes = INT64_MAX});
     ASSERT_TRUE(kept.ok()) << entry.path() << ": " << kept.status();
-    EXPECT_EQ(kept->model.SerializeAsString(), full.SerializeAsString()) << entry.path();
+    EXPECT_EQ(kept->model->SerializeAsString(), full.SerializeAsString()) << entry.path();
     absl::StatusOr<LoadedModel> reduced = LoadModel(entry.path());
     ASSERT_TRUE(reduced.ok()) << entry.path() << ": " << reduced.status();
-    EXPECT_EQ(reduced->model.graph().node_size(), full.graph().node_size()) << entry.path();
-    EXPECT_EQ(reduced->model.graph().initializer_size(), full.graph().initializer_size()) << entry.path();
+    EXPECT_EQ(reduced->model->graph().node_size(), full.graph().node_size()) << entry.path();
+    EXPECT_EQ(reduced->model->graph().initializer_size(), full.graph().initializer_size()) << entry.path();
     ++models;
   }
   EXPECT_GT(models, 1000);

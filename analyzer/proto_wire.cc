@@ -1,5 +1,11 @@
 #include "analyzer/proto_wire.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -21,66 +27,121 @@ bool DecodeVarint(std::string_view bytes, size_t& pos, uint64_t& value) {
   return false;
 }
 
-absl::Status Reader::Malformed(std::string_view what) const {
-  const size_t offset = static_cast<size_t>(bytes_.data() - origin_) + pos_;
-  return absl::InvalidArgumentError(
-      absl::StrCat("not an ONNX model: malformed protobuf (", absl::string_view(what.data(), what.size()), " at byte ", offset, ")"));
-}
-
-absl::StatusOr<uint64_t> Reader::ReadVarint() {
-  uint64_t value = 0;
-  if (!DecodeVarint(bytes_, pos_, value)) return Malformed("bad or truncated varint");
-  return value;
-}
-
-absl::StatusOr<bool> Reader::Next(Field& field) {
-  if (pos_ >= bytes_.size()) return false;
-  const size_t start = pos_;
-  absl::StatusOr<uint64_t> tag = ReadVarint();
-  if (!tag.ok()) return tag.status();
-  if (*tag > UINT32_MAX || (*tag >> 3) == 0) {
-    pos_ = start;
-    return Malformed("invalid field tag");
+void Source::Release() {
+  // The newest read is where the walk goes on: it moves to the front of the
+  // first block, so that the next reads of the walk find it there.
+  const bool keep_last = last_data_ != nullptr && last_.size <= kBlockBytes / 4;
+  if (keep_last) std::memmove(blocks_[0].get(), last_data_, last_.size);
+  block_ = 0;
+  block_used_ = keep_last ? last_.size : 0;
+  large_.clear();
+  if (keep_last) {
+    last_data_ = blocks_[0].get();
+  } else {
+    last_ = {};
+    last_data_ = nullptr;
   }
-  field.number = static_cast<uint32_t>(*tag >> 3);
+  buffered_bytes_ = block_used_;
+  ++generation_;
+}
+
+std::string_view Source::Read(uint64_t offset, uint64_t min_size, bool window) {
+  if (last_data_ != nullptr && offset >= last_.offset && offset + min_size <= last_.end()) {
+    return std::string_view(last_data_ + (offset - last_.offset), last_.end() - offset);
+  }
+  // Forward from inside (or the end of) the newest buffer: a run of structure.
+  const bool in_a_row = last_data_ != nullptr && offset >= last_.offset && offset <= last_.end();
+  window_ = in_a_row ? std::min<uint64_t>(2 * window_, kMaxWindowBytes) : kWindowBytes;
+  const uint64_t size = std::min(std::max(min_size, window ? window_ : 0), size_ - offset);
+  char* const buffer = Allocate(size);
+  uint64_t done = 0;
+  while (done < size && status_.ok()) {
+    const ssize_t got = pread(fd_, buffer + done, size - done, static_cast<off_t>(offset + done));
+    if (got > 0) {
+      done += static_cast<uint64_t>(got);
+    } else if (got == 0) {
+      status_ = absl::DataLossError("the file became shorter while it was read");
+    } else if (errno != EINTR) {
+      status_ = absl::DataLossError(absl::StrCat("cannot read the file: ", std::strerror(errno)));
+    }
+  }
+  if (done < size) std::memset(buffer + done, 0, size - done);
+  last_ = {offset, size};
+  last_data_ = buffer;
+  buffered_bytes_ += size;
+  return std::string_view(last_data_, size);
+}
+
+char* Source::Allocate(uint64_t size) {
+  if (size > kBlockBytes / 4) {
+    large_.push_back(std::unique_ptr<char[]>(new char[size]));
+    return large_.back().get();
+  }
+  if (blocks_.empty()) blocks_.push_back(std::unique_ptr<char[]>(new char[kBlockBytes]));
+  if (block_used_ + size > kBlockBytes) {
+    if (++block_ == blocks_.size()) blocks_.push_back(std::unique_ptr<char[]>(new char[kBlockBytes]));
+    block_used_ = 0;
+  }
+  char* const at = blocks_[block_].get() + block_used_;
+  block_used_ += size;
+  return at;
+}
+
+absl::Status Reader::status() const {
+  if (error_ == nullptr) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("not an ONNX model: malformed protobuf (", error_, " at byte ", error_at_, ")"));
+}
+
+bool Reader::NextSlow(Field& field) {
+  // A tag and a length are at most 10 bytes each; a view of them, never past
+  // the end of the message, so that a varint cut by it fails where it did.
+  const uint64_t available = std::min<uint64_t>(end_ - pos_, 20);
+  if (view_ == nullptr || view_generation_ != source_->generation() || pos_ < view_offset_ ||
+      pos_ - view_offset_ + available > view_size_) {
+    const std::string_view view = source_->View(pos_, available);
+    view_ = view.data();
+    view_offset_ = pos_;
+    view_size_ = view.size();
+    view_generation_ = source_->generation();
+  }
+  const std::string_view bytes(view_ + (pos_ - view_offset_), available);
+  size_t pos = 0;
+  // A bad varint is reported where its decoding stopped.
+  const auto bad_varint = [&] { return Fail("bad or truncated varint", pos_ + pos); };
+  uint64_t tag = 0;
+  if (!DecodeVarint(bytes, pos, tag)) return bad_varint();
+  if (tag > UINT32_MAX || (tag >> 3) == 0) return Fail("invalid field tag", pos_);
+  field.number = static_cast<uint32_t>(tag >> 3);
   field.varint = 0;
   field.payload = {};
-  switch (*tag & 7) {
-    case 0: {
+  uint64_t payload_size = 0;
+  switch (tag & 7) {
+    case 0:
       field.type = WireType::kVarint;
-      absl::StatusOr<uint64_t> value = ReadVarint();
-      if (!value.ok()) return value.status();
-      field.varint = *value;
+      if (!DecodeVarint(bytes, pos, field.varint)) return bad_varint();
       break;
-    }
     case 1:
-    case 5: {
-      field.type = (*tag & 7) == 1 ? WireType::kFixed64 : WireType::kFixed32;
-      const size_t width = field.type == WireType::kFixed64 ? 8 : 4;
-      if (bytes_.size() - pos_ < width) return Malformed("truncated fixed-width field");
-      field.payload = bytes_.substr(pos_, width);
-      pos_ += width;
+    case 5:
+      field.type = (tag & 7) == 1 ? WireType::kFixed64 : WireType::kFixed32;
+      payload_size = field.type == WireType::kFixed64 ? 8 : 4;
+      if (end_ - pos_ - pos < payload_size) return Fail("truncated fixed-width field", pos_ + pos);
       break;
-    }
-    case 2: {
+    case 2:
       field.type = WireType::kLengthDelimited;
-      absl::StatusOr<uint64_t> length = ReadVarint();
-      if (!length.ok()) return length.status();
-      if (*length > bytes_.size() - pos_) return Malformed("length past the end of its message");
-      // Only the length is read: the payload's pages are not touched here.
-      field.payload = bytes_.substr(pos_, static_cast<size_t>(*length));
-      pos_ += static_cast<size_t>(*length);
+      if (!DecodeVarint(bytes, pos, payload_size)) return bad_varint();
+      if (payload_size > end_ - pos_ - pos) return Fail("length past the end of its message", pos_ + pos);
       break;
-    }
     case 3:
     case 4:
-      pos_ = start;
-      return Malformed("protobuf groups are not supported");
+      return Fail("protobuf groups are not supported", pos_);
     default:
-      pos_ = start;
-      return Malformed("invalid wire type");
+      return Fail("invalid wire type", pos_);
   }
-  field.raw = bytes_.substr(start, pos_ - start);
+  // Only the length is read: the payload is not, unless the caller asks for it.
+  field.payload = {pos_ + pos, payload_size};
+  field.raw = {pos_, pos + payload_size};
+  pos_ += pos + payload_size;
   return true;
 }
 

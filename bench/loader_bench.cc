@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   if (method == "footprint") {
     loaded = footprint::LoadModel(path);
     if (loaded.ok()) {
-      model = &loaded->model;
+      model = &loaded->model.get();
     } else {
       error = std::string(loaded.status().message());
     }

@@ -96,7 +96,7 @@ int TimeSynthetic(int nodes) {
       std::cout << "synthetic: " << analysis.status().message() << "\n";
       return 1;
     }
-    std::cout << absl::StrFormat("synthetic %d nodes, %s: %.0f ms, %d unsized, %s\n", model.model.graph().node_size(),
+    std::cout << absl::StrFormat("synthetic %d nodes, %s: %.0f ms, %d unsized, %s\n", model.model->graph().node_size(),
                                  bound ? "dims bound" : "dims unbound", ms, analysis->memory.unsized_tensors,
                                  analysis->symbolic_memory.has_value()
                                      ? "lower bound " + analysis->symbolic_memory->lower_bound_expr
