@@ -175,7 +175,9 @@ TEST(GoldenTest, EveryModeKeepsTheBaselineBoundAndAValidPlan) {
     ASSERT_EQ(analysis->tiers.size(), 1u);
     EXPECT_EQ(analysis->tiers[0].arena_bytes, analysis->memory.arena_bytes);
     for (const TensorRecord& tensor : analysis->tensors) {
-      if (tensor.bytes.has_value()) EXPECT_EQ(tensor.tier_offset, tensor.offset) << tensor.name;
+      if (tensor.bytes.has_value()) {
+        EXPECT_EQ(tensor.tier_offset, tensor.offset) << tensor.name;
+      }
     }
     ++analyzed;
   }
