@@ -7,6 +7,7 @@
 #include "analyzer/testing/cli_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "testing/scratch_dir.h"
 
 namespace footprint {
 namespace {
@@ -17,7 +18,7 @@ using ::footprint::testing::CliRun;
 using ::footprint::testing::RunCliCaptured;
 
 std::string TempPath(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "footprint_cli_test";
+  const std::filesystem::path dir = std::filesystem::path(footprint::testing::ScratchDir()) / "cli_test";
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }

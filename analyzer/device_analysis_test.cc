@@ -9,6 +9,7 @@
 #include "devices/device_catalog.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "testing/scratch_dir.h"
 
 namespace footprint {
 namespace {
@@ -36,7 +37,7 @@ memory { name: "dram" capacity_bytes: 1073741824 holds_activations: true holds_w
 )pb";
 
 std::string WriteTemp(const std::string& name, const std::string& bytes) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "footprint_device_test";
+  const std::filesystem::path dir = std::filesystem::path(footprint::testing::ScratchDir()) / "device_test";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / name).string();
   std::ofstream(path, std::ios::binary) << bytes;

@@ -15,6 +15,7 @@
 #include "analyzer/proto_wire.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/scratch_dir.h"
 
 namespace footprint {
 namespace {
@@ -25,7 +26,7 @@ using ::testing::SizeIs;
 
 // A fresh folder under the test's temporary directory.
 std::string MakeTempDir() {
-  std::string pattern = ::testing::TempDir() + "/loader_test_XXXXXX";
+  std::string pattern = footprint::testing::ScratchDir() + "/loader_test_XXXXXX";
   char* made = mkdtemp(pattern.data());
   EXPECT_NE(made, nullptr);
   return pattern;

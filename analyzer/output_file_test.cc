@@ -7,12 +7,13 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "testing/scratch_dir.h"
 
 namespace footprint {
 namespace {
 
 std::string TempPath(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "footprint_output_file_test";
+  const std::filesystem::path dir = std::filesystem::path(footprint::testing::ScratchDir()) / "output_file_test";
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }

@@ -17,6 +17,7 @@
 #include "analyzer/testing/cli_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "testing/scratch_dir.h"
 
 namespace footprint {
 namespace {
@@ -202,7 +203,7 @@ using ::footprint::testing::CliRun;
 using ::footprint::testing::RunCliCaptured;
 
 std::string TempDir() {
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "footprint_reports_test";
+  const std::filesystem::path dir = std::filesystem::path(footprint::testing::ScratchDir()) / "reports_test";
   std::filesystem::create_directories(dir);
   return dir.string();
 }

@@ -11,6 +11,7 @@
 #include "analyzer/report.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
+#include "testing/scratch_dir.h"
 
 namespace footprint {
 namespace {
@@ -93,7 +94,7 @@ TEST(RobustnessTest, SizeOverflowingSixtyFourBitsIsExitTwo) {
   builder.Input("x", onnx::TensorProto::FLOAT, {int64_t{1} << 40, int64_t{1} << 40})
       .Add("Relu", {"x"}, {"y"}, "relu")
       .Output("y");
-  const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / "overflow.onnx";
+  const std::filesystem::path path = std::filesystem::path(footprint::testing::ScratchDir()) / "overflow.onnx";
   std::ofstream(path, std::ios::binary) << builder.Serialize();
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();

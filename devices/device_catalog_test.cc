@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/scratch_dir.h"
 
 namespace footprint::devices {
 namespace {
@@ -19,7 +20,7 @@ std::string Message(const absl::Status& status) { return std::string(status.mess
 
 // A profile file in the test's temporary directory.
 std::string WriteProfile(const std::string& name, const std::string& text) {
-  const std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
+  const std::string path = (std::filesystem::path(footprint::testing::ScratchDir()) / name).string();
   std::ofstream(path) << text;
   return path;
 }
@@ -188,7 +189,7 @@ TEST(LoadDeviceFileTest, MissingFileAndDirectoryAreClearErrors) {
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(Message(missing.status()), "/nonexistent/board.textproto: no such file");
 
-  absl::StatusOr<DeviceProfile> directory = LoadDeviceFile(::testing::TempDir());
+  absl::StatusOr<DeviceProfile> directory = LoadDeviceFile(footprint::testing::ScratchDir());
   ASSERT_FALSE(directory.ok());
   EXPECT_THAT(Message(directory.status()), HasSubstr("is a directory"));
 }

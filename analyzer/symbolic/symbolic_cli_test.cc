@@ -8,6 +8,7 @@
 #include "analyzer/testing/cli_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "testing/scratch_dir.h"
 
 namespace footprint {
 namespace {
@@ -24,7 +25,7 @@ std::string ModelPath() {
       .Add("Relu", {"x"}, {"r"}, "relu")
       .Add("Relu", {"r"}, {"y"}, "relu2")
       .Output("y");
-  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "footprint_symbolic_cli_test";
+  const std::filesystem::path dir = std::filesystem::path(footprint::testing::ScratchDir()) / "symbolic_cli_test";
   std::filesystem::create_directories(dir);
   // One file per test: ctest runs the tests in parallel processes.
   const std::string path =
