@@ -156,15 +156,6 @@ struct ExternalFinding {
   int tensors = 0;
 };
 
-size_t VarintSize(uint64_t value) {
-  size_t size = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    ++size;
-  }
-  return size;
-}
-
 // The message that field `number` of `parent`, a message of `kind`, adds or
 // merges into: one of the kind ChildKind names.
 google::protobuf::Message& ChildMessage(Kind kind, google::protobuf::Message& parent, uint32_t number) {
@@ -241,7 +232,7 @@ class Reducer {
         continue;
       }
       const int64_t child_begin = structure_bytes_ += static_cast<int64_t>(
-          VarintSize(f.number << 3) + wire::kPaddedVarint32Size);
+          wire::VarintSize(f.number << 3) + wire::kPaddedVarint32Size);
       if (*child == Kind::kNode) {
         // Most nodes hold no tensor and no graph: merged as they stand, with
         // the fields around them (one parse for many nodes).
@@ -351,7 +342,7 @@ class Reducer {
       }
       if (!attribute.ok()) return attribute.status();
       if (f.payload.size > static_cast<uint64_t>(kMaxStructureBytes)) return TooLarge();
-      node_bytes += static_cast<int64_t>(VarintSize(f.number << 3) + wire::kPaddedVarint32Size + f.payload.size);
+      node_bytes += static_cast<int64_t>(wire::VarintSize(f.number << 3) + wire::kPaddedVarint32Size + f.payload.size);
     }
     if (!reader.ok()) return reader.status();
     if (node_bytes > kMaxStructureBytes) return TooLarge();

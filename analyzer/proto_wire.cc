@@ -145,6 +145,15 @@ bool Reader::NextSlow(Field& field) {
   return true;
 }
 
+size_t VarintSize(uint64_t value) {
+  size_t size = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++size;
+  }
+  return size;
+}
+
 void AppendVarint(std::string& out, uint64_t value) {
   while (value >= 0x80) {
     out.push_back(static_cast<char>((value & 0x7f) | 0x80));

@@ -197,6 +197,9 @@ inline bool Reader::Next(Field& field) {
 // Decodes a varint at `pos` of `bytes`, advancing `pos`; false when malformed or truncated.
 bool DecodeVarint(std::string_view bytes, size_t& pos, uint64_t& value);
 
+// The bytes `value` takes as a varint (1 to 10).
+size_t VarintSize(uint64_t value);
+
 // Appends an encoded varint / tag / length-delimited field to `out`.
 void AppendVarint(std::string& out, uint64_t value);
 void AppendTag(std::string& out, uint32_t number, WireType type);

@@ -2,7 +2,7 @@
 # others use for end-to-end timings (footprint-make-model).
 add_library(footprint_make_models ${CMAKE_CURRENT_LIST_DIR}/make_large_models.cc)
 target_include_directories(footprint_make_models PUBLIC ${CMAKE_SOURCE_DIR})
-target_link_libraries(footprint_make_models PUBLIC onnx_proto protobuf::libprotobuf absl::status absl::strings)
+target_link_libraries(footprint_make_models PUBLIC footprint_loader onnx_proto protobuf::libprotobuf absl::status absl::strings)
 
 add_executable(footprint-make-model ${CMAKE_CURRENT_LIST_DIR}/make_large_models_main.cc)
 target_link_libraries(footprint-make-model PRIVATE footprint_make_models)

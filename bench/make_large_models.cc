@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/proto_wire.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::bench {
@@ -27,23 +28,6 @@ struct ModelParts {
   onnx::ModelProto skeleton;
   std::vector<InlineTensor> tensors;
 };
-
-size_t VarintSize(uint64_t value) {
-  size_t size = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    ++size;
-  }
-  return size;
-}
-
-void AppendVarint(std::string& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<char>(value));
-}
 
 class Output {
  public:
@@ -76,18 +60,18 @@ absl::Status StreamModel(const ModelParts& parts, const std::string& path) {
   uint64_t graph_size = graph_bytes.size();
   for (const InlineTensor& tensor : parts.tensors) {
     std::string header = tensor.header.SerializeAsString();
-    AppendVarint(header, (kTensorRawData << 3) | 2);
-    AppendVarint(header, static_cast<uint64_t>(tensor.bytes));
+    wire::AppendVarint(header, (kTensorRawData << 3) | 2);
+    wire::AppendVarint(header, static_cast<uint64_t>(tensor.bytes));
     const uint64_t tensor_size = header.size() + static_cast<uint64_t>(tensor.bytes);
-    graph_size += VarintSize((kGraphInitializer << 3) | 2) + VarintSize(tensor_size) + tensor_size;
+    graph_size += wire::VarintSize((kGraphInitializer << 3) | 2) + wire::VarintSize(tensor_size) + tensor_size;
     headers.push_back(std::move(header));
   }
 
   Output out(path);
   if (!out.ok()) return absl::InvalidArgumentError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
   std::string prefix = head.SerializeAsString();
-  AppendVarint(prefix, (kModelGraph << 3) | 2);
-  AppendVarint(prefix, graph_size);
+  wire::AppendVarint(prefix, (kModelGraph << 3) | 2);
+  wire::AppendVarint(prefix, graph_size);
   out.Write(prefix);
   out.Write(graph_bytes);
 
@@ -95,8 +79,8 @@ absl::Status StreamModel(const ModelParts& parts, const std::string& path) {
   const std::string chunk(1 << 20, '\x3c');
   for (size_t i = 0; i < parts.tensors.size(); ++i) {
     std::string tag;
-    AppendVarint(tag, (kGraphInitializer << 3) | 2);
-    AppendVarint(tag, headers[i].size() + static_cast<uint64_t>(parts.tensors[i].bytes));
+    wire::AppendVarint(tag, (kGraphInitializer << 3) | 2);
+    wire::AppendVarint(tag, headers[i].size() + static_cast<uint64_t>(parts.tensors[i].bytes));
     out.Write(tag);
     out.Write(headers[i]);
     for (int64_t left = parts.tensors[i].bytes; left > 0;) {
