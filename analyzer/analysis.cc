@@ -103,52 +103,32 @@ int64_t LowerBoundOf(const IrGraph& graph, const std::vector<int64_t>& sized_byt
                      const std::vector<Sharing>* sharing) {
   const std::vector<planner::Lifespan> lifespans = ComputeLifespans(graph, order);
   const std::vector<planner::Step> step_of = StepsOf(order, static_cast<int>(graph.nodes.size()));
-  // The same sweep as planner::LowerBound, over a step-indexed array (steps
-  // are dense here): linear, and no Problem of named buffers to build.
-  struct Interval {
-    planner::Lifespan lifespan;
-    int64_t bytes = 0;
-  };
-  std::vector<Interval> intervals;
-  intervals.reserve(sized_bytes.size());
-  std::vector<int64_t> interval_of_value(graph.values.size(), -1);
+  // Steps are dense here: the live profile's linear sweep, not LowerBound's sort.
+  planner::Problem problem;
+  problem.buffers.reserve(sized_bytes.size());
+  std::vector<int64_t> buffer_of_value(graph.values.size(), -1);
   for (int pass = 0; pass < 2; ++pass) {  // Owners, then the values sharing their bytes.
     for (size_t id = 0; id < sized_bytes.size(); ++id) {
       if (sized_bytes[id] < 0) continue;
       const ValueId owner = sharing == nullptr ? static_cast<ValueId>(id) : (*sharing)[id].owner;
       if ((owner == static_cast<ValueId>(id)) != (pass == 0)) continue;
       if (pass == 0) {
-        interval_of_value[id] = static_cast<int64_t>(intervals.size());
-        intervals.push_back({.lifespan = lifespans[id], .bytes = sized_bytes[id]});
+        buffer_of_value[id] = static_cast<int64_t>(problem.buffers.size());
+        problem.buffers.push_back({.lifespan = lifespans[id], .size = sized_bytes[id]});
         continue;
       }
-      Interval& group = intervals[interval_of_value[owner]];
+      planner::Buffer& group = problem.buffers[buffer_of_value[owner]];
       group.lifespan.first = std::min(group.lifespan.first, lifespans[id].first);
       group.lifespan.last = std::max(group.lifespan.last, lifespans[id].last);
-      group.bytes = std::max(group.bytes, sized_bytes[id]);
+      group.size = std::max(group.size, sized_bytes[id]);
     }
   }
   for (size_t node = 0; node < graph.nodes.size(); ++node) {
     if (graph.nodes[node].bodies.empty()) continue;
-    intervals.push_back({.lifespan = {step_of[node], step_of[node]}, .bytes = workspace_of[node]});
+    problem.buffers.push_back({.lifespan = {step_of[node], step_of[node]}, .size = workspace_of[node]});
   }
-  if (intervals.empty()) return 0;
-  planner::Step lo = intervals[0].lifespan.first, hi = intervals[0].lifespan.last;
-  for (const Interval& interval : intervals) {
-    lo = std::min(lo, interval.lifespan.first);
-    hi = std::max(hi, interval.lifespan.last);
-  }
-  std::vector<int64_t> delta(static_cast<size_t>(hi - lo) + 2, 0);
-  for (const Interval& interval : intervals) {
-    delta[interval.lifespan.first - lo] += interval.bytes;
-    delta[interval.lifespan.last - lo + 1] -= interval.bytes;
-  }
-  int64_t live = 0, peak = 0;
-  for (int64_t change : delta) {
-    live += change;
-    peak = std::max(peak, live);
-  }
-  return peak;
+  const std::vector<int64_t> live = planner::ComputeLiveProfile(problem).live_bytes;
+  return live.empty() ? 0 : std::max<int64_t>(0, *std::max_element(live.begin(), live.end()));
 }
 
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
