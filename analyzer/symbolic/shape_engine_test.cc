@@ -414,26 +414,28 @@ TEST(ContribShapeTest, QdqAndQLinearOps) {
 
 // --- Control flow and sequences ---------------------------------------------
 
-TEST(ControlFlowTest, IfWithUnknownConditionTakesTheLargerBranch) {
+// If branches reading the outer `x`: then t = Identity(x), else e = Concat(x, x, axis=1).
+std::pair<onnx::GraphProto, onnx::GraphProto> IdentityAndConcatBranches() {
   onnx::GraphProto then_branch, else_branch;
   then_branch.set_name("then");
   else_branch.set_name("else");
-  {
-    onnx::NodeProto* n = then_branch.add_node();
-    n->set_op_type("Identity");
-    n->add_input("x");
-    n->add_output("t");
-    *then_branch.add_output() = Info("t", kFloat, {});
-  }
-  {
-    onnx::NodeProto* n = else_branch.add_node();
-    n->set_op_type("Concat");
-    n->add_input("x");
-    n->add_input("x");
-    n->add_output("e");
-    SetInt(*n, "axis", 1);
-    *else_branch.add_output() = Info("e", kFloat, {});
-  }
+  onnx::NodeProto* identity = then_branch.add_node();
+  identity->set_op_type("Identity");
+  identity->add_input("x");
+  identity->add_output("t");
+  *then_branch.add_output() = Info("t", kFloat, {});
+  onnx::NodeProto* concat = else_branch.add_node();
+  concat->set_op_type("Concat");
+  concat->add_input("x");
+  concat->add_input("x");
+  concat->add_output("e");
+  SetInt(*concat, "axis", 1);
+  *else_branch.add_output() = Info("e", kFloat, {});
+  return {then_branch, else_branch};
+}
+
+TEST(ControlFlowTest, IfWithUnknownConditionTakesTheLargerBranch) {
+  auto [then_branch, else_branch] = IdentityAndConcatBranches();
   ModelBuilder builder;
   builder.Input("cond", kBool, {}).Input("x", kFloat, {"b", 4});
   onnx::NodeProto& node = builder.Node("If", {"cond"}, {"y"});
@@ -447,23 +449,7 @@ TEST(ControlFlowTest, IfWithUnknownConditionTakesTheLargerBranch) {
 }
 
 TEST(ControlFlowTest, IfWithAKnownConditionTakesThatBranch) {
-  onnx::GraphProto then_branch, else_branch;
-  {
-    onnx::NodeProto* n = then_branch.add_node();
-    n->set_op_type("Identity");
-    n->add_input("x");
-    n->add_output("t");
-    *then_branch.add_output() = Info("t", kFloat, {});
-  }
-  {
-    onnx::NodeProto* n = else_branch.add_node();
-    n->set_op_type("Concat");
-    n->add_input("x");
-    n->add_input("x");
-    n->add_output("e");
-    SetInt(*n, "axis", 1);
-    *else_branch.add_output() = Info("e", kFloat, {});
-  }
+  auto [then_branch, else_branch] = IdentityAndConcatBranches();
   ModelBuilder builder;
   builder.Input("x", kFloat, {"b", 4}).Int64Initializer("flag", {1});
   builder.Add("Cast", {"flag"}, {"cond"});
