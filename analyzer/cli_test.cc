@@ -81,6 +81,11 @@ TEST(CliTest, JsonFollowsTheContract) {
   EXPECT_EQ(json["tensors"][0]["shape"], nlohmann::json::array({1, 16}));
   EXPECT_EQ(json["schedule"], nlohmann::json::array({"add", "relu"}));
   EXPECT_TRUE(json["fits"].is_null());
+  // Each phase's wall seconds, the load (measured by the caller) among them.
+  for (const char* phase : {"load", "shape_engine", "schedule_and_plan", "device_tiers", "total"}) {
+    ASSERT_TRUE(json["timings"].contains(phase)) << phase;
+    EXPECT_GE(json["timings"][phase].get<double>(), 0.0) << phase;
+  }
 }
 
 TEST(CliTest, ModesAreOnByDefaultAndEachHasAFlag) {
