@@ -14,7 +14,7 @@
 #include <fstream>
 #include <string>
 
-#include "analyzer/model_loader.h"
+#include "analyzer/loader/model_loader.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "onnx/onnx_pb.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analyzer/proto_wire.h"
+#include "analyzer/loader/proto_wire.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::bench {

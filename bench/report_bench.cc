@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/analysis.h"
-#include "analyzer/json_writer.h"
-#include "analyzer/model_loader.h"
-#include "analyzer/report.h"
+#include "analyzer/memory/analyze.h"
+#include "analyzer/report/json_writer.h"
+#include "analyzer/loader/model_loader.h"
+#include "analyzer/report/report.h"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <string_view>
 
 #include "absl/time/time.h"
-#include "analyzer/analysis.h"
-#include "analyzer/model_loader.h"
-#include "analyzer/report.h"
+#include "analyzer/memory/analyze.h"
+#include "analyzer/loader/model_loader.h"
+#include "analyzer/report/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/cli.h"
+#include "analyzer/cli/cli.h"
 #include "gtest/gtest.h"
 
 namespace footprint::testing {

@@ -1,0 +1,316 @@
+#include "analyzer/cli/cli.h"
+
+#include <iostream>
+#include <optional>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "analyzer/memory/analysis.h"
+#include "analyzer/cli/size_flags.h"
+#include "analyzer/cli/cli_reports.h"
+#include "analyzer/loader/model_loader.h"
+#include "analyzer/cli/output_file.h"
+#include "analyzer/cli/progress.h"
+#include "analyzer/report/report.h"
+#include "devices/device_catalog.h"
+#include "devices/devices_command.h"
+#include "planner/plan_command.h"
+#include "analyzer/shapes/shape_engine.h"
+#include "analyzer/memory/sweep.h"
+
+namespace footprint {
+namespace {
+
+constexpr const char* kProgram = "onnx-footprint";
+constexpr const char* kVersion = "0.1.0";
+
+constexpr const char* kUsage = R"(onnx-footprint: how much memory an ONNX model needs, before you ship it.
+
+Usage:
+  onnx-footprint analyze MODEL.onnx|DIR... [options]
+  onnx-footprint devices [--format text|json]
+  onnx-footprint plan FILE.csv [--time-limit SECONDS] [--output FILE]
+  onnx-footprint diff OLD.json NEW.json [--max-increase PCT|SIZE] [--format text|md|json] [--output FILE]
+  onnx-footprint --version | --help
+
+Commands:
+  analyze   Infer shapes, schedule, plan the activation arena and report the figures.
+  devices   List the built-in hardware profiles and their memory tiers.
+  plan      Solve an offset-assignment problem in MiniMalloc's CSV (id,lower,upper,size[,alignment][,offset]).
+  diff      Compare two JSON reports of a model; fail when a figure grew past a threshold.
+
+Run `onnx-footprint COMMAND --help` for a command's options.
+Exit codes: 0 success, 1 over a budget or the device's capacity (or, for diff, growth past the
+threshold), 2 usage or input error.
+)";
+
+constexpr const char* kAnalyzeUsage = R"(Usage: onnx-footprint analyze MODEL.onnx|DIR... [options]
+
+A DIR stands for every *.onnx file below it (recursively, sorted). With several models, each
+is analyzed on its own, a summary table ends the report, and a model that fails prints its
+one-line error while the others are still reported. Each model takes the --dim bindings that
+name its inputs' dims; a --dim that no model names is an error.
+
+Options:
+  --dim NAME=VALUE     Bind a symbolic input dimension (repeatable), e.g. --dim batch=1; an unnamed
+                       input dim is <input>_dim<k>, e.g. --dim input_ids_dim1=128; a Loop's unknown
+                       trip count is <node>.trip_count, e.g. --dim loop_0.trip_count=16.
+  --input-shape INPUT=DIMS  Give a whole input's shape (repeatable), e.g. --input-shape image=1x3x224x224;
+                       also binds dims the model leaves unnamed.
+  --dim-default N      Bind every input dim still unbound to N (after --dim and --input-shape).
+                       Dims left unbound make sizes formulas in them (bytes_expr in JSON).
+  --tensor-shape NAME=DIMS  Give the shape of a tensor no shape function can know (a decoded image,
+                       NonZero's output), e.g. --tensor-shape bgr_data=480x640x3 (repeatable).
+  --sweep NAME=V1,V2,...  Plan the model at each value of the dim NAME and list the figures per value.
+  --schedule given|optimized
+                       The node order (default optimized): the file's own, or the order with the
+                       lowest lower bound the schedule optimizer finds (never above the file's).
+  --schedule-time-limit SECONDS
+                       Schedule optimizer budget beyond its greedy passes (default 0.3; 0 = greedy).
+  --alias, --no-alias  Reshape, Flatten, Squeeze, Unsqueeze and Identity outputs share their input's
+                       bytes when the input dies there (default on).
+  --inplace, --no-inplace
+                       An elementwise op writes over a same-size input that dies at its step, where
+                       the device profile allows it (default on).
+  --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse
+                       (same as --schedule given --no-alias --no-inplace). The report always gives
+                       the baseline lower bound next to each mode's own.
+  --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).
+  --device-file FILE   Plan for a profile of your own (text-format DeviceProfile, see devices/).
+  --format FORMAT      Report format (default text):
+                         text  for people at a terminal;
+                         json  for machines (several models: {"schema_version": 1, "reports": [...]});
+                         md    Markdown for a pull-request comment (figures table, top 10 tensors);
+                         html  one self-contained page (arena picture, live bytes, sortable table).
+  --output FILE        Write the report to FILE instead of stdout (written whole or not at all).
+  --time-limit SECONDS Planner budget beyond its heuristics (default 0.3; 0 = heuristics only).
+  --max-peak SIZE      Budgets: exit 1, with one line on stderr per exceeded budget, when the
+  --max-arena SIZE     peak, arena or weights figure is larger than SIZE (the report is still
+  --max-weights SIZE   printed). SIZE: 4096 (bytes), 512KiB, 1.5MiB, 2GiB (binary: 1024^n),
+                       100KB, 100MB, 2GB (decimal: 1000^n); K, M, G alone are binary.
+  --baseline-report OLD.json
+                       Show each figure's change against a previous JSON report of the model
+                       (one model only; to gate on growth, use `onnx-footprint diff`).
+  --jobs N             Analyze up to N models at once (default 1); output keeps the input order.
+  -h, --help           This help.
+
+A progress line is drawn on stderr while models are analyzed, only when stderr is a terminal.
+
+The figures follow the memory model: peak = weights + arena; lower bound = the busiest step's
+live bytes; naive = one buffer per tensor; reuse savings = naive - arena. They are those of the
+modes in use; the report also gives the baseline lower bound and what each mode saved.
+Exit codes: 0 success; 1 a budget or the device's capacity is exceeded; 2 usage or input error
+(with several models: the worst of them, 2 > 1 > 0).
+)";
+
+int UsageError(const std::string& message) {
+  std::cerr << kProgram << ": " << message << " (see `onnx-footprint analyze --help`)\n";
+  return kExitBadInput;
+}
+
+// Takes `--flag VALUE` or `--flag=VALUE` at args[i]; advances i past it.
+std::optional<std::string> TakeValue(const std::vector<std::string>& args, size_t& i, const std::string& flag,
+                                     std::string* error) {
+  const std::string& word = args[i];
+  if (word == flag) {
+    if (i + 1 >= args.size()) {
+      *error = absl::StrCat(flag, " needs a value");
+      return std::nullopt;
+    }
+    i += 1;
+    return args[i];
+  }
+  if (absl::StartsWith(word, absl::StrCat(flag, "="))) return word.substr(flag.size() + 1);
+  return std::nullopt;
+}
+
+}  // namespace
+
+int RunAnalyzeCommand(const std::vector<std::string>& args) {
+  std::vector<std::string> models;
+  AnalyzeOptions options;  // The struct defaults to the baseline; the command to every mode.
+  options.optimize_schedule = true;
+  options.alias = true;
+  options.inplace = true;
+  BatchRequest batch;
+  ReportRequest report;
+  std::string device_name(devices::kDefaultDeviceName);
+  std::string device_file;
+  std::optional<SweepRequest> sweep;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    std::string error;
+    if (word == "-h" || word == "--help") {
+      std::cout << kAnalyzeUsage;
+      return kExitOk;
+    }
+    if (word == "--baseline") {
+      options.optimize_schedule = false;
+      options.alias = false;
+      options.inplace = false;
+      continue;
+    }
+    if (word == "--alias" || word == "--no-alias") {
+      options.alias = word == "--alias";
+      continue;
+    }
+    if (word == "--inplace" || word == "--no-inplace") {
+      options.inplace = word == "--inplace";
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--schedule", &error)) {
+      if (*value != "given" && *value != "optimized") {
+        return UsageError(absl::StrCat("--schedule must be given or optimized, got '", *value, "'"));
+      }
+      options.optimize_schedule = *value == "optimized";
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--schedule-time-limit", &error)) {
+      double seconds = 0;
+      if (!absl::SimpleAtod(*value, &seconds) || seconds < 0 || seconds > 86400) {
+        return UsageError(
+            absl::StrCat("--schedule-time-limit expects seconds between 0 and 86400, got '", *value, "'"));
+      }
+      options.schedule_time_limit = absl::Seconds(seconds);
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--dim", &error)) {
+      const size_t equals = value->find('=');
+      int64_t dim_value = 0;
+      if (equals == std::string::npos || equals == 0 ||
+          !absl::SimpleAtoi(value->substr(equals + 1), &dim_value) || dim_value < 0) {
+        return UsageError(absl::StrCat("--dim expects NAME=VALUE with VALUE a non-negative integer, got '", *value,
+                                       "'"));
+      }
+      options.dims[value->substr(0, equals)] = dim_value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--input-shape", &error)) {
+      const size_t equals = value->rfind('=');
+      std::optional<std::vector<int64_t>> dims =
+          equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
+      if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
+        return UsageError(absl::StrCat("--input-shape expects INPUT=DIMS with DIMS like 1x3x224x224 (or 'scalar'), got '",
+                                       *value, "'"));
+      }
+      options.input_shapes[value->substr(0, equals)] = *dims;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--tensor-shape", &error)) {
+      const size_t equals = value->rfind('=');
+      std::optional<std::vector<int64_t>> dims =
+          equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
+      if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
+        return UsageError(absl::StrCat("--tensor-shape expects NAME=DIMS with DIMS like 480x640x3, got '", *value,
+                                       "'"));
+      }
+      options.tensor_shapes[value->substr(0, equals)] = *dims;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--dim-default", &error)) {
+      int64_t dim_value = 0;
+      if (!absl::SimpleAtoi(*value, &dim_value) || dim_value < 0) {
+        return UsageError(absl::StrCat("--dim-default expects a non-negative integer, got '", *value, "'"));
+      }
+      options.dim_default = dim_value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--sweep", &error)) {
+      sweep = ParseSweep(*value);
+      if (!sweep.has_value()) {
+        return UsageError(absl::StrCat("--sweep expects NAME=V1,V2,... with non-negative integers, got '", *value,
+                                       "'"));
+      }
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--format", &error)) {
+      if (!IsReportFormat(*value)) {
+        return UsageError(absl::StrCat("--format must be text, json, md or html, got '", *value, "'"));
+      }
+      report.format = *value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--device", &error)) {
+      device_name = *value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--device-file", &error)) {
+      device_file = *value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--output", &error)) {
+      if (value->empty()) return UsageError("--output needs a file name");
+      report.output_path = *value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--baseline-report", &error)) {
+      if (value->empty()) return UsageError("--baseline-report needs a file name");
+      report.baseline_report_path = *value;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--jobs", &error)) {
+      if (!absl::SimpleAtoi(*value, &batch.jobs) || batch.jobs < 1 || batch.jobs > 256) {
+        return UsageError(absl::StrCat("--jobs expects a whole number from 1 to 256, got '", *value, "'"));
+      }
+      continue;
+    }
+    bool is_budget = false;
+    for (auto [flag, limit] : {std::pair{"--max-peak", &batch.budgets.max_peak_bytes},
+                               std::pair{"--max-arena", &batch.budgets.max_arena_bytes},
+                               std::pair{"--max-weights", &batch.budgets.max_weights_bytes}}) {
+      if (std::optional<std::string> value = TakeValue(args, i, flag, &error)) {
+        absl::StatusOr<int64_t> bytes = ParseByteSize(*value);
+        if (!bytes.ok()) return UsageError(absl::StrCat(flag, ": ", bytes.status().message()));
+        *limit = *bytes;
+        is_budget = true;
+        break;
+      }
+      if (!error.empty()) break;
+    }
+    if (is_budget) continue;
+    if (std::optional<std::string> value = TakeValue(args, i, "--time-limit", &error)) {
+      double seconds = 0;
+      if (!absl::SimpleAtod(*value, &seconds) || seconds < 0 || seconds > 86400) {
+        return UsageError(absl::StrCat("--time-limit expects seconds between 0 and 86400, got '", *value, "'"));
+      }
+      options.planner_time_limit = absl::Seconds(seconds);
+      continue;
+    }
+    if (!error.empty()) return UsageError(error);
+    if (absl::StartsWith(word, "-") && word != "-") return UsageError(absl::StrCat("unknown option ", word));
+    models.push_back(word);
+  }
+  if (models.empty()) return UsageError("analyze needs a MODEL.onnx");
+  absl::StatusOr<devices::DeviceProfile> profile =
+      device_file.empty() ? devices::FindDevice(device_name) : devices::LoadDeviceFile(device_file);
+  if (!profile.ok()) {
+    std::cerr << kProgram << ": " << profile.status().message() << "\n";
+    return kExitBadInput;
+  }
+  options.device_profile = *std::move(profile);
+  batch.options = options;
+  batch.sweep = sweep;
+  batch.progress = Progress::StderrIsTerminal();
+  return AnalyzeAndReport(models, batch, report);
+}
+
+int RunCli(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    (args.empty() ? std::cerr : std::cout) << kUsage;
+    return args.empty() ? kExitBadInput : kExitOk;
+  }
+  if (args[0] == "--version") {
+    std::cout << kProgram << " " << kVersion << "\n";
+    return kExitOk;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "analyze") return RunAnalyzeCommand(rest);
+  if (args[0] == "devices") return devices::RunDevicesCommand(rest);
+  if (args[0] == "plan") return planner::RunPlanCommand(rest);
+  if (args[0] == "diff") return RunDiffCommand(rest);
+  std::cerr << kProgram << ": unknown command '" << args[0] << "' (see `onnx-footprint --help`)\n";
+  return kExitBadInput;
+}
+
+}  // namespace footprint

@@ -1,0 +1,188 @@
+#include "analyzer/loader/graph_ir.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace footprint {
+namespace {
+
+std::string DescribeNode(const onnx::NodeProto& node, int index) {
+  const std::string name = node.name().empty() ? absl::StrCat("#", index) : absl::StrCat("'", node.name(), "'");
+  return absl::StrCat("node ", name, " (", node.domain().empty() ? "" : node.domain() + ".", node.op_type(), ")");
+}
+
+void CollectBodies(const onnx::NodeProto& node, std::vector<const onnx::GraphProto*>& bodies) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g()) bodies.push_back(&attribute.g());
+    for (const onnx::GraphProto& graph : attribute.graphs()) bodies.push_back(&graph);
+  }
+}
+
+}  // namespace
+
+bool IsConstantNode(const onnx::NodeProto& node) {
+  return node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
+}
+
+absl::flat_hash_set<std::string> FreeNames(const onnx::GraphProto& graph) {
+  absl::flat_hash_set<std::string> defined;
+  for (const auto& input : graph.input()) defined.insert(input.name());
+  for (const auto& initializer : graph.initializer()) defined.insert(initializer.name());
+  for (const auto& node : graph.node()) {
+    for (const auto& output : node.output()) defined.insert(output);
+  }
+  absl::flat_hash_set<std::string> free;
+  auto read = [&](const std::string& name) {
+    if (!name.empty() && !defined.contains(name)) free.insert(name);
+  };
+  for (const auto& node : graph.node()) {
+    for (const auto& input : node.input()) read(input);
+    std::vector<const onnx::GraphProto*> bodies;
+    CollectBodies(node, bodies);
+    for (const onnx::GraphProto* body : bodies) {
+      for (const std::string& name : FreeNames(*body)) read(name);
+    }
+  }
+  for (const auto& output : graph.output()) read(output.name());
+  return free;
+}
+
+absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
+                                     const absl::flat_hash_set<std::string>& outer_names) {
+  if (graph.node_size() > kMaxNodesPerGraph) {
+    return absl::InvalidArgumentError(absl::StrCat("graph '", graph.name(), "' has ", graph.node_size(),
+                                                   " nodes, more than the limit of ", kMaxNodesPerGraph));
+  }
+  IrGraph ir;
+  ir.proto = &graph;
+  size_t value_count = graph.initializer_size() + graph.input_size() + graph.output_size();
+  for (const onnx::NodeProto& node : graph.node()) value_count += node.output_size();
+  ir.values.reserve(value_count);
+  ir.value_by_name.reserve(value_count);
+  ir.nodes.reserve(graph.node_size());
+  auto add_value = [&](const std::string& name, ValueOrigin origin) -> ValueId {
+    const ValueId id = static_cast<ValueId>(ir.values.size());
+    ir.values.push_back(IrValue{.name = name, .origin = origin});
+    ir.value_by_name.emplace(name, id);
+    return id;
+  };
+
+  for (const onnx::TensorProto& initializer : graph.initializer()) {
+    if (ir.value_by_name.contains(initializer.name())) {
+      return absl::InvalidArgumentError(absl::StrCat("initializer '", initializer.name(), "' is defined twice"));
+    }
+    const ValueId id = add_value(initializer.name(), ValueOrigin::kInitializer);
+    ir.values[id].initializer = &initializer;
+  }
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    auto it = ir.value_by_name.find(input.name());
+    if (it != ir.value_by_name.end()) {
+      if (ir.values[it->second].origin == ValueOrigin::kInitializer) continue;  // IR < 4 lists weights as inputs.
+      return absl::InvalidArgumentError(absl::StrCat("graph input '", input.name(), "' is listed twice"));
+    }
+    add_value(input.name(), ValueOrigin::kGraphInput);
+  }
+
+  // Outputs first, so that every node can find the values it reads whatever
+  // the order of the file (the schedule checks the order later).
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto& node = graph.node(index);
+    for (const std::string& output : node.output()) {
+      if (output.empty()) continue;
+      auto it = ir.value_by_name.find(output);
+      if (it != ir.value_by_name.end()) {
+        const IrValue& existing = ir.values[it->second];
+        std::string what = "a graph input";
+        if (existing.origin == ValueOrigin::kInitializer) what = "an initializer";
+        if (existing.origin == ValueOrigin::kNodeOutput || existing.origin == ValueOrigin::kConstant) {
+          what = "the output of another node";
+        }
+        return absl::InvalidArgumentError(
+            absl::StrCat(DescribeNode(node, index), " writes '", output, "', which is already ", what));
+      }
+      const ValueId id = add_value(output, IsConstantNode(node) ? ValueOrigin::kConstant : ValueOrigin::kNodeOutput);
+      if (IsConstantNode(node)) ir.values[id].constant = &node;
+    }
+  }
+
+  auto resolve = [&](const std::string& name, const onnx::NodeProto& node, int index) -> absl::StatusOr<ValueId> {
+    auto it = ir.value_by_name.find(name);
+    if (it != ir.value_by_name.end()) return it->second;
+    if (outer_names.contains(name)) return add_value(name, ValueOrigin::kOuterScope);
+    return absl::InvalidArgumentError(absl::StrCat(DescribeNode(node, index), " reads '", name,
+                                                   "', which no graph input, initializer or node defines"));
+  };
+
+  // Built at the first node with a body: most graphs have none.
+  absl::flat_hash_set<std::string> visible_to_bodies;
+  bool visible_to_bodies_built = false;
+
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto& node = graph.node(index);
+    if (IsConstantNode(node)) continue;
+    IrNode ir_node;
+    ir_node.proto = &node;
+    ir_node.proto_index = index;
+    ir_node.display_name = node.name().empty() ? absl::StrCat(node.op_type(), "_", index) : node.name();
+    const NodeId node_id = static_cast<NodeId>(ir.nodes.size());
+    ir_node.inputs.reserve(node.input_size());
+    ir_node.outputs.reserve(node.output_size());
+    for (const std::string& input : node.input()) {
+      if (input.empty()) continue;  // An omitted optional input.
+      absl::StatusOr<ValueId> id = resolve(input, node, index);
+      if (!id.ok()) return id.status();
+      ir_node.inputs.push_back(*id);
+    }
+    for (const std::string& output : node.output()) {
+      if (output.empty()) continue;
+      const ValueId id = ir.value_by_name.at(output);
+      ir.values[id].producer = node_id;
+      ir_node.outputs.push_back(id);
+    }
+    CollectBodies(node, ir_node.bodies);
+    if (!ir_node.bodies.empty() && !visible_to_bodies_built) {
+      visible_to_bodies = outer_names;
+      for (const IrValue& value : ir.values) visible_to_bodies.insert(value.name);
+      visible_to_bodies_built = true;
+    }
+    absl::flat_hash_set<std::string> captured;
+    for (const onnx::GraphProto* body : ir_node.bodies) {
+      for (const std::string& name : FreeNames(*body)) {
+        if (!visible_to_bodies.contains(name)) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(DescribeNode(node, index), " has a body that reads '", name, "', which nothing defines"));
+        }
+        captured.insert(name);
+      }
+    }
+    std::vector<std::string> sorted_captures(captured.begin(), captured.end());
+    std::sort(sorted_captures.begin(), sorted_captures.end());  // Deterministic value order.
+    for (const std::string& name : sorted_captures) {
+      absl::StatusOr<ValueId> id = resolve(name, node, index);
+      if (!id.ok()) return id.status();
+      ir_node.implicit_inputs.push_back(*id);
+    }
+    ir.nodes.push_back(std::move(ir_node));
+  }
+  for (NodeId node_id = 0; node_id < static_cast<NodeId>(ir.nodes.size()); ++node_id) {
+    for (ValueId id : ir.nodes[node_id].inputs) ir.values[id].consumers.push_back(node_id);
+    for (ValueId id : ir.nodes[node_id].implicit_inputs) ir.values[id].consumers.push_back(node_id);
+  }
+  for (const onnx::ValueInfoProto& output : graph.output()) {
+    auto it = ir.value_by_name.find(output.name());
+    if (it == ir.value_by_name.end()) {
+      if (!outer_names.contains(output.name())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("graph output '", output.name(), "' is not defined by any input, initializer or node"));
+      }
+      const ValueId id = add_value(output.name(), ValueOrigin::kOuterScope);
+      ir.values[id].is_graph_output = true;
+      continue;
+    }
+    ir.values[it->second].is_graph_output = true;
+  }
+  return ir;
+}
+
+}  // namespace footprint

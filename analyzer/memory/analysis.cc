@@ -1,0 +1,825 @@
+#include "analyzer/memory/analyze.h"
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/isolated_call.h"
+#include "analyzer/memory/liveness.h"
+#include "analyzer/memory/modes.h"
+#include "analyzer/memory/schedule.h"
+#include "analyzer/shapes/shape_engine.h"
+#include "analyzer/shapes/sizing.h"
+#include "analyzer/shapes/tensor_size.h"
+#include "devices/device_catalog.h"
+#include "devices/tier_planner.h"
+#include "planner/lower_bound.h"
+#include "planner/planner.h"
+#include "planner/validator.h"
+#include "scheduler/optimizer.h"
+
+namespace footprint {
+namespace {
+
+// No real model comes near: ONNX runtimes cap ranks far lower (ORT at 8 for
+// many kernels), and a rank in the thousands is a damaged file.
+constexpr size_t kMaxRank = 1024;
+
+// Nesting deeper than this is refused rather than risking the stack.
+constexpr int kMaxSubgraphDepth = 64;
+
+// Everything the analysis of one graph (the main graph or a body) produces.
+struct GraphResult {
+  IrGraph ir;
+  BaselineSchedule schedule;                // The baseline order.
+  std::vector<NodeId> order;                // The order used (the baseline or the optimizer's).
+  ModesSummary modes;                       // Meaningful for the main graph only.
+  std::vector<TensorRecord> tensors;        // Arena tensors (sized and unsized) and workspaces.
+  std::vector<WeightRecord> weights;        // This graph's weights and its bodies'.
+  planner::Problem problem;                 // Sized arena tensors, in `tensors` order.
+  std::vector<size_t> tensor_of_buffer;     // problem.buffers[i] is tensors[tensor_of_buffer[i]].
+  planner::PlanResult plan;                 // Validated.
+  int64_t nested_unsized = 0;               // Unsized values inside bodies.
+  std::vector<std::string> warnings;
+};
+
+struct Context {
+  const AnalyzeOptions& options;
+  const std::optional<symbolic::ShapeTables>* shapes = nullptr;  // Our engine's results; unset: ONNX's types only.
+  std::function<absl::Status()> await_shapes;  // Fills *shapes (once); call before reading it.
+};
+
+absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
+                                         const absl::flat_hash_set<std::string>& outer_names,
+                                         const std::string& graph_label, int depth, const Context& context);
+
+std::string ErrorPrefix(const std::string& graph_label) {
+  return graph_label.empty() ? "" : absl::StrCat("in ", graph_label, ": ");
+}
+
+absl::Status WithPrefix(const absl::Status& status, const std::string& graph_label) {
+  if (graph_label.empty()) return status;
+  return absl::Status(status.code(), absl::StrCat(ErrorPrefix(graph_label), status.message()));
+}
+
+// The weights of one graph: initializers and Constant values.
+absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, std::vector<WeightRecord>& weights) {
+  for (const IrValue& value : ir.values) {
+    if (value.origin != ValueOrigin::kInitializer && value.origin != ValueOrigin::kConstant) continue;
+    absl::StatusOr<SizedType> sized = value.origin == ValueOrigin::kInitializer
+                                          ? SizeOfTensorProto(*value.initializer)
+                                          : SizeOfConstantValue(*value.constant);
+    if (!sized.ok()) {
+      return absl::Status(sized.status().code(),
+                          absl::StrCat("weight '", value.name, "': ", sized.status().message()));
+    }
+    weights.push_back(WeightRecord{
+        .name = value.name,
+        .dtype = DataTypeName(sized->data_type),
+        .shape = sized->shape.value_or(std::vector<Dim>{}),
+        .bytes = sized->bytes,
+        .from_constant_node = value.origin == ValueOrigin::kConstant,
+        .graph = graph_label,
+    });
+  }
+  return absl::OkStatus();
+}
+
+// The spec's lower bound of one graph under `order`, with the tensors of
+// each group in `sharing` (nullptr: none) merged into one buffer as the plan
+// does; `sized_bytes` holds each value's aligned size, -1 when it is unsized
+// or not in the arena.
+int64_t LowerBoundOf(const IrGraph& graph, const std::vector<int64_t>& sized_bytes,
+                     const std::vector<NodeId>& order, const std::vector<int64_t>& workspace_of,
+                     const std::vector<Sharing>* sharing) {
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(graph, order);
+  const std::vector<planner::Step> step_of = StepsOf(order, static_cast<int>(graph.nodes.size()));
+  // Steps are dense here: the live profile's linear sweep, not LowerBound's sort.
+  planner::Problem problem;
+  problem.buffers.reserve(sized_bytes.size());
+  std::vector<int64_t> buffer_of_value(graph.values.size(), -1);
+  for (int pass = 0; pass < 2; ++pass) {  // Owners, then the values sharing their bytes.
+    for (size_t id = 0; id < sized_bytes.size(); ++id) {
+      if (sized_bytes[id] < 0) continue;
+      const ValueId owner = sharing == nullptr ? static_cast<ValueId>(id) : (*sharing)[id].owner;
+      if ((owner == static_cast<ValueId>(id)) != (pass == 0)) continue;
+      if (pass == 0) {
+        buffer_of_value[id] = static_cast<int64_t>(problem.buffers.size());
+        problem.buffers.push_back({.lifespan = lifespans[id], .size = sized_bytes[id]});
+        continue;
+      }
+      planner::Buffer& group = problem.buffers[buffer_of_value[owner]];
+      group.lifespan.first = std::min(group.lifespan.first, lifespans[id].first);
+      group.lifespan.last = std::max(group.lifespan.last, lifespans[id].last);
+      group.size = std::max(group.size, sized_bytes[id]);
+    }
+  }
+  for (size_t node = 0; node < graph.nodes.size(); ++node) {
+    if (graph.nodes[node].bodies.empty()) continue;
+    problem.buffers.push_back({.lifespan = {step_of[node], step_of[node]}, .size = workspace_of[node]});
+  }
+  const std::vector<int64_t> live = planner::ComputeLiveProfile(problem).live_bytes;
+  return live.empty() ? 0 : std::max<int64_t>(0, *std::max_element(live.begin(), live.end()));
+}
+
+absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
+                                         const absl::flat_hash_set<std::string>& outer_names,
+                                         const std::string& graph_label, int depth, const Context& context) {
+  if (depth > kMaxSubgraphDepth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ErrorPrefix(graph_label), "subgraphs nested deeper than ", kMaxSubgraphDepth));
+  }
+  const int64_t alignment = context.options.device.alignment_bytes;
+  GraphResult result;
+  absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
+  if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
+  result.ir = *std::move(ir);
+  absl::StatusOr<BaselineSchedule> schedule = MakeBaselineSchedule(result.ir);
+  if (!schedule.ok()) return WithPrefix(schedule.status(), graph_label);
+  result.schedule = *std::move(schedule);
+  const IrGraph& g = result.ir;
+  if (absl::Status status = CollectWeights(g, graph_label, result.weights); !status.ok()) {
+    return WithPrefix(status, graph_label);
+  }
+
+  const TypeIndex types = IndexTypes(graph);
+  const int value_count = static_cast<int>(g.values.size());
+
+  // Every arena value's type and size (graph inputs, then each node's outputs
+  // in the baseline order), before any schedule: the optimizer needs sizes.
+  std::vector<ValueId> arena_values;
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (g.values[id].origin == ValueOrigin::kGraphInput) arena_values.push_back(id);
+  }
+  for (NodeId node_id : result.schedule.order) {
+    for (ValueId id : g.nodes[node_id].outputs) arena_values.push_back(id);
+  }
+  // What needs no shape first (the engine may still be running), then sizes.
+  std::vector<TensorRecord> records;  // One per arena value, in arena_values' order.
+  records.reserve(arena_values.size());
+  std::vector<int32_t> record_of(value_count, -1);
+  for (ValueId id : arena_values) {
+    const IrValue& value = g.values[id];
+    record_of[id] = static_cast<int32_t>(records.size());
+    records.push_back(TensorRecord{
+        .name = value.name,
+        .role = value.is_graph_output                       ? TensorRole::kGraphOutput
+                : value.origin == ValueOrigin::kGraphInput ? TensorRole::kGraphInput
+                                                           : TensorRole::kActivation,
+        .producer = value.producer >= 0 ? g.nodes[value.producer].display_name : "",
+    });
+  }
+  const symbolic::GraphShapes* engine_shapes = nullptr;
+  if (absl::Status status = context.await_shapes(); !status.ok()) return status;
+  if (context.shapes->has_value()) {
+    auto it = (*context.shapes)->graphs.find(&graph);
+    if (it != (*context.shapes)->graphs.end()) engine_shapes = &it->second;
+  }
+  std::vector<int64_t> aligned_of(value_count, 0);    // 0 for unsized values and weights.
+  std::vector<int64_t> sized_bytes(value_count, -1);  // -1 for unsized values and weights.
+  std::vector<ValueFacts> facts(value_count);
+  for (ValueId id : arena_values) {
+    const IrValue& value = g.values[id];
+    TensorRecord& record = records[record_of[id]];
+    absl::StatusOr<SizedType> sized = absl::UnknownError("unset");
+    const symbolic::SymValue* engine_value = nullptr;
+    if (engine_shapes != nullptr) {
+      engine_value = engine_shapes->Find(value.name);
+    }
+    if (engine_value != nullptr) {
+      absl::StatusOr<symbolic::SymbolicSize> symbolic_size = symbolic::SizeOfSymValue(*engine_value);
+      if (symbolic_size.ok()) {
+        if (!symbolic_size->sized.bytes.has_value() && symbolic_size->bytes.known()) {
+          record.bytes_expr = symbolic_size->bytes.ToString();
+        }
+        sized = std::move(symbolic_size->sized);
+      } else {
+        sized = symbolic_size.status();
+      }
+    } else {
+      auto type = types.find(value.name);
+      sized = SizeOfType(type == types.end() ? nullptr : type->second);
+    }
+    if (!sized.ok()) {
+      return absl::Status(sized.status().code(), absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name,
+                                                              "': ", sized.status().message()));
+    }
+    if (sized->shape.has_value() && sized->shape->size() > kMaxRank) {
+      return absl::InvalidArgumentError(absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name, "' has rank ",
+                                                     sized->shape->size(), ", more than the limit of ", kMaxRank));
+    }
+    record.dtype = DataTypeName(sized->data_type);
+    record.shape = std::move(sized->shape);
+    record.bytes = sized->bytes;
+    record.unsized_reason = std::move(sized->unsized_reason);
+    if (record.bytes.has_value()) {
+      absl::StatusOr<int64_t> aligned = AlignUp(*record.bytes, alignment);
+      if (!aligned.ok()) {
+        return absl::OutOfRangeError(
+            absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name, "': ", aligned.status().message()));
+      }
+      record.aligned_bytes = *aligned;
+    }
+    aligned_of[id] = record.aligned_bytes;
+    if (record.bytes.has_value()) sized_bytes[id] = record.aligned_bytes;
+    facts[id] = ValueFacts{.bytes = record.bytes, .dtype = record.dtype};
+  }
+
+  // Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
+  // largest body. Bodies are analyzed on the baseline whatever the modes (see
+  // AnalyzeOptions), so their peak is the same in every mode.
+  std::vector<int64_t> workspace_of(g.nodes.size(), 0);
+  absl::flat_hash_set<std::string> body_outer_names;  // Built lazily: only graphs with bodies need it.
+  for (NodeId node_id : result.schedule.order) {
+    const IrNode& node = g.nodes[node_id];
+    if (node.bodies.empty()) continue;
+    if (body_outer_names.empty()) {
+      body_outer_names = outer_names;
+      for (const IrValue& value : g.values) body_outer_names.insert(value.name);
+    }
+    int64_t workspace = 0;
+    for (const onnx::AttributeProto& attribute : node.proto->attribute()) {
+      std::vector<const onnx::GraphProto*> bodies;
+      if (attribute.has_g()) bodies.push_back(&attribute.g());
+      for (const onnx::GraphProto& body : attribute.graphs()) bodies.push_back(&body);
+      for (const onnx::GraphProto* body : bodies) {
+        const std::string body_label =
+            absl::StrCat(graph_label.empty() ? "" : graph_label + " / ", "body '", attribute.name(), "' of node '",
+                         node.display_name, "' (", node.proto->op_type(), ")");
+        absl::StatusOr<GraphResult> body_result = AnalyzeGraph(*body, body_outer_names, body_label, depth + 1, context);
+        if (!body_result.ok()) return body_result.status();
+        workspace = std::max(workspace, body_result->plan.arena_bytes);
+        for (WeightRecord& weight : body_result->weights) result.weights.push_back(std::move(weight));
+        int64_t body_unsized = body_result->nested_unsized;
+        std::vector<std::string> unsized_names;
+        for (const TensorRecord& tensor : body_result->tensors) {
+          if (tensor.bytes.has_value()) continue;
+          ++body_unsized;
+          if (unsized_names.size() < 5) unsized_names.push_back(tensor.name);
+        }
+        result.nested_unsized += body_unsized;
+        if (body_unsized > 0) {
+          result.warnings.push_back(absl::StrCat(body_label, " has ", body_unsized,
+                                                 " unsized tensors (", absl::StrJoin(unsized_names, ", "),
+                                                 body_unsized > 5 ? ", ..." : "", "): its peak is a lower bound"));
+        }
+        for (std::string& warning : body_result->warnings) result.warnings.push_back(std::move(warning));
+      }
+    }
+    workspace_of[node_id] = workspace;
+  }
+
+  // The schedule: the baseline, or the optimizer's order (main graph only).
+  const AnalyzeOptions& options = context.options;
+  const bool main_graph = depth == 0;
+  result.order = result.schedule.order;
+  ModesSummary& modes = result.modes;
+  modes.baseline_lower_bound_bytes =
+      LowerBoundOf(g, sized_bytes, result.schedule.order, workspace_of, /*sharing=*/nullptr);
+  modes.schedule.lower_bound_bytes = modes.baseline_lower_bound_bytes;
+  if (main_graph && options.optimize_schedule && g.nodes.empty()) {
+    // No node, one (empty) order. The scheduler counts no step at all there,
+    // where the spec still holds the graph inputs at step 0: not asked.
+    modes.schedule.name = "optimized";
+    modes.schedule.proven_optimal = true;
+  } else if (main_graph && options.optimize_schedule) {
+    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, aligned_of, workspace_of);
+    absl::StatusOr<scheduler::ScheduleResult> scheduled =
+        scheduler::OptimizeSchedule(dataflow, result.schedule.order, {.time_limit = options.schedule_time_limit});
+    if (!scheduled.ok()) return WithPrefix(scheduled.status(), graph_label);
+    result.order = scheduled->order;
+    modes.schedule = ScheduleMode{
+        .name = "optimized",
+        .algorithm = scheduled->algorithm,
+        .proven_optimal = scheduled->proven_optimal,
+        // The same order has the same bound (the optimizer keeps the given order when nothing beats it).
+        .lower_bound_bytes = result.order == result.schedule.order
+                                 ? modes.baseline_lower_bound_bytes
+                                 : LowerBoundOf(g, sized_bytes, result.order, workspace_of, nullptr),
+        .seconds = scheduled->seconds,
+    };
+    // The scheduler's peaks and the spec's lower bound are one definition
+    // computed twice: a mismatch is a bug, never a figure to print.
+    if (scheduled->given_peak != modes.baseline_lower_bound_bytes ||
+        scheduled->peak != modes.schedule.lower_bound_bytes) {
+      return absl::InternalError(absl::StrCat(
+          ErrorPrefix(graph_label), "the schedule optimizer's peaks (given ", scheduled->given_peak, ", optimized ",
+          scheduled->peak, ") differ from the lower bounds (", modes.baseline_lower_bound_bytes, ", ",
+          modes.schedule.lower_bound_bytes, ")"));
+    }
+  }
+  modes.schedule.saved_bytes = modes.baseline_lower_bound_bytes - modes.schedule.lower_bound_bytes;
+
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(g, result.order);
+  const std::vector<planner::Step> step_of = StepsOf(result.order, static_cast<int>(g.nodes.size()));
+
+  // Sharing on the chosen order: aliasing, then in-place (main graph only).
+  const bool device_allows_inplace =
+      !options.device_profile.has_value() || options.device_profile->allow_inplace();
+  modes.alias.enabled = main_graph && options.alias;
+  modes.inplace.enabled = main_graph && options.inplace && device_allows_inplace;
+  if (main_graph && options.inplace && !device_allows_inplace) {
+    result.warnings.push_back(
+        absl::StrCat("in-place reuse is off: device profile '", options.device.name, "' does not allow it"));
+  }
+  modes.alias.lower_bound_bytes = modes.schedule.lower_bound_bytes;
+  if (modes.alias.enabled) {
+    const std::vector<Sharing> aliased = PlanSharing(g, result.order, lifespans, facts, {.alias = true});
+    const bool any_alias = std::any_of(aliased.begin(), aliased.end(),
+                                       [](const Sharing& sharing) { return sharing.kind != SharingKind::kOwner; });
+    if (any_alias) modes.alias.lower_bound_bytes = LowerBoundOf(g, sized_bytes, result.order, workspace_of, &aliased);
+  }
+  modes.alias.saved_bytes = modes.schedule.lower_bound_bytes - modes.alias.lower_bound_bytes;
+  const std::vector<Sharing> sharing = PlanSharing(g, result.order, lifespans, facts,
+                                                   {.alias = modes.alias.enabled, .inplace = modes.inplace.enabled});
+
+  // Arena tensors in schedule order: graph inputs first, then each node's outputs.
+  std::vector<int64_t> index_of_value(value_count, -1);
+  result.tensors.reserve(arena_values.size());
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (g.values[id].origin != ValueOrigin::kGraphInput) continue;
+    index_of_value[id] = static_cast<int64_t>(result.tensors.size());
+    result.tensors.push_back(std::move(records[record_of[id]]));
+  }
+  for (NodeId node_id : result.order) {
+    for (ValueId id : g.nodes[node_id].outputs) {
+      index_of_value[id] = static_cast<int64_t>(result.tensors.size());
+      result.tensors.push_back(std::move(records[record_of[id]]));
+    }
+  }
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (index_of_value[id] < 0) continue;
+    TensorRecord& record = result.tensors[index_of_value[id]];
+    record.first_step = lifespans[id].first;
+    record.last_step = lifespans[id].last;
+    const Sharing& shared = sharing[id];
+    if (shared.owner == id) continue;
+    record.shares_with = g.values[shared.owner].name;
+    record.shares_with_index = index_of_value[shared.owner];
+    record.sharing = SharingKindName(shared.kind);
+    (shared.kind == SharingKind::kAlias ? modes.alias : modes.inplace).tensors += 1;
+  }
+  for (NodeId node_id : result.order) {
+    const IrNode& node = g.nodes[node_id];
+    if (node.bodies.empty()) continue;
+    result.tensors.push_back(TensorRecord{
+        .name = absl::StrCat(node.display_name, "/body"),
+        .role = TensorRole::kSubgraphWorkspace,
+        .dtype = "",
+        .shape = std::nullopt,
+        .bytes = workspace_of[node_id],
+        .aligned_bytes = workspace_of[node_id],  // A planned arena of aligned tensors is already aligned.
+        .first_step = step_of[node_id],
+        .last_step = step_of[node_id],
+        .producer = node.display_name,
+    });
+  }
+
+  // One planner buffer per group of tensors sharing bytes: live from the
+  // owner's first step to the last step of any member, as large as the
+  // largest member (modes.h).
+  std::vector<int64_t> buffer_of_tensor(result.tensors.size(), -1);
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    const TensorRecord& tensor = result.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index >= 0) continue;
+    buffer_of_tensor[i] = static_cast<int64_t>(result.problem.buffers.size());
+    result.problem.buffers.push_back(planner::Buffer{
+        .id = tensor.name,
+        .lifespan = {tensor.first_step, tensor.last_step},
+        .size = tensor.aligned_bytes,
+        .alignment = alignment,
+    });
+    result.tensor_of_buffer.push_back(i);
+  }
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    const TensorRecord& tensor = result.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index < 0) continue;
+    buffer_of_tensor[i] = buffer_of_tensor[tensor.shares_with_index];
+    planner::Buffer& group = result.problem.buffers[buffer_of_tensor[i]];
+    group.lifespan.first = std::min(group.lifespan.first, tensor.first_step);
+    group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
+    group.size = std::max(group.size, tensor.aligned_bytes);
+  }
+  // Bodies get the heuristics only: there may be many, and the main graph's
+  // arena is the figure users act on.
+  absl::StatusOr<planner::PlanResult> plan = planner::Solve(
+      result.problem, {.time_limit = main_graph ? options.planner_time_limit : absl::ZeroDuration()});
+  if (!plan.ok()) return WithPrefix(plan.status(), graph_label);
+  result.plan = *std::move(plan);
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    if (buffer_of_tensor[i] >= 0) result.tensors[i].offset = result.plan.solution.offsets[buffer_of_tensor[i]];
+  }
+  if (absl::Status status = ValidateSharedBytes(result.tensors); !status.ok()) {
+    return WithPrefix(status, graph_label);
+  }
+  modes.inplace.lower_bound_bytes = result.plan.lower_bound;
+  modes.inplace.saved_bytes = modes.alias.lower_bound_bytes - modes.inplace.lower_bound_bytes;
+  if (!modes.inplace.enabled && modes.inplace.saved_bytes != 0) {
+    return absl::InternalError(absl::StrCat(ErrorPrefix(graph_label), "the plan's lower bound ",
+                                            result.plan.lower_bound, " differs from the modes' ",
+                                            modes.alias.lower_bound_bytes));
+  }
+  return result;
+}
+
+// The device's view: weights into the tiers that hold them, arena tensors
+// into the activation tiers (spilling when one is full), and the verdict.
+// The spec's figures above stay those of one arena at the device's
+// alignment; the tiers say where that arena actually goes.
+absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis) {
+  devices::DeviceProfile profile;
+  if (options.device_profile.has_value()) {
+    profile = *options.device_profile;
+  } else {
+    profile.set_name(options.device.name);
+    profile.set_alignment_bytes(options.device.alignment_bytes);
+    devices::Memory* memory = profile.add_memory();
+    memory->set_name("arena");
+    memory->set_holds_activations(true);
+    memory->set_holds_weights(true);
+  }
+  // One buffer per group of tensors sharing bytes, as in the single arena.
+  std::vector<planner::Buffer> buffers;
+  std::vector<size_t> tensor_of_buffer;  // The group's owner.
+  std::vector<int64_t> buffer_of_tensor(analysis.tensors.size(), -1);
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    const TensorRecord& tensor = analysis.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index >= 0) continue;
+    buffer_of_tensor[i] = static_cast<int64_t>(buffers.size());
+    buffers.push_back(planner::Buffer{
+        .id = tensor.name,
+        .lifespan = {tensor.first_step, tensor.last_step},
+        .size = *tensor.bytes,
+    });
+    tensor_of_buffer.push_back(i);
+  }
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    const TensorRecord& tensor = analysis.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index < 0) continue;
+    buffer_of_tensor[i] = buffer_of_tensor[tensor.shares_with_index];
+    planner::Buffer& group = buffers[buffer_of_tensor[i]];
+    group.lifespan.first = std::min(group.lifespan.first, tensor.first_step);
+    group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
+    group.size = std::max(group.size, *tensor.bytes);
+  }
+  // With one activation tier at the device's alignment, that tier's problem is
+  // the single arena's, already planned with the full budget: plan the tiers
+  // with heuristics only and keep the better of the two plans.
+  int activation_tiers = 0;
+  bool same_alignment = true;
+  for (const devices::Memory& memory : profile.memory()) {
+    if (!memory.holds_activations()) continue;
+    ++activation_tiers;
+    same_alignment = devices::TierAlignment(profile, memory) == options.device.alignment_bytes;
+  }
+  const bool reuse_single_arena = activation_tiers == 1 && same_alignment;
+  planner::SolveOptions tier_options{.time_limit = options.planner_time_limit};
+  planner::Solution single_arena;  // The single arena's offsets, buffer by buffer: the tier's plan when it fits.
+  if (reuse_single_arena) {
+    for (size_t tensor : tensor_of_buffer) single_arena.offsets.push_back(analysis.tensors[tensor].offset.value_or(0));
+    tier_options = {.time_limit = absl::ZeroDuration(), .bounded_search_nodes = 0, .hint = &single_arena};
+  }
+  absl::StatusOr<devices::DevicePlan> plan =
+      devices::PlanOnDevice(buffers, analysis.memory.weights_bytes, profile, tier_options);
+  if (!plan.ok()) return plan.status();
+  if (reuse_single_arena && plan->spilled_buffers > 0) {
+    // The heuristics alone did not fit the tier: let the search try too.
+    plan = devices::PlanOnDevice(buffers, analysis.memory.weights_bytes, profile,
+                                 {.time_limit = options.planner_time_limit});
+    if (!plan.ok()) return plan.status();
+  }
+  if (reuse_single_arena && plan->spilled_buffers == 0) {
+    for (devices::TierPlan& tier : plan->tiers) {
+      if (!tier.holds_activations || tier.arena_bytes <= analysis.memory.arena_bytes) continue;
+      // Same problem, better plan: the single arena's offsets (already validated).
+      tier.arena_bytes = analysis.memory.arena_bytes;
+      tier.plan.proven_optimal = analysis.plan.proven_optimal;
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        plan->placements[i].offset = *analysis.tensors[tensor_of_buffer[i]].offset;
+      }
+    }
+  }
+  for (const devices::TierPlan& tier : plan->tiers) {
+    analysis.tiers.push_back(TierSummary{
+        .name = tier.name,
+        .capacity_bytes = tier.capacity_bytes,
+        .arena_limit_bytes = tier.arena_limit_bytes,
+        .alignment_bytes = tier.alignment_bytes,
+        .arena_bytes = tier.arena_bytes,
+        .weights_bytes = tier.weights_bytes,
+        .tensors = 0,  // Counted below: a group of tensors sharing bytes is one buffer.
+        .holds_weights = tier.holds_weights,
+        .holds_activations = tier.holds_activations,
+        .proven_optimal = tier.plan.proven_optimal,
+    });
+  }
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    if (buffer_of_tensor[i] < 0) continue;
+    const devices::BufferPlacement& placement = plan->placements[buffer_of_tensor[i]];
+    TensorRecord& tensor = analysis.tensors[i];
+    if (placement.tier < 0) continue;
+    tensor.tier = plan->tiers[placement.tier].name;
+    tensor.tier_offset = placement.offset;
+    ++analysis.tiers[placement.tier].tensors;
+  }
+  analysis.fits = plan->fits;
+  analysis.fits_reason = plan->reason;
+  analysis.spill_policy = plan->spill_policy;
+  analysis.spilled_tensors = plan->spilled_buffers;
+  if (analysis.fits.has_value() && *analysis.fits && !analysis.memory.complete) {
+    // Unsized tensors are missing from every tier: "fits" would be a guess.
+    analysis.fits = std::nullopt;
+    analysis.fits_reason = "some tensors have no known size";
+  }
+  return absl::OkStatus();
+}
+
+// The figures as formulas, when some arena tensor's size is one (see
+// SymbolicMemory). A sweep line over steps keeps this linear in tensors.
+std::optional<SymbolicMemory> SymbolicFigures(const std::vector<TensorRecord>& tensors, int64_t weights_bytes,
+                                              int64_t alignment, int64_t steps) {
+  std::vector<symbolic::Expr> aligned(tensors.size());
+  bool any_symbolic = false;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorRecord& tensor = tensors[i];
+    if (tensor.bytes.has_value()) {
+      aligned[i] = symbolic::Expr(tensor.aligned_bytes);
+    } else if (!tensor.bytes_expr.empty()) {
+      std::optional<symbolic::Expr> bytes = symbolic::Expr::Parse(tensor.bytes_expr);
+      aligned[i] = bytes.has_value() ? symbolic::AlignedExpr(*bytes, alignment) : symbolic::Expr::Unknown();
+      any_symbolic = true;
+    } else {
+      aligned[i] = symbolic::Expr(0);  // Unknown sizes are listed as unsized, not counted.
+    }
+  }
+  if (!any_symbolic) return std::nullopt;
+  SymbolicMemory result;
+  symbolic::Expr naive = 0;
+  for (const symbolic::Expr& e : aligned) naive = naive + e;
+  std::vector<std::vector<size_t>> starting(std::max<int64_t>(steps, 1)), ending(std::max<int64_t>(steps, 1));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const int64_t first = std::clamp<int64_t>(tensors[i].first_step, 0, std::max<int64_t>(steps, 1) - 1);
+    const int64_t last = std::clamp<int64_t>(tensors[i].last_step, first, std::max<int64_t>(steps, 1) - 1);
+    starting[first].push_back(i);
+    ending[last].push_back(i);
+  }
+  std::vector<symbolic::Expr> per_step;
+  symbolic::Expr live = 0;
+  for (size_t k = 0; k < starting.size(); ++k) {
+    for (size_t i : starting[k]) live = live + aligned[i];
+    per_step.push_back(live);
+    for (size_t i : ending[k]) live = live - aligned[i];
+  }
+  const symbolic::Expr lower_bound = symbolic::MaxOfSums(per_step);
+  std::set<std::string> symbols;
+  naive.CollectSymbols(symbols);
+  result.symbols.assign(symbols.begin(), symbols.end());
+  result.naive_expr = naive.known() ? naive.ToString() : "";
+  result.lower_bound_expr = lower_bound.known() ? lower_bound.ToString() : "";
+  const symbolic::Expr weights(weights_bytes);
+  result.peak_lower_bound_expr = lower_bound.known() ? (weights + lower_bound).ToString() : "";
+  result.peak_upper_bound_expr = naive.known() ? (weights + naive).ToString() : "";
+  return result;
+}
+
+}  // namespace
+
+const char* TensorRoleName(TensorRole role) {
+  switch (role) {
+    case TensorRole::kGraphInput:
+      return "graph_input";
+    case TensorRole::kActivation:
+      return "activation";
+    case TensorRole::kGraphOutput:
+      return "graph_output";
+    case TensorRole::kSubgraphWorkspace:
+      return "subgraph_workspace";
+  }
+  return "activation";
+}
+
+absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOptions& requested) {
+  const absl::Time analysis_start = absl::Now();
+  AnalyzeOptions options = requested;
+  if (options.device_profile.has_value()) {
+    if (absl::Status status = devices::CheckDeviceProfile(*options.device_profile); !status.ok()) return status;
+    options.device.name = options.device_profile->name();
+    options.device.alignment_bytes = options.device_profile->has_alignment_bytes()
+                                         ? options.device_profile->alignment_bytes()
+                                         : devices::kDefaultAlignmentBytes;
+  }
+  if (options.device.alignment_bytes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("device alignment ", options.device.alignment_bytes, " < 1"));
+  }
+  Analysis analysis;
+  analysis.options = options;
+  analysis.device = options.device;
+  analysis.warnings = loaded.warnings;
+  const onnx::ModelProto& source = loaded.model;
+  analysis.model.path = loaded.path;
+  analysis.model.ir_version = source.ir_version();
+  analysis.model.nodes = source.graph().node_size();
+  analysis.model.producer = absl::StrCat(source.producer_name(),
+                                         source.producer_version().empty() ? "" : " ", source.producer_version());
+  for (const onnx::OperatorSetIdProto& opset : source.opset_import()) {
+    analysis.model.opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] = opset.version();
+  }
+
+  // --dim names a graph input's dim_param, or a symbol our engine makes up
+  // (a Loop's trip count): the latter go to the engine, and a name neither
+  // knows is refused below with BindDims' message.
+  DimBindings input_dims, engine_dims;
+  {
+    absl::flat_hash_set<std::string> input_dim_names;
+    for (const onnx::ValueInfoProto& input : source.graph().input()) {
+      if (!input.type().has_tensor_type()) continue;
+      for (const auto& dim : input.type().tensor_type().shape().dim()) {
+        if (dim.has_dim_param()) input_dim_names.insert(dim.dim_param());
+      }
+    }
+    for (const auto& [name, value] : options.dims) (input_dim_names.contains(name) ? input_dims : engine_dims)[name] = value;
+  }
+  if (options.onnx_inference_only) input_dims = options.dims;
+  // ONNX's whole-model pass runs in a child process (it can crash) and costs
+  // as much as the rest of the analysis: when our engine has a shape function
+  // for every op, it is skipped (the engine still asks ONNX per node where its
+  // own function gives up).
+  const bool needs_onnx_fallback = symbolic::NeedsOnnxFallback(source);
+  const bool engine_covers_all = !options.onnx_inference_only && !needs_onnx_fallback;
+  const bool run_onnx_pass = options.onnx_shape_inference && !engine_covers_all;
+  // Bindings and ONNX's pass write into the model: only then is it copied (a
+  // copy of an 18,000-node graph costs as much as its shape inference).
+  std::optional<onnx::ModelProto> bound_model;
+  if (run_onnx_pass || !input_dims.empty() || !options.input_shapes.empty() || options.dim_default.has_value()) {
+    bound_model.emplace(source);
+    if (absl::Status status = BindDims(input_dims, *bound_model); !status.ok()) return status;
+    if (absl::Status status = symbolic::ApplyInputBindings(
+            {.input_shapes = options.input_shapes, .dim_default = options.dim_default}, *bound_model);
+        !status.ok()) {
+      return status;
+    }
+  }
+  const onnx::ModelProto& model = bound_model.has_value() ? *bound_model : source;
+  if (run_onnx_pass) {
+    const absl::Time onnx_start = absl::Now();
+    for (std::string& warning : RunOnnxShapeInference(*bound_model)) analysis.warnings.push_back(std::move(warning));
+    analysis.phase_seconds["onnx_shape_inference"] = absl::ToDoubleSeconds(absl::Now() - onnx_start);
+  }
+  // Our engine. Without ONNX's per-node functions in play it runs on a
+  // second thread, beside the IR, the baseline schedule and the weights,
+  // which need no shapes: AnalyzeGraph waits for it before sizing tensors.
+  std::optional<absl::StatusOr<symbolic::ShapeTables>> tables;  // Unset: not run (ONNX's types only).
+  std::optional<symbolic::ShapeTables> shapes;
+  std::thread engine_thread;
+  absl::Cleanup join_engine = [&engine_thread] {
+    if (engine_thread.joinable()) engine_thread.join();
+  };
+  if (!options.onnx_inference_only) {
+    const symbolic::SymbolValues symbol_values(engine_dims.begin(), engine_dims.end());
+    bool onnx_fallback = true;
+    const absl::Time engine_start = absl::Now();
+    if (needs_onnx_fallback) {
+      // A dry run in a child: ONNX's per-node functions may crash on this model.
+      absl::StatusOr<std::string> dry_run = RunIsolated(
+          [&]() {
+            (void)symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values);
+            return std::string("ok");
+          },
+          kOnnxInferenceDeadline);
+      if (!dry_run.ok()) {
+        onnx_fallback = false;
+        analysis.warnings.push_back(absl::StrCat("ONNX's per-node shape functions ", dry_run.status().message(),
+                                                 " on this model; ops without a shape function of ours stay unsized"));
+      }
+    }
+    analysis.phase_seconds["shape_engine_dry_run"] = absl::ToDoubleSeconds(absl::Now() - engine_start);
+    auto run_engine = [&tables, &model, &options, &analysis, symbol_values, onnx_fallback] {
+      const absl::Time tables_start = absl::Now();
+      try {
+        tables = symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, onnx_fallback);
+      } catch (const std::exception& error) {  // ONNX's per-node functions throw; nothing may escape a thread.
+        tables = absl::InternalError(absl::StrCat("shape inference failed: ", error.what()));
+      }
+      analysis.phase_seconds["shape_engine"] = absl::ToDoubleSeconds(absl::Now() - tables_start);
+    };
+    if (needs_onnx_fallback) {
+      run_engine();
+    } else {
+      engine_thread = std::thread(run_engine);
+    }
+  }
+  // Once, at the first graph that needs sizes; the engine's errors come first.
+  std::optional<absl::Status> shapes_status;
+  auto await_shapes = [&]() -> absl::Status {
+    if (shapes_status.has_value()) return *shapes_status;
+    if (engine_thread.joinable()) engine_thread.join();
+    shapes_status = absl::OkStatus();
+    if (!tables.has_value()) return *shapes_status;
+    if (!tables->ok()) return *(shapes_status = tables->status());
+    if (!(*tables)->unused_symbol_values.empty()) {
+      onnx::ModelProto probe = source;
+      DimBindings unused;
+      for (const std::string& name : (*tables)->unused_symbol_values) unused[name] = 0;
+      return *(shapes_status = BindDims(unused, probe));  // Its error names the dims the inputs do have.
+    }
+    shapes = *std::move(*tables);
+    for (std::string& warning : shapes->warnings) analysis.warnings.push_back(std::move(warning));
+    return *shapes_status;
+  };
+
+  const Context context{.options = options, .shapes = &shapes, .await_shapes = await_shapes};
+  const absl::Time graph_start = absl::Now();
+  absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);
+  if (absl::Status engine_status = await_shapes(); !engine_status.ok()) return engine_status;
+  if (!main.ok()) return main.status();
+  analysis.phase_seconds["schedule_and_plan"] = absl::ToDoubleSeconds(absl::Now() - graph_start);
+
+  analysis.file_order_was_valid = main->schedule.file_order_was_valid;
+  if (!analysis.file_order_was_valid) {
+    analysis.warnings.push_back(
+        "the file's node order is not a valid topological order; the baseline schedule is a stable topological "
+        "sort of it");
+  }
+  for (NodeId node : main->order) analysis.schedule.push_back(main->ir.nodes[node].display_name);
+  analysis.modes = main->modes;
+  for (std::string& warning : main->warnings) analysis.warnings.push_back(std::move(warning));
+
+  MemoryFigures& memory = analysis.memory;
+  for (const WeightRecord& weight : main->weights) {
+    if (!weight.bytes.has_value()) {
+      ++memory.unsized_tensors;
+      continue;
+    }
+    absl::StatusOr<int64_t> sum = CheckedAdd(memory.weights_bytes, *weight.bytes);
+    if (!sum.ok()) return absl::OutOfRangeError("the weights' total byte size overflows 64 bits");
+    memory.weights_bytes = *sum;
+  }
+  for (const TensorRecord& tensor : main->tensors) {
+    if (!tensor.bytes.has_value()) {
+      ++memory.unsized_tensors;
+      continue;
+    }
+    absl::StatusOr<int64_t> sum = CheckedAdd(memory.naive_bytes, tensor.aligned_bytes);
+    if (!sum.ok()) return absl::OutOfRangeError("the arena tensors' total byte size overflows 64 bits");
+    memory.naive_bytes = *sum;
+  }
+  memory.unsized_tensors += main->nested_unsized;
+  memory.complete = memory.unsized_tensors == 0;
+  memory.arena_bytes = main->plan.arena_bytes;
+  memory.lower_bound_bytes = main->plan.lower_bound;
+  memory.reuse_savings_bytes = memory.naive_bytes - memory.arena_bytes;
+  absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes, memory.arena_bytes);
+  if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");
+  memory.peak_bytes = *peak;
+  if (!memory.complete) {
+    absl::flat_hash_set<std::string> unbound;
+    for (const TensorRecord& tensor : main->tensors) {
+      if (tensor.bytes.has_value() || !tensor.shape.has_value()) continue;
+      for (const Dim& dim : *tensor.shape) {
+        if (!dim.value.has_value() && !dim.symbol.empty() && !absl::StartsWith(dim.symbol, "unk__")) {
+          unbound.insert(dim.symbol);
+        }
+      }
+    }
+    std::vector<std::string> names(unbound.begin(), unbound.end());
+    std::sort(names.begin(), names.end());
+    if (names.size() > 8) names.resize(8);
+    analysis.warnings.push_back(absl::StrCat(
+        memory.unsized_tensors, " tensors have no known size: the figures are incomplete",
+        names.empty() ? std::string(" (ops whose output shapes could not be inferred)")
+                                            : absl::StrCat(" (unbound dims: ", absl::StrJoin(names, ", "),
+                                     "; bind with --dim NAME=VALUE, --input-shape INPUT=DIMS or --dim-default N)")));
+  }
+
+  analysis.plan = PlanSummary{
+      .algorithm = main->plan.algorithm,
+      .proven_optimal = main->plan.proven_optimal,
+      .seconds = main->plan.seconds,
+  };
+  const planner::LiveProfile profile = planner::ComputeLiveProfile(main->problem);
+  analysis.live_bytes_per_step.assign(std::max<size_t>(1, main->schedule.order.size()), 0);
+  for (size_t k = 0; k < profile.live_bytes.size(); ++k) {
+    const size_t step = static_cast<size_t>(profile.first_step) + k;
+    if (step < analysis.live_bytes_per_step.size()) analysis.live_bytes_per_step[step] = profile.live_bytes[k];
+  }
+  analysis.symbolic_memory = SymbolicFigures(main->tensors, memory.weights_bytes, options.device.alignment_bytes,
+                                             static_cast<int64_t>(main->schedule.order.size()));
+  analysis.tensors = std::move(main->tensors);
+  analysis.weights = std::move(main->weights);
+  const absl::Time tiers_start = absl::Now();
+  if (absl::Status status = PlanOnDeviceTiers(options, analysis); !status.ok()) return status;
+  analysis.phase_seconds["device_tiers"] = absl::ToDoubleSeconds(absl::Now() - tiers_start);
+  analysis.phase_seconds["total"] = absl::ToDoubleSeconds(absl::Now() - analysis_start);
+  return analysis;
+}
+
+}  // namespace footprint

@@ -1,0 +1,221 @@
+// What the analysis of one model gives: every figure of the memory model, per
+// tensor, per weight, per tier and per mode, and the options that produced
+// them. analyze.h runs it; the reports (report/) read it.
+#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYSIS_H_
+#define ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYSIS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "analyzer/shapes/shapes.h"
+#include "devices/device_profile.pb.h"
+
+namespace footprint {
+
+// The device the arena is planned for, as the reports name it.
+struct DeviceSpec {
+  std::string name = "generic-cpu";  // Profile name shown in reports.
+  int64_t alignment_bytes = 64;      // Every arena offset and size is a multiple of this.
+};
+
+struct AnalyzeOptions {
+  DimBindings dims;                                   // --dim NAME=VALUE.
+  std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape INPUT=1x3x224x224.
+  std::optional<int64_t> dim_default;                 // --dim-default N: every input dim still unbound.
+  std::map<std::string, std::vector<int64_t>> tensor_shapes;  // --tensor-shape NAME=DIMS: data-dependent values.
+  bool onnx_inference_only = false;                   // Skip our shape engine (coverage benchmark).
+  DeviceSpec device;                                  // Used when no profile is given.
+  std::optional<devices::DeviceProfile> device_profile;  // When set: its name and alignment, and
+                                                         // the tiers and capacity verdict.
+  absl::Duration planner_time_limit = absl::Milliseconds(300);  // Budget beyond the heuristics.
+  bool onnx_shape_inference = true;                   // Run ONNX's own inference (in a child process).
+  // The modes beyond the baseline (modes.h), for the main graph. The struct
+  // defaults to the spec's baseline; the CLI turns all three on unless
+  // --baseline. If/Loop/Scan bodies always run on the baseline (given order,
+  // no sharing): their workspace is then one figure in every mode, and the
+  // baseline lower bound reported next to the modes' stays exact.
+  bool optimize_schedule = false;  // Run scheduler::OptimizeSchedule instead of the given order.
+  absl::Duration schedule_time_limit = absl::Milliseconds(300);  // Its budget beyond the greedy passes.
+  bool alias = false;              // View ops share their dying input's bytes.
+  bool inplace = false;            // Elementwise ops write over a dying input (if the device allows).
+};
+
+enum class TensorRole {
+  kGraphInput,         // A graph input that is not an initializer.
+  kActivation,         // A node output that is not a graph output.
+  kGraphOutput,        // A node output (or input) the graph returns.
+  kSubgraphWorkspace,  // The peak of an If/Loop/Scan body, held at its node's step.
+};
+const char* TensorRoleName(TensorRole role);
+
+// One arena tensor (or an unsized value that would be one).
+struct TensorRecord {
+  std::string name;                          // ONNX value name.
+  TensorRole role = TensorRole::kActivation;  // Why it is in the arena.
+  std::string dtype;                         // "float32", ...
+  std::optional<std::vector<Dim>> shape;     // nullopt: rank unknown.
+  std::optional<int64_t> bytes;              // Exact byte size; nullopt when unsized.
+  int64_t aligned_bytes = 0;                 // bytes rounded up to the alignment (0 when unsized).
+  int64_t first_step = 0;                    // Live interval [first_step, last_step], closed.
+  int64_t last_step = 0;
+  std::optional<int64_t> offset;             // Arena offset; nullopt when unsized.
+  std::string producer;                      // The node that writes it ("" for graph inputs).
+  std::string unsized_reason;                // Why bytes is unknown.
+  std::string bytes_expr;                    // Unsized only: the byte size as a formula in unbound dims.
+  std::string tier;                          // The device memory tier holding it ("" when unsized).
+  std::optional<int64_t> tier_offset;        // Its offset within that tier's arena.
+  std::string shares_with;                   // The tensor whose bytes it occupies (alias or in-place); "" if its own.
+  int64_t shares_with_index = -1;            // That tensor's index in the same tensor list; -1 if its own.
+  std::string sharing;                       // "alias" or "inplace" when shares_with is set, else "".
+};
+
+// One memory tier of the device, as planned.
+struct TierSummary {
+  std::string name;                         // The profile's memory name.
+  std::optional<int64_t> capacity_bytes;    // nullopt: the profile does not say.
+  std::optional<int64_t> arena_limit_bytes;  // Largest activation arena allowed here, when known.
+  int64_t alignment_bytes = 0;              // Alignment used in this tier.
+  int64_t arena_bytes = 0;                  // Activations planned here.
+  int64_t weights_bytes = 0;                // Weights placed here.
+  int64_t tensors = 0;                      // Arena tensors planned here.
+  bool holds_weights = false;               // From the profile.
+  bool holds_activations = false;           // From the profile.
+  bool proven_optimal = false;              // This tier's arena is the least possible for its tensors.
+};
+
+// One weight: an initializer or a Constant's value.
+struct WeightRecord {
+  std::string name;                       // Initializer or Constant output name.
+  std::string dtype;                      // "float32", ...
+  std::vector<Dim> shape;                 // Its dims.
+  std::optional<int64_t> bytes;           // nullopt for strings.
+  bool from_constant_node = false;        // A Constant node's value rather than an initializer.
+  std::string graph;                      // "" for the main graph, else the body holding it.
+};
+
+struct MemoryFigures {
+  int64_t weights_bytes = 0;        // Sum of weight sizes (resident, never in the arena).
+  int64_t arena_bytes = 0;          // Planned arena: max over tensors of offset + aligned size.
+  int64_t lower_bound_bytes = 0;    // Max over steps of live aligned bytes.
+  int64_t naive_bytes = 0;          // Sum of aligned sizes: one buffer each.
+  int64_t reuse_savings_bytes = 0;  // naive_bytes - arena_bytes.
+  int64_t peak_bytes = 0;           // weights_bytes + arena_bytes.
+  int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
+  bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
+};
+
+// The figures as formulas in the dims left unbound (symbolic/expr.h syntax),
+// set when some arena tensor's size is a formula. Exact: weights, naive and
+// the lower bound (a max over steps of sums of aligned sizes, pruned of
+// dominated steps; "" when too many remain). The planned arena has no
+// closed form: peak lies between peak_lower_bound_expr (weights + lower
+// bound) and peak_upper_bound_expr (weights + naive); --sweep plans it at
+// given values. Subgraph workspaces count with their sized part only.
+struct SymbolicMemory {
+  std::vector<std::string> symbols;    // The unbound dims the formulas use.
+  std::string naive_expr;              // Sum of aligned sizes.
+  std::string lower_bound_expr;        // Max over steps of live aligned bytes ("" when too large).
+  std::string peak_lower_bound_expr;   // weights + lower bound ("" when too large).
+  std::string peak_upper_bound_expr;   // weights + naive.
+};
+
+// The planned figures at each value of one dim (--sweep).
+struct SweepFigures {
+  struct Point {
+    int64_t value = 0;     // The dim's value.
+    MemoryFigures memory;  // The figures planned at that value.
+  };
+  std::string dim;            // The swept dim.
+  std::vector<Point> points;  // In the order asked.
+};
+
+struct ModelSummary {
+  std::string path;                      // As given.
+  int64_t ir_version = 0;                // ModelProto.ir_version.
+  std::map<std::string, int64_t> opsets;  // Domain ("" = ai.onnx) -> version.
+  int64_t nodes = 0;                     // Nodes of the main graph, Constants included.
+  std::string producer;                  // "pytorch 2.1", ...
+};
+
+struct PlanSummary {
+  std::string algorithm;        // Which planner algorithm won.
+  bool proven_optimal = false;  // The arena is the least possible for this schedule.
+  double seconds = 0;           // Time spent planning.
+};
+
+// The schedule mode: which order ran and what it did to the lower bound.
+struct ScheduleMode {
+  std::string name = "given";    // "given" (the baseline order) or "optimized".
+  std::string algorithm = "given";  // What produced the order (scheduler/optimizer.h); "given" when unchanged.
+  bool proven_optimal = false;   // No order of the graph has a lower lower_bound_bytes (optimized only).
+  int64_t lower_bound_bytes = 0;  // Lower bound of this order, before sharing.
+  int64_t saved_bytes = 0;       // Baseline lower bound - lower_bound_bytes.
+  double seconds = 0;            // Time spent scheduling.
+};
+
+// A sharing mode (alias or in-place), applied after the schedule and, for
+// in-place, after aliasing.
+struct SharingMode {
+  bool enabled = false;           // Applied (in-place: requested and allowed by the device).
+  int64_t tensors = 0;            // Tensors that took over another's bytes through this mode.
+  int64_t lower_bound_bytes = 0;  // Lower bound with this mode and those before it.
+  int64_t saved_bytes = 0;        // The previous mode's lower bound - lower_bound_bytes.
+};
+
+// What each mode beyond the baseline did, in the order they apply. The
+// figures of MemoryFigures are those of all the enabled modes together.
+struct ModesSummary {
+  int64_t baseline_lower_bound_bytes = 0;  // The spec's baseline: given order, no sharing.
+  ScheduleMode schedule;
+  SharingMode alias;
+  SharingMode inplace;
+};
+
+// A --max-peak/--max-arena/--max-weights limit checked against this analysis.
+struct BudgetCheck {
+  std::string figure;        // "peak", "arena" or "weights".
+  int64_t limit_bytes = 0;   // The user's limit.
+  int64_t actual_bytes = 0;  // The figure it limits.
+  bool ok = true;            // actual_bytes <= limit_bytes.
+};
+
+// True when every check passed (also when there are none).
+inline bool AllWithinBudget(const std::vector<BudgetCheck>& checks) {
+  for (const BudgetCheck& check : checks) {
+    if (!check.ok) return false;
+  }
+  return true;
+}
+
+struct Analysis {
+  ModelSummary model;
+  DeviceSpec device;
+  AnalyzeOptions options;
+  MemoryFigures memory;
+  PlanSummary plan;
+  ModesSummary modes;                   // Baseline lower bound and each mode's own.
+  std::vector<TensorRecord> tensors;    // Arena tensors, then unsized ones, in schedule order.
+  std::vector<WeightRecord> weights;    // Every weight of the model, bodies included.
+  std::vector<std::string> schedule;    // Node names in the order they run.
+  bool file_order_was_valid = true;     // False: the nodes were sorted topologically.
+  std::vector<int64_t> live_bytes_per_step;  // Live aligned arena bytes at each step.
+  std::vector<TierSummary> tiers;       // The device's memories, in profile order.
+  std::optional<bool> fits;             // nullopt: a tier in use has no known capacity.
+  std::string fits_reason;              // Why it does not fit (or why unknown); "" when it fits.
+  std::string spill_policy;             // How tensors leave a full tier.
+  int64_t spilled_tensors = 0;          // Tensors planned outside the first activation tier.
+  std::vector<std::string> warnings;    // Things the user should know (incomplete shapes, ...).
+  std::map<std::string, double> phase_seconds;  // Wall time of each phase of the analysis ("total" too).
+  std::vector<BudgetCheck> budgets;     // The user's budgets, in the order peak, arena, weights (budgets.h).
+  std::optional<SymbolicMemory> symbolic_memory;  // Set when sizes are formulas in unbound dims.
+  std::optional<SweepFigures> sweep;               // --sweep NAME=V1,V2,...: the figures planned per value.
+};
+
+}  // namespace footprint
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYSIS_H_

@@ -1,0 +1,187 @@
+// The analyzer on hardware profiles: tiers, alignment and the fit verdict.
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "analyzer/memory/analyze.h"
+#include "analyzer/cli/cli.h"
+#include "analyzer/testing/model_builder.h"
+#include "devices/device_catalog.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "testing/scratch_dir.h"
+
+namespace footprint {
+namespace {
+
+using ::footprint::testing::ModelBuilder;
+
+// t0 -> Relu -> t1 -> ... -> tN with 100 KiB tensors: a Relu's input and
+// output are live together, so 200 KiB at every step.
+ModelBuilder ChainOf100KiB(int length) {
+  ModelBuilder builder;
+  builder.Input("t0", onnx::TensorProto::FLOAT, {25600});  // 100 KiB.
+  for (int i = 0; i < length; ++i) {
+    builder.Add("Relu", {"t" + std::to_string(i)}, {"t" + std::to_string(i + 1)}, "relu" + std::to_string(i));
+  }
+  builder.Output("t" + std::to_string(length));
+  return builder;
+}
+
+constexpr const char* kTwoTierProfile = R"pb(
+name: "two-tier"
+description: "256 KiB sram in front of 1 GiB dram"
+alignment_bytes: 256
+memory { name: "sram" capacity_bytes: 262144 holds_activations: true }
+memory { name: "dram" capacity_bytes: 1073741824 holds_activations: true holds_weights: true }
+)pb";
+
+std::string WriteTemp(const std::string& name, const std::string& bytes) {
+  const std::filesystem::path dir = std::filesystem::path(footprint::testing::ScratchDir()) / "device_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+int RunQuietly(const std::vector<std::string>& args, std::string* out = nullptr) {
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const int code = RunCli(args);
+  const std::string captured = ::testing::internal::GetCapturedStdout();
+  ::testing::internal::GetCapturedStderr();
+  if (out != nullptr) *out = captured;
+  return code;
+}
+
+TEST(DeviceAnalysisTest, ChainWithinSramStaysInTheFirstTier) {
+  const std::string profile_path = WriteTemp("two_tier.textproto", kTwoTierProfile);
+  absl::StatusOr<devices::DeviceProfile> profile = devices::LoadDeviceFile(profile_path);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  LoadedModel loaded{.model = ChainOf100KiB(4).Build(), .path = "chain.onnx"};
+  AnalyzeOptions options;  // Not a braced temporary: GCC 12 warns (falsely) that its strings may be uninitialized.
+  options.device_profile = *profile;
+  absl::StatusOr<Analysis> analysis = AnalyzeModel(loaded, options);
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  EXPECT_EQ(analysis->device.alignment_bytes, 256);
+  EXPECT_EQ(analysis->memory.lower_bound_bytes, 2 * 102400);
+  ASSERT_EQ(analysis->tiers.size(), 2u);
+  EXPECT_EQ(analysis->tiers[0].arena_bytes, 2 * 102400);
+  EXPECT_EQ(analysis->tiers[1].arena_bytes, 0);
+  EXPECT_EQ(analysis->spilled_tensors, 0);
+  EXPECT_TRUE(analysis->fits.value_or(false));
+}
+
+// A fan-out: x feeds three branches that are summed at the end, so x and the
+// three branch outputs (4 x 100 KiB = 400 KiB) are live together: over 256 KiB.
+ModelBuilder FanOut() {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {25600})
+      .Add("Relu", {"x"}, {"b1"}, "b1")
+      .Add("Sigmoid", {"x"}, {"b2"}, "b2")
+      .Add("Neg", {"x"}, {"b3"}, "b3")
+      .Add("Sum", {"x", "b1", "b2", "b3"}, {"y"}, "sum")
+      .Output("y");
+  return builder;
+}
+
+TEST(DeviceAnalysisTest, PeakOverSramSpillsToDram) {
+  const std::string profile_path = WriteTemp("two_tier.textproto", kTwoTierProfile);
+  const std::string model_path = WriteTemp("fan_out.onnx", FanOut().Serialize());
+  std::string out;
+  ASSERT_EQ(RunQuietly({"analyze", model_path, "--device-file", profile_path, "--format", "json"}, &out), kExitOk);
+  const nlohmann::json json = nlohmann::json::parse(out);
+  EXPECT_GT(json["memory"]["lower_bound_bytes"].get<int64_t>(), 262144);
+  std::map<std::string, std::vector<nlohmann::json>> by_tier;
+  for (const nlohmann::json& tensor : json["tensors"]) {
+    ASSERT_TRUE(tensor["tier"].is_string()) << tensor.dump();
+    EXPECT_EQ(tensor["tier_offset"].get<int64_t>() % 256, 0) << tensor.dump();
+    EXPECT_EQ(tensor["offset"].get<int64_t>() % 256, 0) << tensor.dump();
+    by_tier[tensor["tier"].get<std::string>()].push_back(tensor);
+  }
+  ASSERT_EQ(by_tier.size(), 2u) << json["memory"]["tiers"].dump();
+  // Each tier's plan on its own: no two tensors live together share a byte, all within its arena.
+  for (const nlohmann::json& tier : json["memory"]["tiers"]) {
+    const std::vector<nlohmann::json>& tensors = by_tier[tier["name"].get<std::string>()];
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const int64_t a_begin = tensors[i]["tier_offset"];
+      const int64_t a_end = a_begin + tensors[i]["bytes"].get<int64_t>();
+      EXPECT_LE(a_end, tier["arena_bytes"].get<int64_t>());
+      for (size_t j = i + 1; j < tensors.size(); ++j) {
+        const int64_t b_begin = tensors[j]["tier_offset"];
+        const int64_t b_end = b_begin + tensors[j]["bytes"].get<int64_t>();
+        // Tensors sharing bytes (alias or in-place) may overlap within their group.
+        const auto owner = [](const nlohmann::json& t) {
+          return t["shares_with"].is_null() ? t["name"] : t["shares_with"];
+        };
+        if (owner(tensors[i]) == owner(tensors[j])) continue;
+        const bool same_time = tensors[i]["first_step"] <= tensors[j]["last_step"] &&
+                               tensors[j]["first_step"] <= tensors[i]["last_step"];
+        EXPECT_FALSE(same_time && a_begin < b_end && b_begin < a_end)
+            << tensors[i]["name"] << " overlaps " << tensors[j]["name"];
+      }
+    }
+  }
+  EXPECT_LE(json["memory"]["tiers"][0]["arena_bytes"].get<int64_t>(), 262144);
+  EXPECT_EQ(json["fits"], true);
+}
+
+TEST(DeviceAnalysisTest, HundredsOfMebibytesDoNotFitStm32h743) {
+  // 4 x 100 MiB tensors.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {26214400})
+      .Add("Relu", {"x"}, {"a"}, "relu")
+      .Add("Neg", {"a"}, {"y"}, "neg")
+      .Output("y");
+  const std::string path = WriteTemp("huge.onnx", builder.Serialize());
+  std::string out;
+  EXPECT_EQ(RunQuietly({"analyze", path, "--device", "stm32h743", "--format", "json"}, &out), kExitNotWithinLimits);
+  const nlohmann::json json = nlohmann::json::parse(out);
+  EXPECT_EQ(json["fits"], false);
+  EXPECT_FALSE(json["fits_reason"].get<std::string>().empty());
+}
+
+TEST(DeviceAnalysisTest, MnistFitsStm32h743) {
+  const std::string path = std::string(FOOTPRINT_TESTDATA_DIR) + "/mnist.onnx";
+  std::string out;
+  EXPECT_EQ(RunQuietly({"analyze", path, "--device", "stm32h743", "--format", "json"}, &out), kExitOk);
+  const nlohmann::json json = nlohmann::json::parse(out);
+  EXPECT_EQ(json["fits"], true);
+  EXPECT_EQ(json["device"]["name"], "stm32h743");
+  EXPECT_EQ(json["device"]["alignment_bytes"], 16);
+}
+
+TEST(DeviceAnalysisTest, UnknownDeviceAndMalformedProfileAreExitTwo) {
+  const std::string path = std::string(FOOTPRINT_TESTDATA_DIR) + "/mnist.onnx";
+  EXPECT_EQ(RunQuietly({"analyze", path, "--device", "no-such-board"}), kExitBadInput);
+  const std::string broken = WriteTemp("broken.textproto", "name: \"x\"\nmemory { capacity_bytes: -3 }\n");
+  EXPECT_EQ(RunQuietly({"analyze", path, "--device-file", broken}), kExitBadInput);
+  EXPECT_EQ(RunQuietly({"analyze", path, "--device-file", WriteTemp("garbage.textproto", "{{{")}), kExitBadInput);
+}
+
+}  // namespace
+}  // namespace footprint
+
+namespace footprint {
+namespace {
+
+size_t CountOf(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+TEST(DeviceAnalysisTest, HtmlDrawsOneSectionPerUsedTierWithEveryTensorOnce) {
+  const std::string profile_path = WriteTemp("two_tier.textproto", kTwoTierProfile);
+  const std::string model_path = WriteTemp("fan_out.onnx", FanOut().Serialize());
+  std::string html;
+  ASSERT_EQ(RunQuietly({"analyze", model_path, "--device-file", profile_path, "--baseline", "--format", "html"}, &html),
+            kExitOk);
+  EXPECT_EQ(CountOf(html, "Memory tier: "), 2u);
+  EXPECT_NE(html.find("Memory tier: sram"), std::string::npos);
+  EXPECT_NE(html.find("Memory tier: dram"), std::string::npos);
+  EXPECT_EQ(CountOf(html, "<rect"), 5u);  // x, b1, b2, b3, y: each in exactly one tier.
+}
+
+}  // namespace
+}  // namespace footprint

@@ -1,0 +1,540 @@
+#include "analyzer/report/html.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/report/format.h"
+#include "analyzer/report/report.h"
+
+namespace footprint {
+namespace {
+
+constexpr const char* kStyle = R"css(
+:root { --ink:#1f2430; --muted:#667085; --line:#e4e7ec; --card:#fff; --bg:#f5f6f8; --accent:#2563eb;
+        --bad:#c2410c; --good:#15803d; }
+* { box-sizing: border-box; }
+body { margin:0; background:var(--bg); color:var(--ink);
+       font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif; }
+main { max-width:1320px; margin:0 auto; padding:24px 20px 60px; }
+h1 { font-size:22px; margin:0 0 4px; }
+h2 { font-size:18px; margin:28px 0 10px; }
+h3 { font-size:15px; margin:18px 0 8px; }
+.sub { color:var(--muted); }
+code, .mono { font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace; font-size:12.5px; }
+.card { background:var(--card); border:1px solid var(--line); border-radius:10px; padding:16px 18px; margin:14px 0;
+        box-shadow:0 1px 2px rgba(16,24,40,.04); }
+.figures { display:grid; grid-template-columns:repeat(auto-fill,minmax(180px,1fr)); gap:12px; }
+.figure { background:var(--card); border:1px solid var(--line); border-radius:10px; padding:12px 14px; }
+.figure .label { color:var(--muted); font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
+.figure .value { font-size:22px; font-weight:650; margin-top:2px; }
+.figure .exact { color:var(--muted); font-size:12px; }
+.figure .delta { font-size:12px; margin-top:4px; }
+.figure.peak { border-color:var(--accent); box-shadow:inset 3px 0 0 var(--accent); }
+.up { color:var(--bad); } .down { color:var(--good); }
+.warn { background:#fff7ed; border:1px solid #fed7aa; border-radius:8px; padding:8px 12px; margin:10px 0; }
+.chips { display:flex; flex-wrap:wrap; gap:8px; margin-top:10px; }
+.chip { border-radius:999px; padding:3px 10px; font-size:12.5px; border:1px solid var(--line); background:#fff; }
+.chip.ok { border-color:#86efac; background:#f0fdf4; } .chip.over { border-color:#fca5a5; background:#fef2f2; font-weight:600; }
+svg { display:block; width:100%; height:auto; }
+svg text { font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif; fill:#475467;
+           paint-order:stroke; stroke:rgba(255,255,255,.85); stroke-width:3px; stroke-linejoin:round; }
+svg .axis { stroke:#98a2b3; stroke-width:1; }
+svg .grid { stroke:#eef0f3; stroke-width:1; }
+svg rect.t { stroke:#fff; stroke-width:.6; cursor:pointer; }
+svg rect.t:hover { stroke:#111; stroke-width:1.6; }
+svg .bound { stroke:#c2410c; stroke-width:1.3; stroke-dasharray:6 4; fill:none; }
+svg .arena { stroke:#1f2430; stroke-width:1.2; fill:none; }
+svg .curve { stroke:#2563eb; stroke-width:1.6; fill:rgba(37,99,235,.12); }
+.legend { display:flex; flex-wrap:wrap; gap:14px; color:var(--muted); font-size:12.5px; margin:6px 0 2px; }
+.legend i { display:inline-block; width:12px; height:12px; border-radius:3px; vertical-align:-2px; margin-right:5px; }
+.legend i.dash { height:0; border-top:2px dashed #c2410c; border-radius:0; width:18px; vertical-align:3px; }
+.legend i.solid { height:0; border-top:2px solid #1f2430; border-radius:0; width:18px; vertical-align:3px; }
+.scroll { max-height:560px; overflow:auto; border:1px solid var(--line); border-radius:8px; }
+table { border-collapse:collapse; width:100%; background:#fff; }
+th, td { padding:5px 9px; border-bottom:1px solid var(--line); text-align:left; white-space:nowrap; }
+td.n, th.n { text-align:right; font-variant-numeric:tabular-nums; }
+thead th { position:sticky; top:0; background:#f9fafb; font-weight:600; font-size:12.5px; z-index:1; }
+table.sortable th { cursor:pointer; user-select:none; }
+table.sortable th[data-dir="asc"]::after { content:" \25B2"; font-size:10px; }
+table.sortable th[data-dir="desc"]::after { content:" \25BC"; font-size:10px; }
+tr.hit td { background:#fef9c3; }
+td.name { max-width:420px; overflow:hidden; text-overflow:ellipsis; }
+input.filter { padding:6px 10px; border:1px solid var(--line); border-radius:6px; width:280px; margin:4px 0 8px; font:inherit; }
+footer { color:var(--muted); font-size:12px; margin-top:30px; }
+)css";
+
+constexpr const char* kScript = R"js(
+(function () {
+  function key(cell) { var v = cell.getAttribute('data-v'); return v === null ? cell.textContent : v; }
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    var heads = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, col) {
+      th.addEventListener('click', function () {
+        var asc = th.getAttribute('data-dir') !== 'asc';
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('data-dir'); });
+        th.setAttribute('data-dir', asc ? 'asc' : 'desc');
+        var numeric = th.classList.contains('n');
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a.cells[col]), y = key(b.cells[col]), r;
+          if (numeric) {
+            var fx = parseFloat(x), fy = parseFloat(y);
+            if (isNaN(fx)) fx = -Infinity;
+            if (isNaN(fy)) fy = -Infinity;
+            r = fx === fy ? 0 : (fx < fy ? -1 : 1);
+          } else {
+            r = x.localeCompare(y);
+          }
+          return asc ? r : -r;
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+  document.querySelectorAll('input.filter').forEach(function (input) {
+    input.addEventListener('input', function () {
+      var table = document.getElementById(input.getAttribute('data-table'));
+      var needle = input.value.toLowerCase();
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        row.style.display = row.cells[1].textContent.toLowerCase().indexOf(needle) >= 0 ? '' : 'none';
+      });
+    });
+  });
+  document.querySelectorAll('rect.t').forEach(function (rect) {
+    rect.addEventListener('click', function () {
+      var row = document.getElementById(rect.getAttribute('data-row'));
+      if (!row) return;
+      document.querySelectorAll('tr.hit').forEach(function (r) { r.classList.remove('hit'); });
+      row.classList.add('hit');
+      row.scrollIntoView({block: 'center'});
+    });
+  });
+  document.body.setAttribute('data-ready', '1');  // The render test checks the script ran to the end.
+})();
+)js";
+
+// Chart geometry, in SVG user units (the SVG scales to the page width).
+constexpr double kChartWidth = 1240;
+constexpr double kLeft = 78;
+constexpr double kRight = 16;
+constexpr double kTop = 14;
+constexpr double kBottom = 34;
+
+std::string Num(double value) { return absl::StrFormat("%.2f", value); }
+
+std::string RoleColor(TensorRole role, size_t index) {
+  // Alternating lightness keeps neighbours apart without a rainbow.
+  const int lightness = 44 + static_cast<int>(index % 4) * 6;
+  switch (role) {
+    case TensorRole::kGraphInput: return absl::StrFormat("hsl(152,48%%,%d%%)", lightness);
+    case TensorRole::kGraphOutput: return absl::StrFormat("hsl(275,45%%,%d%%)", lightness + 4);
+    case TensorRole::kSubgraphWorkspace: return absl::StrFormat("hsl(32,70%%,%d%%)", lightness + 4);
+    case TensorRole::kActivation: break;
+  }
+  return absl::StrFormat("hsl(212,62%%,%d%%)", lightness + 2);
+}
+
+// Up to `count` tick values from 0 to `max`, at a round step (1, 2, 5 x 10^k).
+std::vector<int64_t> Ticks(int64_t max, int count) {
+  std::vector<int64_t> ticks;
+  if (max <= 0) return {0};
+  const double raw = static_cast<double>(max) / count;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double factor : {1.0, 2.0, 5.0, 10.0}) {
+    step = factor * magnitude;
+    if (step >= raw) break;
+  }
+  const int64_t whole = std::max<int64_t>(1, static_cast<int64_t>(std::llround(step)));
+  for (int64_t value = 0; value <= max; value += whole) ticks.push_back(value);
+  return ticks;
+}
+
+// Byte ticks at binary-round steps so labels read "256 KiB", not "262 KB":
+// the smallest power of two that gives at most `count` intervals.
+std::vector<int64_t> ByteTicks(int64_t max, int count) {
+  if (max <= 0) return {0};
+  __int128 step = 1;
+  while (step * count < max) step *= 2;
+  std::vector<int64_t> ticks;
+  for (__int128 value = 0; value <= max; value += step) ticks.push_back(static_cast<int64_t>(value));
+  return ticks;
+}
+
+struct Axes {
+  double width = kChartWidth;
+  double height = 0;
+  int64_t steps = 1;     // x runs over [0, steps).
+  int64_t max_bytes = 1;  // y runs over [0, max_bytes].
+  double PlotWidth() const { return width - kLeft - kRight; }
+  double PlotHeight() const { return height - kTop - kBottom; }
+  double X(double step) const { return kLeft + PlotWidth() * step / static_cast<double>(steps); }
+  double Y(double bytes) const { return kTop + PlotHeight() * (1.0 - bytes / static_cast<double>(max_bytes)); }
+};
+
+void AppendAxes(std::string* out, const Axes& axes) {
+  for (int64_t value : ByteTicks(axes.max_bytes, 6)) {
+    const double y = axes.Y(static_cast<double>(value));
+    absl::StrAppend(out, "<line class=\"grid\" x1=\"", Num(kLeft), "\" x2=\"", Num(axes.width - kRight), "\" y1=\"",
+                    Num(y), "\" y2=\"", Num(y), "\"/>");
+    absl::StrAppend(out, "<text x=\"", Num(kLeft - 6), "\" y=\"", Num(y + 4), "\" text-anchor=\"end\">",
+                    HtmlEscape(HumanBytes(value)), "</text>");
+  }
+  const double bottom = kTop + axes.PlotHeight();
+  for (int64_t step : Ticks(axes.steps, 12)) {
+    if (step >= axes.steps && axes.steps > 1) break;
+    const double x = axes.X(static_cast<double>(step) + 0.5);
+    absl::StrAppend(out, "<line class=\"axis\" x1=\"", Num(x), "\" x2=\"", Num(x), "\" y1=\"", Num(bottom),
+                    "\" y2=\"", Num(bottom + 4), "\"/>");
+    absl::StrAppend(out, "<text x=\"", Num(x), "\" y=\"", Num(bottom + 16), "\" text-anchor=\"middle\">", step,
+                    "</text>");
+  }
+  absl::StrAppend(out, "<text x=\"", Num(kLeft + axes.PlotWidth() / 2), "\" y=\"", Num(axes.height - 2),
+                  "\" text-anchor=\"middle\">step</text>");
+  absl::StrAppend(out, "<path class=\"axis\" fill=\"none\" d=\"M", Num(kLeft), " ", Num(kTop), " V", Num(bottom),
+                  " H", Num(axes.width - kRight), "\"/>");
+}
+
+// A labelled horizontal line; the tier size is labelled at the right end and
+// the lower bound at the left, so the two labels never collide.
+void AppendHorizontal(std::string* out, const Axes& axes, int64_t bytes, const char* css_class,
+                      const std::string& label, bool label_left = false) {
+  const double y = axes.Y(static_cast<double>(bytes));
+  absl::StrAppend(out, "<line class=\"", css_class, "\" x1=\"", Num(kLeft), "\" x2=\"", Num(axes.width - kRight),
+                  "\" y1=\"", Num(y), "\" y2=\"", Num(y), "\"/>");
+  absl::StrAppend(out, "<text x=\"", Num(label_left ? kLeft + 6 : axes.width - kRight - 4), "\" y=\"", Num(y - 4),
+                  "\" text-anchor=\"", label_left ? "start" : "end", "\">", HtmlEscape(label), "</text>");
+}
+
+std::string TensorTitle(const TensorRecord& tensor) {
+  return absl::StrCat(tensor.name, "\n", tensor.dtype, " ", ShapeToString(tensor.shape), "\n",
+                      WithThousands(tensor.bytes.value_or(0)), " bytes (aligned ", WithThousands(tensor.aligned_bytes),
+                      ")\nlive steps [", tensor.first_step, ", ", tensor.last_step, "]\noffset ",
+                      WithThousands(tensor.offset.value_or(0)),
+                      tensor.producer.empty() ? "" : absl::StrCat("\nwritten by ", tensor.producer),
+                      tensor.shares_with.empty()
+                          ? ""
+                          : absl::StrCat("\nshares the bytes of ", tensor.shares_with, " (", tensor.sharing, ")"));
+}
+
+// x = step, y = offset; one rect per planned tensor.
+void AppendArenaChart(std::string* out, const Analysis& analysis, const TierView& tier, const std::string& id) {
+  Axes axes{.height = 440,
+            .steps = std::max<int64_t>(1, static_cast<int64_t>(analysis.schedule.size())),
+            .max_bytes = std::max<int64_t>(1, tier.size_bytes)};
+  absl::StrAppend(out, "<svg viewBox=\"0 0 ", Num(axes.width), " ", Num(axes.height),
+                  "\" role=\"img\" aria-label=\"arena: offset by step\">");
+  AppendAxes(out, axes);
+  size_t index = 0;
+  for (size_t i = 0; i < tier.tensors.size(); ++i) {
+    const TensorRecord* tensor = tier.tensors[i];
+    const int64_t offset = tier.offsets[i];
+    const double x = axes.X(static_cast<double>(tensor->first_step));
+    const double width =
+        std::max(0.8, axes.X(static_cast<double>(tensor->last_step + 1)) - x);
+    const double top = axes.Y(static_cast<double>(offset + tensor->aligned_bytes));
+    const double height = std::max(1.0, axes.Y(static_cast<double>(offset)) - top);
+    absl::StrAppend(out, "<rect class=\"t\" data-row=\"", id, "-r", tensor - analysis.tensors.data(), "\" x=\"",
+                    Num(x), "\" y=\"", Num(top), "\" width=\"", Num(width), "\" height=\"", Num(height),
+                    "\" fill=\"", RoleColor(tensor->role, index++), "\"><title>", HtmlEscape(TensorTitle(*tensor)),
+                    "</title></rect>");
+  }
+  if (tier.lower_bound_bytes > 0 && tier.lower_bound_bytes < tier.size_bytes) {
+    AppendHorizontal(out, axes, tier.lower_bound_bytes, "bound",
+                     absl::StrCat("lower bound ", HumanBytes(tier.lower_bound_bytes)), true);
+  }
+  AppendHorizontal(out, axes, tier.size_bytes, "arena", absl::StrCat(tier.name, " ", HumanBytes(tier.size_bytes)));
+  absl::StrAppend(out, "</svg>\n");
+}
+
+// Live bytes at each step, as a step curve, with the lower bound and the arena.
+void AppendLiveChart(std::string* out, const TierView& tier) {
+  const int64_t steps = std::max<int64_t>(1, static_cast<int64_t>(tier.live_bytes_per_step.size()));
+  Axes axes{.height = 250, .steps = steps, .max_bytes = std::max<int64_t>(1, tier.size_bytes)};
+  absl::StrAppend(out, "<svg viewBox=\"0 0 ", Num(axes.width), " ", Num(axes.height),
+                  "\" role=\"img\" aria-label=\"live bytes per step\">");
+  AppendAxes(out, axes);
+  if (!tier.live_bytes_per_step.empty()) {
+    std::string path = absl::StrCat("M", Num(axes.X(0)), " ", Num(axes.Y(0)));
+    for (size_t step = 0; step < tier.live_bytes_per_step.size(); ++step) {
+      const double y = axes.Y(static_cast<double>(tier.live_bytes_per_step[step]));
+      absl::StrAppend(&path, " V", Num(y), " H", Num(axes.X(static_cast<double>(step + 1))));
+    }
+    absl::StrAppend(&path, " V", Num(axes.Y(0)), " Z");
+    absl::StrAppend(out, "<path class=\"curve\" d=\"", path, "\"><title>live bytes per step</title></path>");
+  }
+  AppendHorizontal(out, axes, tier.lower_bound_bytes, "bound",
+                   absl::StrCat("lower bound ", HumanBytes(tier.lower_bound_bytes)), true);
+  if (tier.size_bytes != tier.lower_bound_bytes) {
+    AppendHorizontal(out, axes, tier.size_bytes, "arena", absl::StrCat(tier.name, " ", HumanBytes(tier.size_bytes)));
+  }
+  absl::StrAppend(out, "</svg>\n");
+}
+
+std::string DeltaHtml(const ModelReport& report, const std::string& key) {
+  if (!report.baseline.has_value()) return "";
+  for (const FigureDelta& delta : report.baseline->figures) {
+    if (delta.key != key) continue;
+    const char* css = delta.delta > 0 ? "up" : (delta.delta < 0 ? "down" : "");
+    return absl::StrCat("<div class=\"delta ", css, "\">", delta.delta == 0 ? "unchanged" : HtmlEscape(DeltaToString(delta)), " vs baseline</div>");
+  }
+  return "";
+}
+
+void AppendFigure(std::string* out, const ModelReport& report, const std::string& label, const std::string& key,
+                  int64_t bytes, const std::string& note, bool peak = false) {
+  absl::StrAppend(out, "<div class=\"figure", peak ? " peak" : "", "\"><div class=\"label\">", HtmlEscape(label),
+                  "</div><div class=\"value\">", HtmlEscape(HumanBytes(bytes)), "</div><div class=\"exact\">",
+                  WithThousands(bytes), " bytes", note.empty() ? "" : absl::StrCat(" · ", HtmlEscape(note)), "</div>",
+                  DeltaHtml(report, key), "</div>");
+}
+
+std::string Cell(const std::string& text, const std::string& sort_key = "", bool numeric = false) {
+  return absl::StrCat("<td", numeric ? " class=\"n\"" : "", sort_key.empty() ? "" : absl::StrCat(" data-v=\"", sort_key, "\""),
+                      ">", HtmlEscape(text), "</td>");
+}
+
+void AppendTensorTable(std::string* out, const Analysis& analysis, const std::string& id) {
+  absl::StrAppend(out, "<input class=\"filter\" type=\"search\" placeholder=\"Filter tensors by name\" data-table=\"",
+                  id, "-table\">");
+  absl::StrAppend(out, "<div class=\"scroll\"><table class=\"sortable\" id=\"", id,
+                  "-table\"><thead><tr><th class=\"n\">#</th><th>name</th><th>role</th><th>dtype</th><th>shape</th>"
+                  "<th class=\"n\">bytes</th><th class=\"n\">aligned</th><th class=\"n\">first</th>"
+                  "<th class=\"n\">last</th><th class=\"n\">offset</th><th>producer</th></tr></thead><tbody>");
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    const TensorRecord& tensor = analysis.tensors[i];
+    absl::StrAppend(out, "<tr id=\"", id, "-r", i, "\">", Cell(absl::StrCat(i), "", true), "<td class=\"name mono\" title=\"",
+                    HtmlEscape(tensor.name), "\">", HtmlEscape(tensor.name), "</td>", Cell(TensorRoleName(tensor.role)),
+                    Cell(tensor.dtype), Cell(ShapeToString(tensor.shape)));
+    if (tensor.bytes.has_value()) {
+      absl::StrAppend(out, Cell(WithThousands(*tensor.bytes), absl::StrCat(*tensor.bytes), true),
+                      Cell(HumanBytes(tensor.aligned_bytes), absl::StrCat(tensor.aligned_bytes), true));
+    } else {
+      absl::StrAppend(out, "<td class=\"n\" data-v=\"-1\" title=\"", HtmlEscape(tensor.unsized_reason),
+                      "\">unsized</td>", Cell("–", "-1", true));
+    }
+    absl::StrAppend(out, Cell(absl::StrCat(tensor.first_step), "", true), Cell(absl::StrCat(tensor.last_step), "", true),
+                    tensor.offset.has_value()
+                        ? Cell(WithThousands(*tensor.offset), absl::StrCat(*tensor.offset), true)
+                        : Cell("–", "-1", true),
+                    Cell(tensor.producer), "</tr>");
+  }
+  absl::StrAppend(out, "</tbody></table></div>\n");
+}
+
+void AppendModelSection(std::string* out, const ModelReport& report, const std::string& id, bool top_level) {
+  const Analysis& analysis = *report.analysis;
+  const MemoryFigures& memory = analysis.memory;
+  absl::StrAppend(out, "<section id=\"", id, "\">");
+  absl::StrAppend(out, top_level ? "<h1>" : "<h2>", "onnx-footprint · <code>", HtmlEscape(analysis.model.path),
+                  "</code>", top_level ? "</h1>" : "</h2>");
+  std::vector<std::string> dims;
+  for (const auto& [name, value] : analysis.options.dims) dims.push_back(absl::StrCat(name, "=", value));
+  absl::StrAppend(out, "<div class=\"sub\">", analysis.model.nodes, " nodes · ", analysis.schedule.size(),
+                  " steps · device ", HtmlEscape(analysis.device.name), " (alignment ",
+                  analysis.device.alignment_bytes, " B) · schedule ",
+                  analysis.options.optimize_schedule ? "optimized" : "given",
+                  analysis.file_order_was_valid ? "" : " (file order sorted topologically)", " · alias ",
+                  analysis.options.alias ? "on" : "off", " · in-place ", analysis.modes.inplace.enabled ? "on" : "off",
+                  dims.empty() ? "" : absl::StrCat(" · dims ", HtmlEscape(absl::StrJoin(dims, " "))),
+                  analysis.model.producer.empty() ? "" : absl::StrCat(" · from ", HtmlEscape(analysis.model.producer)),
+                  "</div>");
+  if (!memory.complete) {
+    absl::StrAppend(out, "<div class=\"warn\"><b>Incomplete:</b> ", memory.unsized_tensors,
+                    " tensor(s) have no known size; the figures are lower bounds. They are listed as "
+                    "<i>unsized</i> in the table below.</div>");
+  }
+  absl::StrAppend(out, "<div class=\"figures\" style=\"margin-top:14px\">");
+  AppendFigure(out, report, "Peak", "peak_bytes", memory.peak_bytes, "weights + arena", true);
+  AppendFigure(out, report, "Weights", "weights_bytes", memory.weights_bytes, "resident");
+  AppendFigure(out, report, "Arena", "arena_bytes", memory.arena_bytes,
+               analysis.plan.proven_optimal ? "optimal" : analysis.plan.algorithm);
+  const double ratio = memory.lower_bound_bytes == 0
+                           ? 1.0
+                           : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);
+  AppendFigure(out, report, "Lower bound", "lower_bound_bytes", memory.lower_bound_bytes,
+               absl::StrFormat("arena %.3f×", ratio));
+  AppendFigure(out, report, "Baseline lower bound", "baseline_lower_bound_bytes",
+               analysis.modes.baseline_lower_bound_bytes, DescribeModeSavings(analysis.modes));
+  AppendFigure(out, report, "Naive (no reuse)", "naive_bytes", memory.naive_bytes,
+               absl::StrFormat("reuse saves %.1f%%", ReuseSavingsPercent(memory)));
+  absl::StrAppend(out, "<div class=\"figure\"><div class=\"label\">Unsized tensors</div><div class=\"value\">",
+                  memory.unsized_tensors, "</div><div class=\"exact\">",
+                  memory.unsized_tensors == 0 ? "every size known" : "not counted above", "</div>",
+                  DeltaHtml(report, "unsized_tensors"), "</div>");
+  absl::StrAppend(out, "</div>");
+  if (!analysis.budgets.empty() || analysis.fits.has_value()) {
+    absl::StrAppend(out, "<div class=\"chips\">");
+    for (const BudgetCheck& check : analysis.budgets) {
+      absl::StrAppend(out, "<span class=\"chip ", check.ok ? "ok" : "over", "\">--max-", check.figure, " ",
+                      HtmlEscape(HumanBytes(check.limit_bytes)), ": ", check.ok ? "ok" : "OVER", " (",
+                      HtmlEscape(HumanBytes(check.actual_bytes)), ")</span>");
+    }
+    if (analysis.fits.has_value()) {
+      absl::StrAppend(out, "<span class=\"chip ", *analysis.fits ? "ok" : "over", "\">fits on ",
+                      HtmlEscape(analysis.device.name), ": ", *analysis.fits ? "yes" : "NO", "</span>");
+    }
+    absl::StrAppend(out, "</div>");
+  }
+  if (report.baseline.has_value()) {
+    absl::StrAppend(out, "<div class=\"sub\" style=\"margin-top:8px\">Changes against the baseline report <code>",
+                    HtmlEscape(report.baseline->old_figures.source), "</code>",
+                    report.baseline->old_figures.model_path != analysis.model.path
+                        ? absl::StrCat(" (of <code>", HtmlEscape(report.baseline->old_figures.model_path), "</code>)")
+                        : "",
+                    "</div>");
+  }
+
+  for (const TierView& tier : TiersOf(analysis)) {
+    absl::StrAppend(out, "<div class=\"card\"><h3>Memory tier: ", HtmlEscape(tier.name), "</h3><div class=\"sub\">",
+                    HtmlEscape(HumanBytes(tier.size_bytes)), " planned for ", tier.tensors.size(),
+                    " tensors · lower bound ", HtmlEscape(HumanBytes(tier.lower_bound_bytes)),
+                    tier.capacity_bytes.has_value()
+                        ? absl::StrCat(" · capacity ", HtmlEscape(HumanBytes(*tier.capacity_bytes)))
+                        : "",
+                    "</div>");
+    absl::StrAppend(out,
+                    "<div class=\"legend\"><span><i style=\"background:hsl(152,48%,50%)\"></i>graph input</span>"
+                    "<span><i style=\"background:hsl(212,62%,52%)\"></i>activation</span>"
+                    "<span><i style=\"background:hsl(275,45%,54%)\"></i>graph output</span>"
+                    "<span><i style=\"background:hsl(32,70%,54%)\"></i>subgraph workspace</span>"
+                    "<span><i class=\"solid\"></i>tier size</span><span><i class=\"dash\"></i>lower bound</span>"
+                    "<span>hover a block for its tensor; click it to find its row</span></div>");
+    AppendArenaChart(out, analysis, tier, id);
+    absl::StrAppend(out, "<h3>Live bytes per step</h3>");
+    AppendLiveChart(out, tier);
+    absl::StrAppend(out, "</div>");
+  }
+  absl::StrAppend(out, "<div class=\"card\"><h3>Arena tensors (", analysis.tensors.size(),
+                  ")</h3><div class=\"sub\">Click a column to sort.</div>");
+  AppendTensorTable(out, analysis, id);
+  absl::StrAppend(out, "</div>");
+  if (!analysis.warnings.empty()) {
+    absl::StrAppend(out, "<div class=\"card\"><h3>Warnings</h3><ul>");
+    for (const std::string& warning : analysis.warnings) absl::StrAppend(out, "<li>", HtmlEscape(warning), "</li>");
+    absl::StrAppend(out, "</ul></div>");
+  }
+  absl::StrAppend(out, "</section>\n");
+}
+
+void AppendSummary(std::string* out, const std::vector<ModelReport>& reports) {
+  absl::StrAppend(out, "<h1>onnx-footprint · ", reports.size(), " models</h1><div class=\"card\"><table>"
+                       "<thead><tr><th>model</th><th class=\"n\">peak</th><th class=\"n\">weights</th>"
+                       "<th class=\"n\">arena</th><th class=\"n\">lower bound</th><th class=\"n\">unsized</th>"
+                       "<th>fits</th><th>status</th></tr></thead><tbody>");
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const ModelReport& report = reports[i];
+    if (!report.analysis.has_value()) {
+      absl::StrAppend(out, "<tr><td class=\"mono\">", HtmlEscape(report.path),
+                      "</td><td class=\"n\">–</td><td class=\"n\">–</td><td class=\"n\">–</td><td class=\"n\">–</td>"
+                      "<td class=\"n\">–</td><td>–</td><td class=\"up\">error: ",
+                      HtmlEscape(report.error), "</td></tr>");
+      continue;
+    }
+    const MemoryFigures& memory = report.analysis->memory;
+    const std::optional<bool>& fits = report.analysis->fits;
+    absl::StrAppend(out, "<tr><td class=\"mono\"><a href=\"#m", i, "\">", HtmlEscape(report.path), "</a></td>",
+                    Cell(HumanBytes(memory.peak_bytes), "", true), Cell(HumanBytes(memory.weights_bytes), "", true),
+                    Cell(HumanBytes(memory.arena_bytes), "", true), Cell(HumanBytes(memory.lower_bound_bytes), "", true),
+                    Cell(absl::StrCat(memory.unsized_tensors), "", true),
+                    Cell(!fits.has_value() ? "–" : (*fits ? "yes" : "NO")), "<td class=\"",
+                    report.exit_code == 0 ? "down" : "up", "\">", HtmlEscape(StatusOf(report)), "</td></tr>");
+  }
+  absl::StrAppend(out, "</tbody></table></div>\n");
+}
+
+}  // namespace
+
+std::string HtmlEscape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<TierView> TiersOf(const Analysis& analysis) {
+  // One picture of the single arena (the spec's figures) while every planned
+  // tensor sits in one tier; one picture per tier once the device spilled
+  // tensors to others, each with its own offsets, curve and bound.
+  std::vector<std::string> used;
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (!tensor.offset.has_value() || !tensor.bytes.has_value()) continue;
+    if (std::find(used.begin(), used.end(), tensor.tier) == used.end()) used.push_back(tensor.tier);
+  }
+  const TierSummary* only_tier = nullptr;
+  for (const TierSummary& tier : analysis.tiers) {
+    if (used.size() == 1 && tier.name == used[0]) only_tier = &tier;
+  }
+  if (used.size() <= 1) {
+    TierView arena{.name = only_tier != nullptr ? only_tier->name : "arena",
+                   .capacity_bytes = only_tier != nullptr ? only_tier->capacity_bytes : std::nullopt,
+                   .size_bytes = analysis.memory.arena_bytes,
+                   .lower_bound_bytes = analysis.memory.lower_bound_bytes,
+                   .live_bytes_per_step = analysis.live_bytes_per_step};
+    for (const TensorRecord& tensor : analysis.tensors) {
+      if (!tensor.offset.has_value() || !tensor.bytes.has_value()) continue;
+      arena.tensors.push_back(&tensor);
+      arena.offsets.push_back(*tensor.offset);
+    }
+    return {arena};
+  }
+  std::vector<TierView> views;
+  const size_t steps = std::max<size_t>(1, analysis.live_bytes_per_step.size());
+  for (const TierSummary& tier : analysis.tiers) {
+    if (std::find(used.begin(), used.end(), tier.name) == used.end()) continue;
+    TierView view{.name = tier.name, .capacity_bytes = tier.capacity_bytes, .size_bytes = tier.arena_bytes};
+    view.live_bytes_per_step.assign(steps, 0);
+    for (const TensorRecord& tensor : analysis.tensors) {
+      if (tensor.tier != tier.name || !tensor.tier_offset.has_value() || !tensor.bytes.has_value()) continue;
+      view.tensors.push_back(&tensor);
+      view.offsets.push_back(*tensor.tier_offset);
+      if (!tensor.shares_with.empty()) continue;  // Its bytes are its owner's.
+      for (int64_t step = tensor.first_step; step <= tensor.last_step && step < static_cast<int64_t>(steps); ++step) {
+        view.live_bytes_per_step[step] += tensor.aligned_bytes;
+      }
+    }
+    view.lower_bound_bytes = *std::max_element(view.live_bytes_per_step.begin(), view.live_bytes_per_step.end());
+    views.push_back(std::move(view));
+  }
+  return views;
+}
+
+std::string RenderHtml(const std::vector<ModelReport>& reports) {
+  const bool single = reports.size() == 1 && reports[0].analysis.has_value();
+  const std::string title = single ? absl::StrCat("onnx-footprint: ", reports[0].analysis->model.path)
+                                   : absl::StrCat("onnx-footprint: ", reports.size(), " models");
+  std::string out = absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "script-src 'unsafe-inline'; img-src data:\">"
+      "<title>",
+      HtmlEscape(title), "</title><style>", kStyle, "</style></head><body><main>\n");
+  if (single) {
+    AppendModelSection(&out, reports[0], "m0", true);
+  } else {
+    AppendSummary(&out, reports);
+    for (size_t i = 0; i < reports.size(); ++i) {
+      if (reports[i].analysis.has_value()) AppendModelSection(&out, reports[i], absl::StrCat("m", i), false);
+    }
+  }
+  absl::StrAppend(&out, "<footer>Generated by onnx-footprint. Figures follow the memory model: peak = weights + "
+                        "arena; lower bound = the busiest step's live bytes; naive = one buffer per tensor.</footer>\n");
+  absl::StrAppend(&out, "</main><script>", kScript, "</script></body></html>\n");
+  return out;
+}
+
+}  // namespace footprint
