@@ -3,8 +3,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "analyzer/testing/model_builder.h"
 #include "analyzer/testing/cli_runner.h"
+#include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/test_models.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "testing/scratch_dir.h"
@@ -14,40 +15,16 @@ namespace {
 
 using ::footprint::testing::ModelBuilder;
 
+using ::footprint::testing::AddReluModel;
 using ::footprint::testing::CliRun;
+using ::footprint::testing::ExpectOneLineError;
 using ::footprint::testing::RunCliCaptured;
-
-std::string TempPath(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(footprint::testing::ScratchDir()) / "cli_test";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::string WriteFile(const std::string& name, const std::string& bytes) {
-  const std::string path = TempPath(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
-
-std::string SmallModel() {
-  ModelBuilder builder;
-  builder.Input("x", onnx::TensorProto::FLOAT, {1, 16})
-      .Initializer("w", onnx::TensorProto::FLOAT, {16})
-      .Add("Add", {"x", "w"}, {"a"}, "add")
-      .Add("Relu", {"a"}, {"y"}, "relu")
-      .Output("y");
-  return builder.Serialize();
-}
-
-void ExpectOneLineError(const CliRun& run, const std::string& must_contain) {
-  EXPECT_EQ(run.exit_code, kExitBadInput);
-  EXPECT_TRUE(run.out.empty()) << run.out;
-  EXPECT_NE(run.err.find(must_contain), std::string::npos) << run.err;
-  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-}
+using ::footprint::testing::ScratchDir;
+using ::footprint::testing::ScratchPath;
+using ::footprint::testing::WriteScratchFile;
 
 TEST(CliTest, AnalyzesAModelAsText) {
-  const std::string path = WriteFile("small.onnx", SmallModel());
+  const std::string path = WriteScratchFile("small.onnx", AddReluModel());
   const CliRun run = RunCliCaptured({"analyze", path});
   EXPECT_EQ(run.exit_code, kExitOk) << run.err;
   EXPECT_NE(run.out.find("peak"), std::string::npos);
@@ -55,7 +32,7 @@ TEST(CliTest, AnalyzesAModelAsText) {
 }
 
 TEST(CliTest, JsonFollowsTheContract) {
-  const std::string path = WriteFile("small.onnx", SmallModel());
+  const std::string path = WriteScratchFile("small.onnx", AddReluModel());
   const CliRun run = RunCliCaptured({"analyze", path, "--baseline", "--format", "json"});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   const nlohmann::json json = nlohmann::json::parse(run.out);
@@ -90,7 +67,7 @@ TEST(CliTest, JsonFollowsTheContract) {
 
 TEST(CliTest, ModesAreOnByDefaultAndEachHasAFlag) {
   // x -Add(w)-> a -Relu-> y: a never writes over the caller's x; y writes over a.
-  const std::string path = WriteFile("small.onnx", SmallModel());
+  const std::string path = WriteScratchFile("small.onnx", AddReluModel());
   CliRun run = RunCliCaptured({"analyze", path, "--format", "json"});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   nlohmann::json json = nlohmann::json::parse(run.out);
@@ -99,7 +76,7 @@ TEST(CliTest, ModesAreOnByDefaultAndEachHasAFlag) {
   EXPECT_EQ(json["options"]["inplace"], true);
   EXPECT_EQ(json["modes"]["inplace"]["enabled"], true);
   EXPECT_EQ(json["tensors"][2]["name"], "y");
-  EXPECT_EQ(json["tensors"][2]["shares_with"], "a");
+  EXPECT_EQ(json["tensors"][2]["shares_with"], "a<b>&\"c\"");
   EXPECT_EQ(json["memory"]["baseline"]["lower_bound_bytes"], 128);
   EXPECT_EQ(json["memory"]["lower_bound_bytes"], 128);  // x and a at step 0; a = y at step 1.
 
@@ -123,8 +100,8 @@ TEST(CliTest, ModesAreOnByDefaultAndEachHasAFlag) {
 }
 
 TEST(CliTest, OutputFileIsWrittenWhole) {
-  const std::string path = WriteFile("small.onnx", SmallModel());
-  const std::string report = TempPath("report.json");
+  const std::string path = WriteScratchFile("small.onnx", AddReluModel());
+  const std::string report = ScratchPath("report.json");
   std::filesystem::remove(report);
   const CliRun run = RunCliCaptured({"analyze", path, "--format=json", "--output", report});
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
@@ -134,19 +111,19 @@ TEST(CliTest, OutputFileIsWrittenWhole) {
 }
 
 TEST(CliTest, TruncatedFileIsExitTwoWithNothingWritten) {
-  const std::string bytes = SmallModel();
-  const std::string path = WriteFile("truncated.onnx", bytes.substr(0, bytes.size() / 2));
-  const std::string report = TempPath("never.json");
+  const std::string bytes = AddReluModel();
+  const std::string path = WriteScratchFile("truncated.onnx", bytes.substr(0, bytes.size() / 2));
+  const std::string report = ScratchPath("never.json");
   std::filesystem::remove(report);
   ExpectOneLineError(RunCliCaptured({"analyze", path, "--output", report}), path);
   EXPECT_FALSE(std::filesystem::exists(report));
 }
 
 TEST(CliTest, BadInputsAreExitTwo) {
-  ExpectOneLineError(RunCliCaptured({"analyze", TempPath("does-not-exist.onnx")}), "does-not-exist.onnx");
-  ExpectOneLineError(RunCliCaptured({"analyze", WriteFile("text.onnx", "this is not a model\n")}), "text.onnx");
-  ExpectOneLineError(RunCliCaptured({"analyze", WriteFile("empty.onnx", "")}), "empty.onnx");
-  const std::string model = WriteFile("small.onnx", SmallModel());
+  ExpectOneLineError(RunCliCaptured({"analyze", ScratchPath("does-not-exist.onnx")}), "does-not-exist.onnx");
+  ExpectOneLineError(RunCliCaptured({"analyze", WriteScratchFile("text.onnx", "this is not a model\n")}), "text.onnx");
+  ExpectOneLineError(RunCliCaptured({"analyze", WriteScratchFile("empty.onnx", "")}), "empty.onnx");
+  const std::string model = WriteScratchFile("small.onnx", AddReluModel());
   ExpectOneLineError(RunCliCaptured({"analyze", model, "--format", "yaml"}), "--format");
   ExpectOneLineError(RunCliCaptured({"analyze", model, "--dim", "batch"}), "--dim");
   ExpectOneLineError(RunCliCaptured({"analyze", model, "--dim", "nothere=3"}), "nothere");
@@ -158,7 +135,7 @@ TEST(CliTest, BadInputsAreExitTwo) {
 TEST(CliTest, InvalidGraphIsExitTwoNamingNodeAndOp) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {4}).Add("Mul", {"x", "ghost"}, {"y"}, "mul").Output("y");
-  const std::string path = WriteFile("undefined.onnx", builder.Serialize());
+  const std::string path = WriteScratchFile("undefined.onnx", builder.Serialize());
   ExpectOneLineError(RunCliCaptured({"analyze", path}), "'mul' (Mul)");
 }
 
@@ -176,8 +153,8 @@ TEST(CliTest, SeveralModelsTakeTheBindingsThatNameThem) {
   ModelBuilder unnamed;
   unnamed.Input("tokens", onnx::TensorProto::FLOAT, {std::string(""), 8}).Add("Neg", {"tokens"}, {"z"}, "neg").Output("z");
   unnamed.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->Clear();
-  const std::string a = WriteFile("several_a.onnx", with_batch.Serialize());
-  const std::string b = WriteFile("several_b.onnx", unnamed.Serialize());
+  const std::string a = WriteScratchFile("several_a.onnx", with_batch.Serialize());
+  const std::string b = WriteScratchFile("several_b.onnx", unnamed.Serialize());
   // Each binding names something in one model only: the run succeeds, and both are sized.
   CliRun run = RunCliCaptured({"analyze", a, b, "--input-shape", "images=2x16", "--dim", "tokens_dim0=3",
                                "--format", "json"});
@@ -201,7 +178,7 @@ TEST(CliTest, InvalidUtf8NamesAreReplacedInJsonNotACrash) {
   ModelBuilder builder;
   const std::string bad_name = std::string("x\xff\xfe", 3);
   builder.Input(bad_name, onnx::TensorProto::FLOAT, {4}).Add("Relu", {bad_name}, {"y"}, "relu").Output("y");
-  const std::string path = WriteFile("bad_utf8.onnx", builder.Serialize());
+  const std::string path = WriteScratchFile("bad_utf8.onnx", builder.Serialize());
   for (const char* format : {"json", "text", "md", "html"}) {
     const CliRun run = RunCliCaptured({"analyze", path, "--format", format});
     EXPECT_EQ(run.exit_code, kExitOk) << format << ": " << run.err;
@@ -209,6 +186,36 @@ TEST(CliTest, InvalidUtf8NamesAreReplacedInJsonNotACrash) {
   const CliRun json = RunCliCaptured({"analyze", path, path, "--format", "json"});
   ASSERT_EQ(json.exit_code, kExitOk) << json.err;
   EXPECT_NO_THROW(nlohmann::json::parse(json.out));
+}
+
+TEST(AnalyzeCliTest, BadValuesOfNewFlagsAreExitTwo) {
+  const std::string model = WriteScratchFile("small.onnx", AddReluModel());
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--format", "pdf"}), "--format");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--jobs", "0"}), "--jobs");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--jobs", "two"}), "--jobs");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--jobs", "1000"}), "--jobs");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--jobs"}), "--jobs");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--output="}), "--output");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--format", "html", "--output", ScratchDir() + "/no/such/dir/r.html"}),
+                 "r.html");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--baseline-report="}), "--baseline-report");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--baseline-report", ScratchDir() + "/missing.json"}), "missing.json");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--baseline-report", WriteScratchFile("broken.json", "{\"schema")}), "broken.json");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--baseline-report",
+                      WriteScratchFile("v9.json", R"({"schema_version": 9, "memory": {}})")}),
+                 "schema_version 9");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, model, "--baseline-report", WriteScratchFile("any.json", "{}")}),
+                 "--baseline-report");
+}
+
+TEST(AnalyzeCliTest, HelpNamesEveryFlag) {
+  const CliRun run = RunCliCaptured({"analyze", "--help"});
+  EXPECT_EQ(run.exit_code, kExitOk);
+  for (const char* flag : {"--format", "md", "html", "--max-peak", "--max-arena", "--max-weights", "--baseline-report",
+                           "--jobs", "KiB", "GB"}) {
+    EXPECT_NE(run.out.find(flag), std::string::npos) << flag;
+  }
+  EXPECT_NE(RunCliCaptured({"--help"}).out.find("diff"), std::string::npos);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/loader/model_loader.h"
 #include "analyzer/report/report.h"
+#include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
 #include "testing/scratch_dir.h"
@@ -17,13 +18,6 @@ namespace footprint {
 namespace {
 
 using ::footprint::testing::ModelBuilder;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream contents;
-  contents << file.rdbuf();
-  return contents.str();
-}
 
 // Loads and analyzes `bytes`; returns "" on success, else the error message.
 std::string LoadAndAnalyze(const std::string& bytes) {
@@ -48,7 +42,7 @@ TEST(RobustnessTest, FuzzerFindsStayFixed) {
   int replayed = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (!entry.is_regular_file() || entry.path().extension() == ".md") continue;
-    ExpectCleanError(LoadAndAnalyze(ReadFile(entry.path())), entry.path().filename().string());
+    ExpectCleanError(LoadAndAnalyze(testing::ReadWholeFile(entry.path())), entry.path().filename().string());
     ++replayed;
   }
   RecordProperty("replayed", replayed);
@@ -66,7 +60,7 @@ TEST(RobustnessTest, DamagedCopiesOfRealModelsEndInAReportOrAnError) {
   int copies = 0;
   int errors = 0;
   for (const std::filesystem::path& model : models) {
-    const std::string original = ReadFile(model);
+    const std::string original = testing::ReadWholeFile(model);
     ASSERT_FALSE(original.empty()) << model;
     for (int i = 0; i < 60; ++i) {
       std::string damaged = original;

@@ -1,11 +1,8 @@
 // The shape flags on the command line: --input-shape, --dim-default,
 // --tensor-shape, --sweep, and formulas in the reports.
-#include <filesystem>
-#include <fstream>
-
 #include "analyzer/cli/cli.h"
-#include "analyzer/testing/model_builder.h"
 #include "analyzer/testing/cli_runner.h"
+#include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "testing/scratch_dir.h"
@@ -25,13 +22,9 @@ std::string ModelPath() {
       .Add("Relu", {"x"}, {"r"}, "relu")
       .Add("Relu", {"r"}, {"y"}, "relu2")
       .Output("y");
-  const std::filesystem::path dir = std::filesystem::path(footprint::testing::ScratchDir()) / "symbolic_cli_test";
-  std::filesystem::create_directories(dir);
   // One file per test: ctest runs the tests in parallel processes.
-  const std::string path =
-      (dir / (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".onnx")).string();
-  std::ofstream(path, std::ios::binary) << builder.Serialize();
-  return path;
+  return testing::WriteScratchFile(
+      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".onnx", builder.Serialize());
 }
 
 TEST(SymbolicCliTest, UnboundDimsPrintFormulas) {

@@ -11,14 +11,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/memory/analyze.h"
-#include "analyzer/report/report.h"
 #include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/test_models.h"
 #include "devices/device_catalog.h"
 #include "gtest/gtest.h"
 
 namespace footprint {
 namespace {
 
+using ::footprint::testing::MatMulChain;
 using ::footprint::testing::ModelBuilder;
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 
@@ -43,30 +44,8 @@ const TensorRecord& Tensor(const Analysis& analysis, const std::string& name) {
   return kMissing;
 }
 
-// x [1,16] (64 B) -MatMul-> a [1,64] (256 B) -op1-> b -op2-> c -MatMul-> y [1,16] (64 B).
-// Baseline, every step: mm0 x+a 320, op1 a+b 512, op2 b+c 512, mm1 c+y 320: LB 512.
-// With a, b and c in one group: 320, 256, 256, 320: LB 320.
-ModelBuilder Chain(const std::string& op1, const std::vector<std::string>& op1_extra, const std::string& op2,
-                   const std::vector<std::string>& op2_extra) {
-  ModelBuilder builder;
-  builder.Input("x", kFloat, {1, 16})
-      .Initializer("w0", kFloat, {16, 64})
-      .Initializer("w1", kFloat, {64, 16})
-      .Int64Initializer("shape", {1, 64});
-  std::vector<std::string> in1 = {"a"};
-  in1.insert(in1.end(), op1_extra.begin(), op1_extra.end());
-  std::vector<std::string> in2 = {"b"};
-  in2.insert(in2.end(), op2_extra.begin(), op2_extra.end());
-  builder.Add("MatMul", {"x", "w0"}, {"a"}, "mm0")
-      .Add(op1, in1, {"b"}, "op1")
-      .Add(op2, in2, {"c"}, "op2")
-      .Add("MatMul", {"c", "w1"}, {"y"}, "mm1")
-      .Output("y");
-  return builder;
-}
-
 TEST(AliasTest, ChainOfViewsSharesTheFirstTensorsBytes) {
-  absl::StatusOr<Analysis> analysis = Analyze(Chain("Reshape", {"shape"}, "Flatten", {}), kAliasOnly);
+  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Reshape", {"shape"}, "Flatten", {}), kAliasOnly);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_EQ(Tensor(*analysis, "a").shares_with, "");
   EXPECT_EQ(Tensor(*analysis, "b").shares_with, "a");
@@ -89,7 +68,7 @@ TEST(AliasTest, ChainOfViewsSharesTheFirstTensorsBytes) {
 }
 
 TEST(InPlaceTest, ChainOfElementwiseOpsWritesOverItsInputs) {
-  absl::StatusOr<Analysis> analysis = Analyze(Chain("Relu", {}, "Sigmoid", {}), kInPlaceOnly);
+  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Relu", {}, "Sigmoid", {}), kInPlaceOnly);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_EQ(Tensor(*analysis, "b").shares_with, "a");
   EXPECT_EQ(Tensor(*analysis, "b").sharing, "inplace");
@@ -103,7 +82,7 @@ TEST(InPlaceTest, ChainOfElementwiseOpsWritesOverItsInputs) {
 
 TEST(ModesTest, ViewThenElementwiseMakeOneGroup) {
   // a -Reshape-> b (alias) -Relu-> c (in-place): all three share a's bytes.
-  absl::StatusOr<Analysis> analysis = Analyze(Chain("Reshape", {"shape"}, "Relu", {}), AllModes());
+  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Reshape", {"shape"}, "Relu", {}), AllModes());
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_EQ(Tensor(*analysis, "b").sharing, "alias");
   EXPECT_EQ(Tensor(*analysis, "c").sharing, "inplace");
@@ -198,7 +177,7 @@ TEST(InPlaceTest, RefusedWhenTheDeviceDoesNotAllowIt) {
   profile->set_allow_inplace(false);
   AnalyzeOptions options = kInPlaceOnly;
   options.device_profile = *profile;
-  absl::StatusOr<Analysis> analysis = Analyze(Chain("Relu", {}, "Sigmoid", {}), options);
+  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Relu", {}, "Sigmoid", {}), options);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_FALSE(analysis->modes.inplace.enabled);
   EXPECT_EQ(Tensor(*analysis, "b").shares_with, "");
@@ -207,41 +186,12 @@ TEST(InPlaceTest, RefusedWhenTheDeviceDoesNotAllowIt) {
                           [](const std::string& w) { return w.find("in-place reuse is off") != std::string::npos; }));
 }
 
-TEST(ModesTest, JsonNamesTheOwnerAndEachModesFigures) {
-  absl::StatusOr<Analysis> analysis = Analyze(Chain("Reshape", {"shape"}, "Relu", {}), AllModes());
-  ASSERT_TRUE(analysis.ok()) << analysis.status();
-  const nlohmann::ordered_json json = AnalysisToJson(*analysis);
-  const auto& tensors = json["tensors"];
-  auto find = [&](const std::string& name) {
-    for (const auto& t : tensors) {
-      if (t["name"] == name) return t;
-    }
-    return nlohmann::ordered_json();
-  };
-  EXPECT_TRUE(find("a")["shares_with"].is_null());
-  EXPECT_EQ(find("b")["shares_with"], "a");
-  EXPECT_EQ(find("b")["sharing"], "alias");
-  EXPECT_EQ(find("c")["shares_with"], "a");
-  EXPECT_EQ(find("c")["sharing"], "inplace");
-  EXPECT_EQ(json["options"]["schedule"], "optimized");
-  EXPECT_EQ(json["memory"]["baseline"]["lower_bound_bytes"], 512);
-  EXPECT_EQ(json["memory"]["lower_bound_bytes"], 320);
-  EXPECT_EQ(json["modes"]["schedule"]["name"], "optimized");
-  EXPECT_EQ(json["modes"]["schedule"]["saved_bytes"], 0);  // A chain has one order.
-  EXPECT_EQ(json["modes"]["alias"]["saved_bytes"], 0);     // a and b alone: 320, 256, 512, 320.
-  EXPECT_EQ(json["modes"]["inplace"]["saved_bytes"], 192);
-  EXPECT_EQ(json["modes"]["inplace"]["tensors"], 1);
-  const std::string text = RenderText(*analysis);
-  EXPECT_NE(text.find("Modes (lower bound after each)"), std::string::npos) << text;
-  EXPECT_NE(text.find("+ in-place"), std::string::npos) << text;
-}
-
 TEST(ModesTest, DeviceTiersPlaceAGroupAsOneBuffer) {
   absl::StatusOr<devices::DeviceProfile> profile = devices::FindDevice("esp32-s3");
   ASSERT_TRUE(profile.ok()) << profile.status();
   AnalyzeOptions options = AllModes();
   options.device_profile = *profile;
-  absl::StatusOr<Analysis> analysis = Analyze(Chain("Reshape", {"shape"}, "Relu", {}), options);
+  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Reshape", {"shape"}, "Relu", {}), options);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   int shared = 0;
   for (const TensorRecord& tensor : analysis->tensors) {

@@ -1,10 +1,12 @@
-// The analyzer on hardware profiles: tiers, alignment and the fit verdict.
-#include <filesystem>
-#include <fstream>
+// The analyzer on hardware profiles, end to end: tiers, alignment, the fit
+// verdict, its exit code and the HTML page of each tier.
 #include <map>
+#include <string>
+#include <vector>
 
-#include "analyzer/memory/analyze.h"
 #include "analyzer/cli/cli.h"
+#include "analyzer/memory/analyze.h"
+#include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"
 #include "devices/device_catalog.h"
 #include "gtest/gtest.h"
@@ -15,6 +17,8 @@ namespace footprint {
 namespace {
 
 using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::Occurrences;
+using ::footprint::testing::WriteScratchFile;
 
 // t0 -> Relu -> t1 -> ... -> tN with 100 KiB tensors: a Relu's input and
 // output are live together, so 200 KiB at every step.
@@ -36,26 +40,15 @@ memory { name: "sram" capacity_bytes: 262144 holds_activations: true }
 memory { name: "dram" capacity_bytes: 1073741824 holds_activations: true holds_weights: true }
 )pb";
 
-std::string WriteTemp(const std::string& name, const std::string& bytes) {
-  const std::filesystem::path dir = std::filesystem::path(footprint::testing::ScratchDir()) / "device_test";
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / name).string();
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
-
+// The exit code, and what went to stdout in `out` when asked for.
 int RunQuietly(const std::vector<std::string>& args, std::string* out = nullptr) {
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int code = RunCli(args);
-  const std::string captured = ::testing::internal::GetCapturedStdout();
-  ::testing::internal::GetCapturedStderr();
-  if (out != nullptr) *out = captured;
-  return code;
+  const testing::CliRun run = testing::RunCliCaptured(args);
+  if (out != nullptr) *out = run.out;
+  return run.exit_code;
 }
 
 TEST(DeviceAnalysisTest, ChainWithinSramStaysInTheFirstTier) {
-  const std::string profile_path = WriteTemp("two_tier.textproto", kTwoTierProfile);
+  const std::string profile_path = WriteScratchFile("two_tier.textproto", kTwoTierProfile);
   absl::StatusOr<devices::DeviceProfile> profile = devices::LoadDeviceFile(profile_path);
   ASSERT_TRUE(profile.ok()) << profile.status();
   LoadedModel loaded{.model = ChainOf100KiB(4).Build(), .path = "chain.onnx"};
@@ -86,8 +79,8 @@ ModelBuilder FanOut() {
 }
 
 TEST(DeviceAnalysisTest, PeakOverSramSpillsToDram) {
-  const std::string profile_path = WriteTemp("two_tier.textproto", kTwoTierProfile);
-  const std::string model_path = WriteTemp("fan_out.onnx", FanOut().Serialize());
+  const std::string profile_path = WriteScratchFile("two_tier.textproto", kTwoTierProfile);
+  const std::string model_path = WriteScratchFile("fan_out.onnx", FanOut().Serialize());
   std::string out;
   ASSERT_EQ(RunQuietly({"analyze", model_path, "--device-file", profile_path, "--format", "json"}, &out), kExitOk);
   const nlohmann::json json = nlohmann::json::parse(out);
@@ -133,7 +126,7 @@ TEST(DeviceAnalysisTest, HundredsOfMebibytesDoNotFitStm32h743) {
       .Add("Relu", {"x"}, {"a"}, "relu")
       .Add("Neg", {"a"}, {"y"}, "neg")
       .Output("y");
-  const std::string path = WriteTemp("huge.onnx", builder.Serialize());
+  const std::string path = WriteScratchFile("huge.onnx", builder.Serialize());
   std::string out;
   EXPECT_EQ(RunQuietly({"analyze", path, "--device", "stm32h743", "--format", "json"}, &out), kExitNotWithinLimits);
   const nlohmann::json json = nlohmann::json::parse(out);
@@ -154,33 +147,21 @@ TEST(DeviceAnalysisTest, MnistFitsStm32h743) {
 TEST(DeviceAnalysisTest, UnknownDeviceAndMalformedProfileAreExitTwo) {
   const std::string path = std::string(FOOTPRINT_TESTDATA_DIR) + "/mnist.onnx";
   EXPECT_EQ(RunQuietly({"analyze", path, "--device", "no-such-board"}), kExitBadInput);
-  const std::string broken = WriteTemp("broken.textproto", "name: \"x\"\nmemory { capacity_bytes: -3 }\n");
+  const std::string broken = WriteScratchFile("broken.textproto", "name: \"x\"\nmemory { capacity_bytes: -3 }\n");
   EXPECT_EQ(RunQuietly({"analyze", path, "--device-file", broken}), kExitBadInput);
-  EXPECT_EQ(RunQuietly({"analyze", path, "--device-file", WriteTemp("garbage.textproto", "{{{")}), kExitBadInput);
-}
-
-}  // namespace
-}  // namespace footprint
-
-namespace footprint {
-namespace {
-
-size_t CountOf(const std::string& text, const std::string& what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
-  return count;
+  EXPECT_EQ(RunQuietly({"analyze", path, "--device-file", WriteScratchFile("garbage.textproto", "{{{")}), kExitBadInput);
 }
 
 TEST(DeviceAnalysisTest, HtmlDrawsOneSectionPerUsedTierWithEveryTensorOnce) {
-  const std::string profile_path = WriteTemp("two_tier.textproto", kTwoTierProfile);
-  const std::string model_path = WriteTemp("fan_out.onnx", FanOut().Serialize());
+  const std::string profile_path = WriteScratchFile("two_tier.textproto", kTwoTierProfile);
+  const std::string model_path = WriteScratchFile("fan_out.onnx", FanOut().Serialize());
   std::string html;
   ASSERT_EQ(RunQuietly({"analyze", model_path, "--device-file", profile_path, "--baseline", "--format", "html"}, &html),
             kExitOk);
-  EXPECT_EQ(CountOf(html, "Memory tier: "), 2u);
+  EXPECT_EQ(Occurrences(html, "Memory tier: "), 2);
   EXPECT_NE(html.find("Memory tier: sram"), std::string::npos);
   EXPECT_NE(html.find("Memory tier: dram"), std::string::npos);
-  EXPECT_EQ(CountOf(html, "<rect"), 5u);  // x, b1, b2, b3, y: each in exactly one tier.
+  EXPECT_EQ(Occurrences(html, "<rect"), 5);  // x, b1, b2, b3, y: each in exactly one tier.
 }
 
 }  // namespace
