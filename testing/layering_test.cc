@@ -1,0 +1,130 @@
+#include "testing/layering.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/scratch_dir.h"
+
+namespace footprint::layering {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+void Write(const fs::path& root, const std::string& file, const std::string& text) {
+  fs::create_directories((root / file).parent_path());
+  std::ofstream(root / file) << text;
+}
+
+// The checkout itself: every README's rules hold.
+TEST(LayeringTest, TheCheckoutKeepsEveryFoldersRules) {
+  absl::StatusOr<std::vector<LayeringViolation>> found = CheckLayering(FOOTPRINT_SOURCE_DIR);
+  ASSERT_TRUE(found.ok()) << found.status();
+  std::vector<std::string> lines;
+  for (const LayeringViolation& violation : *found) lines.push_back(DescribeViolation(violation));
+  EXPECT_THAT(lines, IsEmpty()) << absl::StrJoin(lines, "\n");
+}
+
+// The rules the issue asks for are written down (a README that lost its
+// section would otherwise pass in silence).
+TEST(LayeringTest, EveryStageStatesItsRules) {
+  absl::StatusOr<std::vector<LayeringRule>> rules = ReadLayeringRules(FOOTPRINT_SOURCE_DIR);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  std::set<std::pair<std::string, std::string>> have;
+  for (const LayeringRule& rule : *rules) have.insert({rule.folder, rule.prefix});
+  const std::pair<std::string, std::string> wanted[] = {
+      {"planner/", "analyzer/"},          {"planner/", "onnx/"},
+      {"scheduler/", "analyzer/"},        {"scheduler/", "onnx/"},
+      {"devices/", "analyzer/"},          {"analyzer/loader/", "analyzer/shapes/"},
+      {"analyzer/loader/", "analyzer/report/"}, {"analyzer/shapes/", "analyzer/memory/"},
+      {"analyzer/memory/", "analyzer/report/"}, {"analyzer/report/", "analyzer/loader/"},
+      {"analyzer/report/", "analyzer/cli/"},
+  };
+  for (const auto& rule : wanted) {
+    EXPECT_TRUE(have.contains(rule)) << rule.first << "README.md does not forbid `" << rule.second << "`";
+  }
+}
+
+class LayeringTreeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::path(testing::ScratchDir()) / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(root_);
+    Write(root_, "low/README.md",
+          "# low\n\n## Never includes\n- `high/`, `onnx/`: low is below high.\n"
+          "## Never includes outside tests\n- `testing/`: test helpers stay in tests.\n\n## Other\n- `free/`\n");
+    Write(root_, "high/README.md", "# high\nNo rules.\n");
+    Write(root_, "high/api.h", "#pragma once\n#include \"high/detail.h\"\n");
+    Write(root_, "high/detail.h", "#pragma once\n#include <vector>\n");
+    Write(root_, "testing/helper.h", "#pragma once\n");
+    Write(root_, "low/plain.h", "#pragma once\n#include <onnx/onnx_pb.h>\n#include \"free/ok.h\"\n");
+  }
+
+  std::vector<std::string> Found() {
+    absl::StatusOr<std::vector<LayeringViolation>> found = CheckLayering(root_.string());
+    EXPECT_TRUE(found.ok()) << found.status();
+    std::vector<std::string> lines;
+    if (found.ok()) {
+      for (const LayeringViolation& violation : *found) lines.push_back(DescribeViolation(violation));
+    }
+    return lines;
+  }
+
+  fs::path root_;
+};
+
+TEST_F(LayeringTreeTest, CleanTreeHasNoViolation) { EXPECT_THAT(Found(), IsEmpty()); }
+
+TEST_F(LayeringTreeTest, DirectIncludeIsFound) {
+  Write(root_, "low/a.cc", "// a\n#include \"onnx/onnx_pb.h\"\n");
+  EXPECT_THAT(Found(), ElementsAre("low/a.cc:2 includes onnx/onnx_pb.h, which low/README.md says low/ never "
+                                   "includes (`onnx/`)"));
+}
+
+TEST_F(LayeringTreeTest, IncludeThroughAnotherHeaderIsFoundWithItsChain) {
+  Write(root_, "low/mid.h", "#pragma once\n#include \"high/api.h\"\n");
+  Write(root_, "low/b.cc", "#include \"low/mid.h\"\n");
+  EXPECT_THAT(Found(),
+              ElementsAre("low/b.cc:1 includes high/api.h (via low/mid.h), which low/README.md says low/ never "
+                          "includes (`high/`)",
+                          "low/b.cc:1 includes high/detail.h (via low/mid.h -> high/api.h), which low/README.md "
+                          "says low/ never includes (`high/`)",
+                          "low/mid.h:2 includes high/api.h, which low/README.md says low/ never includes (`high/`)",
+                          "low/mid.h:2 includes high/detail.h (via high/api.h), which low/README.md says low/ "
+                          "never includes (`high/`)"));
+}
+
+TEST_F(LayeringTreeTest, RulesHoldInSubfoldersAndForTestsUnlessExempt) {
+  Write(root_, "low/deep/c_test.cc", "#include \"testing/helper.h\"\n#include \"high/detail.h\"\n");
+  Write(root_, "low/deep/c.cc", "#include \"testing/helper.h\"\n");
+  EXPECT_THAT(Found(),
+              ElementsAre("low/deep/c.cc:1 includes testing/helper.h, which low/README.md says low/ never includes "
+                          "outside tests (`testing/`)",
+                          "low/deep/c_test.cc:2 includes high/detail.h, which low/README.md says low/ never "
+                          "includes (`high/`)"));
+}
+
+TEST_F(LayeringTreeTest, IncludesRelativeToTheFileAreFollowed) {
+  Write(root_, "low/local.h", "#pragma once\n#include \"../high/api.h\"\n");
+  Write(root_, "low/d.cc", "#include \"local.h\"\n");
+  const std::vector<std::string> found = Found();
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0], "low/d.cc:1 includes high/api.h (via low/local.h), which low/README.md says low/ never "
+                      "includes (`high/`)");
+}
+
+TEST_F(LayeringTreeTest, ARuleWithoutAPrefixIsAnError) {
+  Write(root_, "high/README.md", "# high\n## Never includes\n- the low folder: said in words only\n");
+  absl::StatusOr<std::vector<LayeringViolation>> found = CheckLayering(root_.string());
+  ASSERT_FALSE(found.ok());
+  EXPECT_THAT(std::string(found.status().message()), ::testing::HasSubstr("high/README.md:3"));
+}
+
+}  // namespace
+}  // namespace footprint::layering
