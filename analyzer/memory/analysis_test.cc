@@ -2,29 +2,18 @@
 // check by hand; the expected figures are worked out in the comments.
 #include "analyzer/memory/analyze.h"
 
+#include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
 
 namespace footprint {
 namespace {
 
+using ::footprint::testing::AnalyzeBuilt;
+using ::footprint::testing::FindTensor;
 using ::footprint::testing::ModelBuilder;
 using ::footprint::testing::TensorType;
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
-
-absl::StatusOr<Analysis> Analyze(const ModelBuilder& builder, AnalyzeOptions options = {}) {
-  LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
-  return AnalyzeModel(loaded, options);
-}
-
-const TensorRecord& Tensor(const Analysis& analysis, const std::string& name) {
-  for (const TensorRecord& tensor : analysis.tensors) {
-    if (tensor.name == name) return tensor;
-  }
-  ADD_FAILURE() << "no tensor " << name;
-  static const TensorRecord kMissing;
-  return kMissing;
-}
 
 struct Interval {
   int64_t first;  // Expected first step.
@@ -32,7 +21,7 @@ struct Interval {
 };
 
 void ExpectInterval(const Analysis& analysis, const std::string& name, Interval expected) {
-  const TensorRecord& tensor = Tensor(analysis, name);
+  const TensorRecord& tensor = FindTensor(analysis, name);
   EXPECT_EQ(tensor.first_step, expected.first) << name;
   EXPECT_EQ(tensor.last_step, expected.last) << name;
 }
@@ -49,7 +38,7 @@ ModelBuilder Chain() {
 }
 
 TEST(AnalysisTest, ChainReusesBytes) {
-  absl::StatusOr<Analysis> analysis = Analyze(Chain());
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(Chain());
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   ExpectInterval(*analysis, "x", {0, 0});
   ExpectInterval(*analysis, "a", {0, 1});
@@ -77,7 +66,7 @@ TEST(AnalysisTest, InputsLiveFromStepZeroAndOutputsUntilTheEnd) {
       .Add("Add", {"b", "x1"}, {"c"}, "n2")
       .Output("a")
       .Output("c");
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   ExpectInterval(*analysis, "x0", {0, 0});
   ExpectInterval(*analysis, "x1", {0, 2});  // Read only at step 2, live from step 0.
@@ -87,8 +76,8 @@ TEST(AnalysisTest, InputsLiveFromStepZeroAndOutputsUntilTheEnd) {
   // Step 2 holds x1, a, b and c.
   EXPECT_EQ(analysis->memory.lower_bound_bytes, 4 * 64);
   EXPECT_EQ(analysis->memory.naive_bytes, 5 * 64);
-  EXPECT_EQ(Tensor(*analysis, "a").role, TensorRole::kGraphOutput);
-  EXPECT_EQ(Tensor(*analysis, "x1").role, TensorRole::kGraphInput);
+  EXPECT_EQ(FindTensor(*analysis, "a").role, TensorRole::kGraphOutput);
+  EXPECT_EQ(FindTensor(*analysis, "x1").role, TensorRole::kGraphInput);
 }
 
 TEST(AnalysisTest, UnconsumedOutputLivesOnlyAtItsStep) {
@@ -98,7 +87,7 @@ TEST(AnalysisTest, UnconsumedOutputLivesOnlyAtItsStep) {
       .Add("Split", {"x"}, {"s1", "s2"}, "split")
       .Add("Relu", {"s1"}, {"y"}, "relu")
       .Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   ExpectInterval(*analysis, "s2", {0, 0});
   ExpectInterval(*analysis, "s1", {0, 1});
@@ -121,7 +110,7 @@ TEST(AnalysisTest, ConstantValuesAndInitializersAreWeights) {
   ints->set_type(onnx::AttributeProto::INTS);
   for (int i = 0; i < 3; ++i) ints->add_ints(i);  // 3 x int64 = 24 bytes.
   builder.Add("Add", {"x", "c1"}, {"y"}, "add").Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_EQ(analysis->memory.weights_bytes, 24 + 16 + 24);
   EXPECT_EQ(analysis->schedule, (std::vector<std::string>{"add"}));  // Constants are not steps.
@@ -140,13 +129,13 @@ TEST(AnalysisTest, ExactSizesOfSixteenBitSubByteAndEmptyTensors) {
       .Input("x", kFloat, {3})                              // 12 bytes
       .Add("Relu", {"x"}, {"y"}, "relu")                    // 12 bytes
       .Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder, {.device = {.name = "exact", .alignment_bytes = 1}});
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, {.device = {.name = "exact", .alignment_bytes = 1}});
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(*Tensor(*analysis, "half").bytes, 10);
-  EXPECT_EQ(*Tensor(*analysis, "int4").bytes, 2);
-  EXPECT_EQ(*Tensor(*analysis, "bf16").bytes, 6);
-  EXPECT_EQ(*Tensor(*analysis, "empty").bytes, 0);
-  EXPECT_EQ(*Tensor(*analysis, "flags").bytes, 3);
+  EXPECT_EQ(*FindTensor(*analysis, "half").bytes, 10);
+  EXPECT_EQ(*FindTensor(*analysis, "int4").bytes, 2);
+  EXPECT_EQ(*FindTensor(*analysis, "bf16").bytes, 6);
+  EXPECT_EQ(*FindTensor(*analysis, "empty").bytes, 0);
+  EXPECT_EQ(*FindTensor(*analysis, "flags").bytes, 3);
   EXPECT_EQ(analysis->memory.naive_bytes, 10 + 2 + 6 + 0 + 3 + 12 + 12);
   EXPECT_EQ(analysis->memory.lower_bound_bytes, 45);  // One step: everything is live.
   EXPECT_EQ(analysis->memory.arena_bytes, 45);
@@ -155,13 +144,13 @@ TEST(AnalysisTest, ExactSizesOfSixteenBitSubByteAndEmptyTensors) {
 TEST(AnalysisTest, SizesAreRoundedToTheAlignment) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {25}).Add("Relu", {"x"}, {"y"}, "relu").Output("y");  // 100 bytes each.
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(*Tensor(*analysis, "x").bytes, 100);
-  EXPECT_EQ(Tensor(*analysis, "x").aligned_bytes, 128);
+  EXPECT_EQ(*FindTensor(*analysis, "x").bytes, 100);
+  EXPECT_EQ(FindTensor(*analysis, "x").aligned_bytes, 128);
   EXPECT_EQ(analysis->memory.naive_bytes, 256);
   for (const TensorRecord& tensor : analysis->tensors) EXPECT_EQ(*tensor.offset % 64, 0) << tensor.name;
-  absl::StatusOr<Analysis> wide = Analyze(builder, {.device = {.name = "gpu", .alignment_bytes = 256}});
+  absl::StatusOr<Analysis> wide = AnalyzeBuilt(builder, {.device = {.name = "gpu", .alignment_bytes = 256}});
   ASSERT_TRUE(wide.ok()) << wide.status();
   EXPECT_EQ(wide->memory.naive_bytes, 512);
 }
@@ -173,7 +162,7 @@ TEST(AnalysisTest, GraphOutOfTopologicalOrderIsSortedStably) {
       .Add("Relu", {"a"}, {"b"}, "r1")
       .Add("Relu", {"x"}, {"a"}, "r0")
       .Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_FALSE(analysis->file_order_was_valid);
   EXPECT_EQ(analysis->schedule, (std::vector<std::string>{"r0", "r1", "r2"}));
@@ -189,7 +178,7 @@ TEST(AnalysisTest, CycleIsAnErrorNamingANodeOnIt) {
       .Add("Relu", {"a"}, {"b"}, "right")
       .Add("Relu", {"b"}, {"y"}, "after")
       .Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_FALSE(analysis.ok());
   const std::string message(analysis.status().message());
   EXPECT_NE(message.find("cycle"), std::string::npos) << message;
@@ -200,7 +189,7 @@ TEST(AnalysisTest, CycleIsAnErrorNamingANodeOnIt) {
 TEST(AnalysisTest, UndefinedInputIsAnErrorNamingNodeAndOp) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {4}).Add("Add", {"x", "nowhere"}, {"y"}, "adder").Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_FALSE(analysis.ok());
   const std::string message(analysis.status().message());
   EXPECT_NE(message.find("'adder' (Add)"), std::string::npos) << message;
@@ -210,7 +199,7 @@ TEST(AnalysisTest, UndefinedInputIsAnErrorNamingNodeAndOp) {
 TEST(AnalysisTest, ValueWrittenTwiceIsAnError) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {4}).Add("Relu", {"x"}, {"y"}, "one").Add("Neg", {"x"}, {"y"}, "two").Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_FALSE(analysis.ok());
   EXPECT_NE(std::string(analysis.status().message()).find("'two' (Neg)"), std::string::npos) << analysis.status();
 }
@@ -218,27 +207,27 @@ TEST(AnalysisTest, ValueWrittenTwiceIsAnError) {
 TEST(AnalysisTest, UndefinedGraphOutputIsAnError) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {4}).Add("Relu", {"x"}, {"y"}, "relu").Output("ghost");
-  EXPECT_FALSE(Analyze(builder).ok());
+  EXPECT_FALSE(AnalyzeBuilt(builder).ok());
 }
 
 TEST(AnalysisTest, SymbolicDimsAreUnsizedUntilBound) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {std::string("batch"), 16}).Add("Relu", {"x"}, {"y"}, "relu").Output("y");
-  absl::StatusOr<Analysis> unbound = Analyze(builder);
+  absl::StatusOr<Analysis> unbound = AnalyzeBuilt(builder);
   ASSERT_TRUE(unbound.ok()) << unbound.status();
   EXPECT_EQ(unbound->memory.unsized_tensors, 2);
   EXPECT_FALSE(unbound->memory.complete);
-  EXPECT_FALSE(Tensor(*unbound, "x").bytes.has_value());
-  EXPECT_NE(Tensor(*unbound, "x").unsized_reason.find("batch"), std::string::npos);
+  EXPECT_FALSE(FindTensor(*unbound, "x").bytes.has_value());
+  EXPECT_NE(FindTensor(*unbound, "x").unsized_reason.find("batch"), std::string::npos);
   EXPECT_EQ(unbound->memory.naive_bytes, 0);
 
-  absl::StatusOr<Analysis> bound = Analyze(builder, {.dims = {{"batch", 2}}});
+  absl::StatusOr<Analysis> bound = AnalyzeBuilt(builder, {.dims = {{"batch", 2}}});
   ASSERT_TRUE(bound.ok()) << bound.status();
   EXPECT_EQ(bound->memory.unsized_tensors, 0);
-  EXPECT_EQ(*Tensor(*bound, "y").bytes, 2 * 16 * 4);
+  EXPECT_EQ(*FindTensor(*bound, "y").bytes, 2 * 16 * 4);
   EXPECT_EQ(bound->memory.naive_bytes, 256);
 
-  absl::StatusOr<Analysis> typo = Analyze(builder, {.dims = {{"bacth", 2}}});
+  absl::StatusOr<Analysis> typo = AnalyzeBuilt(builder, {.dims = {{"bacth", 2}}});
   ASSERT_FALSE(typo.ok());
   EXPECT_NE(std::string(typo.status().message()).find("batch"), std::string::npos) << typo.status();
 }
@@ -265,10 +254,10 @@ TEST(AnalysisTest, IfHoldsItsLargestBranchAtItsStep) {
   else_attribute->set_type(onnx::AttributeProto::GRAPH);
   *else_attribute->mutable_g() = else_branch.Build().graph();
   builder.Add("Relu", {"y"}, {"z"}, "after").Output("z");
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   ExpectInterval(*analysis, "x", {0, 0});  // Read inside the branches: live until the If's step.
-  const TensorRecord& workspace = Tensor(*analysis, "if/body");
+  const TensorRecord& workspace = FindTensor(*analysis, "if/body");
   EXPECT_EQ(workspace.role, TensorRole::kSubgraphWorkspace);
   EXPECT_EQ(*workspace.bytes, 128);
   ExpectInterval(*analysis, "if/body", {0, 0});
@@ -280,7 +269,7 @@ TEST(AnalysisTest, IfHoldsItsLargestBranchAtItsStep) {
 TEST(AnalysisTest, ModelWithoutNodesStillReportsItsInputs) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {16}).Output("x");
-  absl::StatusOr<Analysis> analysis = Analyze(builder);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   ExpectInterval(*analysis, "x", {0, 0});
   EXPECT_EQ(analysis->memory.arena_bytes, 64);

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/memory/analyze.h"
+#include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "analyzer/testing/test_models.h"
 #include "devices/device_catalog.h"
@@ -19,6 +20,8 @@
 namespace footprint {
 namespace {
 
+using ::footprint::testing::AnalyzeBuilt;
+using ::footprint::testing::FindTensor;
 using ::footprint::testing::MatMulChain;
 using ::footprint::testing::ModelBuilder;
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
@@ -30,32 +33,18 @@ AnalyzeOptions AllModes() {
   return {.optimize_schedule = true, .alias = true, .inplace = true};
 }
 
-absl::StatusOr<Analysis> Analyze(const ModelBuilder& builder, const AnalyzeOptions& options) {
-  LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
-  return AnalyzeModel(loaded, options);
-}
-
-const TensorRecord& Tensor(const Analysis& analysis, const std::string& name) {
-  for (const TensorRecord& tensor : analysis.tensors) {
-    if (tensor.name == name) return tensor;
-  }
-  ADD_FAILURE() << "no tensor " << name;
-  static const TensorRecord kMissing;
-  return kMissing;
-}
-
 TEST(AliasTest, ChainOfViewsSharesTheFirstTensorsBytes) {
-  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Reshape", {"shape"}, "Flatten", {}), kAliasOnly);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(MatMulChain("Reshape", {"shape"}, "Flatten", {}), kAliasOnly);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(Tensor(*analysis, "a").shares_with, "");
-  EXPECT_EQ(Tensor(*analysis, "b").shares_with, "a");
-  EXPECT_EQ(Tensor(*analysis, "b").sharing, "alias");
-  EXPECT_EQ(Tensor(*analysis, "c").shares_with, "a");
-  EXPECT_EQ(Tensor(*analysis, "b").offset, Tensor(*analysis, "a").offset);
-  EXPECT_EQ(Tensor(*analysis, "c").offset, Tensor(*analysis, "a").offset);
+  EXPECT_EQ(FindTensor(*analysis, "a").shares_with, "");
+  EXPECT_EQ(FindTensor(*analysis, "b").shares_with, "a");
+  EXPECT_EQ(FindTensor(*analysis, "b").sharing, "alias");
+  EXPECT_EQ(FindTensor(*analysis, "c").shares_with, "a");
+  EXPECT_EQ(FindTensor(*analysis, "b").offset, FindTensor(*analysis, "a").offset);
+  EXPECT_EQ(FindTensor(*analysis, "c").offset, FindTensor(*analysis, "a").offset);
   // Each keeps its own live interval; the group spans [0, 3].
-  EXPECT_EQ(Tensor(*analysis, "b").first_step, 1);
-  EXPECT_EQ(Tensor(*analysis, "b").last_step, 2);
+  EXPECT_EQ(FindTensor(*analysis, "b").first_step, 1);
+  EXPECT_EQ(FindTensor(*analysis, "b").last_step, 2);
   EXPECT_EQ(analysis->modes.baseline_lower_bound_bytes, 512);
   EXPECT_EQ(analysis->modes.alias.lower_bound_bytes, 320);
   EXPECT_EQ(analysis->modes.alias.saved_bytes, 192);
@@ -68,11 +57,11 @@ TEST(AliasTest, ChainOfViewsSharesTheFirstTensorsBytes) {
 }
 
 TEST(InPlaceTest, ChainOfElementwiseOpsWritesOverItsInputs) {
-  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Relu", {}, "Sigmoid", {}), kInPlaceOnly);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(MatMulChain("Relu", {}, "Sigmoid", {}), kInPlaceOnly);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(Tensor(*analysis, "b").shares_with, "a");
-  EXPECT_EQ(Tensor(*analysis, "b").sharing, "inplace");
-  EXPECT_EQ(Tensor(*analysis, "c").shares_with, "a");
+  EXPECT_EQ(FindTensor(*analysis, "b").shares_with, "a");
+  EXPECT_EQ(FindTensor(*analysis, "b").sharing, "inplace");
+  EXPECT_EQ(FindTensor(*analysis, "c").shares_with, "a");
   EXPECT_EQ(analysis->modes.inplace.tensors, 2);
   EXPECT_EQ(analysis->modes.alias.saved_bytes, 0);
   EXPECT_EQ(analysis->modes.inplace.lower_bound_bytes, 320);
@@ -82,11 +71,11 @@ TEST(InPlaceTest, ChainOfElementwiseOpsWritesOverItsInputs) {
 
 TEST(ModesTest, ViewThenElementwiseMakeOneGroup) {
   // a -Reshape-> b (alias) -Relu-> c (in-place): all three share a's bytes.
-  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Reshape", {"shape"}, "Relu", {}), AllModes());
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(MatMulChain("Reshape", {"shape"}, "Relu", {}), AllModes());
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(Tensor(*analysis, "b").sharing, "alias");
-  EXPECT_EQ(Tensor(*analysis, "c").sharing, "inplace");
-  EXPECT_EQ(Tensor(*analysis, "c").shares_with, "a");
+  EXPECT_EQ(FindTensor(*analysis, "b").sharing, "alias");
+  EXPECT_EQ(FindTensor(*analysis, "c").sharing, "inplace");
+  EXPECT_EQ(FindTensor(*analysis, "c").shares_with, "a");
   EXPECT_EQ(analysis->modes.alias.lower_bound_bytes, 512);  // {a, b}: 320, 256, 512 (with c), 320.
   EXPECT_EQ(analysis->memory.lower_bound_bytes, 320);
 }
@@ -101,9 +90,9 @@ TEST(AliasTest, RefusedWhenTheInputIsReadLater) {
       .Add("Reshape", {"a", "shape"}, {"b"}, "view")
       .Add("Add", {"a", "b"}, {"y"}, "add")
       .Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder, kAliasOnly);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, kAliasOnly);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(Tensor(*analysis, "b").shares_with, "");
+  EXPECT_EQ(FindTensor(*analysis, "b").shares_with, "");
   EXPECT_EQ(analysis->modes.alias.tensors, 0);
   EXPECT_EQ(analysis->modes.alias.saved_bytes, 0);
 }
@@ -119,11 +108,11 @@ TEST(AliasTest, RefusedForGraphInputsAndGraphOutputs) {
       .Output("a")
       .Output("y")
       .Output("z");
-  absl::StatusOr<Analysis> analysis = Analyze(builder, AnalyzeOptions{.alias = true, .inplace = true});
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, AnalyzeOptions{.alias = true, .inplace = true});
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(Tensor(*analysis, "a").shares_with, "");  // Relu never writes over the caller's x.
-  EXPECT_EQ(Tensor(*analysis, "y").shares_with, "");  // a must keep its bytes to the end.
-  EXPECT_EQ(Tensor(*analysis, "z").shares_with, "");
+  EXPECT_EQ(FindTensor(*analysis, "a").shares_with, "");  // Relu never writes over the caller's x.
+  EXPECT_EQ(FindTensor(*analysis, "y").shares_with, "");  // a must keep its bytes to the end.
+  EXPECT_EQ(FindTensor(*analysis, "z").shares_with, "");
   EXPECT_EQ(analysis->modes.alias.tensors + analysis->modes.inplace.tensors, 0);
 }
 
@@ -136,9 +125,9 @@ TEST(AliasTest, AGraphOutputMayTakeOverADyingInput) {
       .Add("MatMul", {"x", "w0"}, {"a"}, "mm0")
       .Add("Reshape", {"a", "shape"}, {"y"}, "view")
       .Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder, kAliasOnly);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, kAliasOnly);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(Tensor(*analysis, "y").shares_with, "a");
+  EXPECT_EQ(FindTensor(*analysis, "y").shares_with, "a");
   EXPECT_EQ(analysis->memory.lower_bound_bytes, 320);  // x + a at step 0; a = y at step 1.
 }
 
@@ -151,9 +140,9 @@ TEST(InPlaceTest, RefusedWhenNoInputHasTheOutputsSize) {
       .Add("Relu", {"u"}, {"q"}, "rq")
       .Add("Add", {"p", "q"}, {"y"}, "add")
       .Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder, kInPlaceOnly);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, kInPlaceOnly);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(Tensor(*analysis, "y").shares_with, "");
+  EXPECT_EQ(FindTensor(*analysis, "y").shares_with, "");
   EXPECT_EQ(analysis->modes.inplace.tensors, 0);
 }
 
@@ -166,9 +155,9 @@ TEST(InPlaceTest, AddWritesOverTheInputOfItsOwnShape) {
       .Add("Relu", {"x"}, {"a"}, "ra")
       .Add("Add", {"s", "a"}, {"y"}, "add")
       .Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder, kInPlaceOnly);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, kInPlaceOnly);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  EXPECT_EQ(Tensor(*analysis, "y").shares_with, "a");
+  EXPECT_EQ(FindTensor(*analysis, "y").shares_with, "a");
 }
 
 TEST(InPlaceTest, RefusedWhenTheDeviceDoesNotAllowIt) {
@@ -177,10 +166,10 @@ TEST(InPlaceTest, RefusedWhenTheDeviceDoesNotAllowIt) {
   profile->set_allow_inplace(false);
   AnalyzeOptions options = kInPlaceOnly;
   options.device_profile = *profile;
-  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Relu", {}, "Sigmoid", {}), options);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(MatMulChain("Relu", {}, "Sigmoid", {}), options);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_FALSE(analysis->modes.inplace.enabled);
-  EXPECT_EQ(Tensor(*analysis, "b").shares_with, "");
+  EXPECT_EQ(FindTensor(*analysis, "b").shares_with, "");
   EXPECT_EQ(analysis->memory.lower_bound_bytes, 512);
   EXPECT_TRUE(std::any_of(analysis->warnings.begin(), analysis->warnings.end(),
                           [](const std::string& w) { return w.find("in-place reuse is off") != std::string::npos; }));
@@ -191,7 +180,7 @@ TEST(ModesTest, DeviceTiersPlaceAGroupAsOneBuffer) {
   ASSERT_TRUE(profile.ok()) << profile.status();
   AnalyzeOptions options = AllModes();
   options.device_profile = *profile;
-  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Reshape", {"shape"}, "Relu", {}), options);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(MatMulChain("Reshape", {"shape"}, "Relu", {}), options);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   int shared = 0;
   for (const TensorRecord& tensor : analysis->tensors) {
@@ -251,8 +240,8 @@ ModelBuilder Branches() {
 }
 
 TEST(ScheduleTest, OptimizedIsNeverAboveGivenAndLowersABranchyGraph) {
-  absl::StatusOr<Analysis> given = Analyze(Branches(), {});
-  absl::StatusOr<Analysis> optimized = Analyze(Branches(), {.optimize_schedule = true});
+  absl::StatusOr<Analysis> given = AnalyzeBuilt(Branches(), {});
+  absl::StatusOr<Analysis> optimized = AnalyzeBuilt(Branches(), {.optimize_schedule = true});
   ASSERT_TRUE(given.ok()) << given.status();
   ASSERT_TRUE(optimized.ok()) << optimized.status();
   // Given: at b3, x + 4 x 1 KiB; at s0, 4 x 1 KiB + small0: 4160 either way.
@@ -270,7 +259,7 @@ TEST(ScheduleTest, OptimizedIsNeverAboveGivenAndLowersABranchyGraph) {
 TEST(ScheduleTest, AGraphWithoutNodesHasOneOrder) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {1, 16}).Output("x");
-  absl::StatusOr<Analysis> analysis = Analyze(builder, AllModes());
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, AllModes());
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_EQ(analysis->memory.lower_bound_bytes, 64);  // x at step 0.
   EXPECT_EQ(analysis->modes.baseline_lower_bound_bytes, 64);
@@ -431,7 +420,7 @@ TEST(ScheduleTest, OptimizedFindsTheLeastLowerBoundOfSmallRandomGraphs) {
   for (int trial = 0; trial < 40; ++trial) {
     RandomModel model = MakeRandomModel(rng);
     absl::StatusOr<Analysis> analysis =
-        Analyze(model.builder, {.optimize_schedule = true, .schedule_time_limit = absl::Seconds(10)});
+        AnalyzeBuilt(model.builder, {.optimize_schedule = true, .schedule_time_limit = absl::Seconds(10)});
     ASSERT_TRUE(analysis.ok()) << analysis.status();
     ASSERT_TRUE(analysis->memory.complete) << "trial " << trial;
     const int64_t least = BruteForceLeastLowerBound(model);

@@ -5,12 +5,14 @@
 #include "analyzer/loader/model_loader.h"
 #include "analyzer/shapes/expr.h"
 #include "analyzer/memory/sweep.h"
+#include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
 
 namespace footprint {
 namespace {
 
+using ::footprint::testing::AnalyzeBuilt;
 using ::footprint::testing::ModelBuilder;
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 
@@ -34,11 +36,6 @@ ModelBuilder ComputedReshape() {
   return builder;
 }
 
-absl::StatusOr<Analysis> Analyze(const ModelBuilder& builder, AnalyzeOptions options) {
-  LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
-  return AnalyzeModel(loaded, options);
-}
-
 const TensorRecord* Find(const Analysis& analysis, const std::string& name) {
   for (const TensorRecord& t : analysis.tensors) {
     if (t.name == name) return &t;
@@ -49,10 +46,10 @@ const TensorRecord* Find(const Analysis& analysis, const std::string& name) {
 TEST(SymbolicAnalysisTest, BoundInputsSizeWhatOnnxAloneCannot) {
   AnalyzeOptions options{.dims = {{"batch", 2}, {"seq", 8}}};
   options.onnx_inference_only = true;
-  absl::StatusOr<Analysis> onnx_only = Analyze(ComputedReshape(), options);
+  absl::StatusOr<Analysis> onnx_only = AnalyzeBuilt(ComputedReshape(), options);
   ASSERT_TRUE(onnx_only.ok()) << onnx_only.status();
   options.onnx_inference_only = false;
-  absl::StatusOr<Analysis> ours = Analyze(ComputedReshape(), options);
+  absl::StatusOr<Analysis> ours = AnalyzeBuilt(ComputedReshape(), options);
   ASSERT_TRUE(ours.ok()) << ours.status();
   EXPECT_EQ(ours->memory.unsized_tensors, 0);
   EXPECT_TRUE(ours->memory.complete);
@@ -63,18 +60,18 @@ TEST(SymbolicAnalysisTest, BoundInputsSizeWhatOnnxAloneCannot) {
 }
 
 TEST(SymbolicAnalysisTest, DimDefaultAndInputShapeBindEverything) {
-  absl::StatusOr<Analysis> analysis = Analyze(ComputedReshape(), {.input_shapes = {{"x", {1, 4, 64}}}});
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(ComputedReshape(), {.input_shapes = {{"x", {1, 4, 64}}}});
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   EXPECT_EQ(analysis->memory.unsized_tensors, 0);
   EXPECT_EQ(Find(*analysis, "y")->bytes, 4 * 64 * 4);
-  absl::StatusOr<Analysis> defaulted = Analyze(ComputedReshape(), {.dim_default = 3});
+  absl::StatusOr<Analysis> defaulted = AnalyzeBuilt(ComputedReshape(), {.dim_default = 3});
   ASSERT_TRUE(defaulted.ok()) << defaulted.status();
   EXPECT_EQ(defaulted->memory.unsized_tensors, 0);
   EXPECT_EQ(Find(*defaulted, "y")->bytes, 3 * 3 * 64 * 4);
 }
 
 TEST(SymbolicAnalysisTest, UnboundDimsGiveFormulas) {
-  absl::StatusOr<Analysis> analysis = Analyze(ComputedReshape(), {});
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(ComputedReshape(), {});
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   const TensorRecord* y = Find(*analysis, "y");
   ASSERT_NE(y, nullptr);
@@ -90,7 +87,7 @@ TEST(SymbolicAnalysisTest, UnboundDimsGiveFormulas) {
   // Busiest steps: reshape (x, target, r) and relu (r, y).
   EXPECT_EQ(memory.lower_bound_expr, "512*batch*seq+64");
   // The formula evaluated at bound values equals the planned lower bound there.
-  absl::StatusOr<Analysis> bound = Analyze(ComputedReshape(), {.dims = {{"batch", 2}, {"seq", 3}}});
+  absl::StatusOr<Analysis> bound = AnalyzeBuilt(ComputedReshape(), {.dims = {{"batch", 2}, {"seq", 3}}});
   ASSERT_TRUE(bound.ok());
   EXPECT_EQ(bound->memory.lower_bound_bytes, 512 * 6 + 64);
   EXPECT_EQ(bound->memory.naive_bytes, 768 * 6 + 192);
@@ -127,14 +124,14 @@ ModelBuilder LoopOverInputTrips() {
 }
 
 TEST(SymbolicAnalysisTest, LoopTripCountIsAFormulaThatDimBinds) {
-  absl::StatusOr<Analysis> unbound = Analyze(LoopOverInputTrips(), {});
+  absl::StatusOr<Analysis> unbound = AnalyzeBuilt(LoopOverInputTrips(), {});
   ASSERT_TRUE(unbound.ok()) << unbound.status();
   EXPECT_EQ(Find(*unbound, "stacked")->bytes_expr, "64*loop.trip_count");
-  absl::StatusOr<Analysis> bound = Analyze(LoopOverInputTrips(), {.dims = {{"loop.trip_count", 5}}});
+  absl::StatusOr<Analysis> bound = AnalyzeBuilt(LoopOverInputTrips(), {.dims = {{"loop.trip_count", 5}}});
   ASSERT_TRUE(bound.ok()) << bound.status();
   EXPECT_EQ(Find(*bound, "stacked")->bytes, 5 * 16 * 4);
   EXPECT_EQ(bound->memory.unsized_tensors, 0);
-  absl::StatusOr<Analysis> typo = Analyze(LoopOverInputTrips(), {.dims = {{"loop.trip_cnt", 5}}});
+  absl::StatusOr<Analysis> typo = AnalyzeBuilt(LoopOverInputTrips(), {.dims = {{"loop.trip_cnt", 5}}});
   ASSERT_FALSE(typo.ok());
   EXPECT_NE(typo.status().message().find("no graph input has a dimension named 'loop.trip_cnt'"), std::string::npos)
       << typo.status();
@@ -144,10 +141,10 @@ TEST(SymbolicAnalysisTest, UnnamedInputDimsGetSymbolsThatDimBinds) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {2, 8}).Add("Relu", {"x"}, {"y"}, "relu").Output("y");
   builder.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->Clear();
-  absl::StatusOr<Analysis> unbound = Analyze(builder, {});
+  absl::StatusOr<Analysis> unbound = AnalyzeBuilt(builder, {});
   ASSERT_TRUE(unbound.ok()) << unbound.status();
   EXPECT_EQ(Find(*unbound, "y")->bytes_expr, "32*x_dim0");
-  absl::StatusOr<Analysis> bound = Analyze(builder, {.dims = {{"x_dim0", 3}}});
+  absl::StatusOr<Analysis> bound = AnalyzeBuilt(builder, {.dims = {{"x_dim0", 3}}});
   ASSERT_TRUE(bound.ok()) << bound.status();
   EXPECT_EQ(Find(*bound, "y")->bytes, 3 * 8 * 4);
 }
@@ -161,7 +158,7 @@ TEST(SymbolicAnalysisTest, NegativeComputedDimIsUnsizedNotAnError) {
       .Add("Sub", {"s", "ten"}, {"d"})
       .Add("ConstantOfShape", {"d"}, {"y"})
       .Output("y");
-  absl::StatusOr<Analysis> analysis = Analyze(builder, {.dims = {{"n", 3}}});
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, {.dims = {{"n", 3}}});
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   const TensorRecord* y = Find(*analysis, "y");
   ASSERT_NE(y, nullptr);

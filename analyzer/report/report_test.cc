@@ -7,6 +7,7 @@
 
 #include "analyzer/memory/analyze.h"
 #include "analyzer/report/html.h"
+#include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/test_models.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -14,17 +15,13 @@
 namespace footprint {
 namespace {
 
+using ::footprint::testing::AnalyzeBuilt;
 using ::footprint::testing::MatMulChain;
 
 AnalyzeOptions AllModes() { return {.optimize_schedule = true, .alias = true, .inplace = true}; }
 
-absl::StatusOr<Analysis> Analyze(const testing::ModelBuilder& builder, const AnalyzeOptions& options) {
-  LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
-  return AnalyzeModel(loaded, options);
-}
-
 TEST(ModesTest, JsonNamesTheOwnerAndEachModesFigures) {
-  absl::StatusOr<Analysis> analysis = Analyze(MatMulChain("Reshape", {"shape"}, "Relu", {}), AllModes());
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(MatMulChain("Reshape", {"shape"}, "Relu", {}), AllModes());
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   const nlohmann::ordered_json json = AnalysisToJson(*analysis);
   const auto& tensors = json["tensors"];
