@@ -7,13 +7,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/shapes/op_context.h"
+#include "analyzer/shapes/ops/op_helpers.h"
 
 namespace footprint::symbolic {
 namespace {
-
-using Outputs = std::vector<SymValue>;
-
-bool Ranked(const SymValue* v) { return v != nullptr && v->kind == SymValue::Kind::kTensor && v->shape.has_value(); }
 
 // Output o (when present) has input i's shape and type.
 void SameAs(const SymValue& input, Outputs& out, size_t o) {

@@ -1,0 +1,223 @@
+// Control flow: If, Loop and Scan, their bodies inferred recursively with the
+// outer graph's values in scope.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "analyzer/shapes/engine/engine.h"
+#include "analyzer/shapes/op_context.h"
+
+namespace footprint::symbolic {
+namespace {
+
+const onnx::GraphProto* Body(const onnx::NodeProto& node, const std::string& name) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name && a.has_g()) return &a.g();
+  }
+  return nullptr;
+}
+
+// The value either branch may produce: equal dims stay, different ones
+// become the larger (an If's output is one branch's, so the max is an upper
+// bound that sizes the arena safely).
+SymValue JoinBranches(const SymValue& a, const SymValue& b) {
+  if (a.kind != b.kind || a.kind == SymValue::Kind::kUnknown) {
+    return UnknownValue("If branches disagree on the output type");
+  }
+  SymValue out;
+  out.kind = a.kind;
+  out.elem_type = a.elem_type != 0 ? a.elem_type : b.elem_type;
+  if (a.kind == SymValue::Kind::kSequence) {
+    out.shape = a.shape;
+    out.reason = "sequence from an If";
+    return out;
+  }
+  if (!a.shape.has_value() || !b.shape.has_value()) {
+    out.reason = "If branch output of unknown rank";
+    return out;
+  }
+  if (a.shape->size() != b.shape->size()) {
+    // Different ranks: the branch with more elements sizes the output (an
+    // upper bound, as for differing dims below).
+    std::optional<int64_t> count_a = ElementCount(*a.shape).AsConstant();
+    std::optional<int64_t> count_b = ElementCount(*b.shape).AsConstant();
+    if (!count_a.has_value() || !count_b.has_value()) {
+      out.reason = "If branches give different ranks";
+      return out;
+    }
+    out.shape = *count_a >= *count_b ? a.shape : b.shape;
+    return out;
+  }
+  out.shape.emplace();
+  for (size_t i = 0; i < a.shape->size(); ++i) {
+    const Expr& x = (*a.shape)[i];
+    const Expr& y = (*b.shape)[i];
+    out.shape->push_back(x == y ? x : Expr::Max(x, y));
+  }
+  if (a.ints.has_value() && b.ints.has_value() && a.ints->size() == b.ints->size()) {
+    bool same = true;
+    for (size_t i = 0; i < a.ints->size(); ++i) same = same && (*a.ints)[i] == (*b.ints)[i];
+    if (same) out.ints = a.ints;
+  }
+  return out;
+}
+
+SymValue ScalarOf(int32_t elem_type) { return TensorOf(elem_type, {}); }
+
+}  // namespace
+
+bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs) {
+  const onnx::GraphProto* then_branch = Body(ctx.node, "then_branch");
+  const onnx::GraphProto* else_branch = Body(ctx.node, "else_branch");
+  if (then_branch == nullptr || else_branch == nullptr) return false;
+  std::vector<SymValue> then_out = InferBody(*then_branch, &scope, {}, depth + 1);
+  std::vector<SymValue> else_out = InferBody(*else_branch, &scope, {}, depth + 1);
+  std::optional<bool> condition;
+  if (const SymValue* cond = ctx.Input(0); cond != nullptr && cond->ints.has_value() && cond->ints->size() == 1) {
+    if (std::optional<int64_t> c = (*cond->ints)[0].AsConstant()) condition = *c != 0;
+  }
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    if (o >= then_out.size() || o >= else_out.size()) break;
+    if (condition.has_value()) {
+      outputs[o] = *condition ? then_out[o] : else_out[o];
+    } else {
+      outputs[o] = JoinBranches(then_out[o], else_out[o]);
+    }
+  }
+  return true;
+}
+
+// Loop(M, cond, v_initial...) -> (v_final..., scan_outputs...); body
+// (iter, cond, v...) -> (cond, v..., scan_elements...).
+bool Engine::InferLoop(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs) {
+  const onnx::GraphProto* body = Body(ctx.node, "body");
+  if (body == nullptr) return false;
+  const size_t carried = ctx.inputs.size() >= 2 ? ctx.inputs.size() - 2 : 0;
+  std::vector<SymValue> body_inputs;
+  body_inputs.push_back(ScalarOf(onnx::TensorProto::INT64));
+  body_inputs.push_back(ScalarOf(onnx::TensorProto::BOOL));
+  for (size_t i = 0; i < carried; ++i) {
+    const SymValue* v = ctx.Input(2 + i);
+    body_inputs.push_back(v != nullptr ? *v : UnknownValue("loop-carried value without an initial value"));
+    body_inputs.back().ints.reset();  // Values change from one iteration to the next.
+    body_inputs.back().floats.reset();
+  }
+  std::vector<SymValue> body_out = InferBody(*body, &scope, body_inputs, depth + 1);
+  // A carried value whose shape changes per iteration: infer the body again
+  // with those dims unknown, so nothing inside claims the first iteration's size.
+  bool changed = false;
+  for (size_t i = 0; i < carried && 1 + i < body_out.size(); ++i) {
+    SymValue& in = body_inputs[2 + i];
+    const SymValue& out = body_out[1 + i];
+    if (in.kind != SymValue::Kind::kTensor || !in.shape.has_value()) continue;
+    if (!out.shape.has_value() || out.shape->size() != in.shape->size()) {
+      in.shape.reset();
+      in.reason = "loop-carried value changes rank across iterations";
+      changed = true;
+      continue;
+    }
+    for (size_t d = 0; d < in.shape->size(); ++d) {
+      if ((*in.shape)[d] != (*out.shape)[d]) {
+        (*in.shape)[d] = Expr::Unknown();
+        in.reason = "loop-carried value changes shape across iterations";
+        changed = true;
+      }
+    }
+  }
+  if (changed) body_out = InferBody(*body, &scope, body_inputs, depth + 1);
+  // The trip count: M's value when known; without M (a while loop) or when
+  // M is computed at run time, a symbol of its own that --dim can bind.
+  Expr trips = Expr::Unknown();
+  if (const SymValue* m = ctx.Input(0); m != nullptr && m->ints.has_value() && m->ints->size() == 1) {
+    trips = (*m->ints)[0];
+  }
+  const std::string loop_name =
+      ctx.node.name().empty() ? (ctx.node.output_size() > 0 ? ctx.node.output(0) : "loop") : ctx.node.name();
+  const std::string trip_symbol = absl::StrCat(loop_name, ".trip_count");
+  const bool made_up = !trips.known();
+  if (made_up) trips = MadeUpSymbol(trip_symbol);
+  const std::string trip_reason =
+      absl::StrCat("Loop '", loop_name, "': trip count not known before running (bind it with --dim ",
+                   trip_symbol, "=N)");
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    if (o < carried) {
+      outputs[o] = 1 + o < body_out.size() ? body_out[1 + o] : UnknownValue("Loop body has too few outputs");
+      outputs[o].ints.reset();
+      outputs[o].floats.reset();
+      if (!outputs[o].HasFullShape() && (outputs[o].reason.empty() ||
+                                             body_inputs[2 + o].reason.rfind("loop-carried value changes", 0) == 0)) {
+        outputs[o].reason = "loop-carried value changes shape across iterations";
+      }
+      continue;
+    }
+    const size_t b = 1 + o;
+    if (b >= body_out.size()) break;
+    SymValue stacked = body_out[b];
+    stacked.ints.reset();
+    stacked.floats.reset();
+    if (stacked.shape.has_value()) stacked.shape->insert(stacked.shape->begin(), trips);
+    if (made_up && !trips.AsConstant().has_value()) stacked.reason = trip_reason;
+    outputs[o] = std::move(stacked);
+  }
+  return true;
+}
+
+// Scan(initial states..., scan inputs...) -> (final states..., scan outputs...).
+bool Engine::InferScan(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs) {
+  const onnx::GraphProto* body = Body(ctx.node, "body");
+  if (body == nullptr || ctx.opset < 9) return false;  // Scan-8 has a sequence_lens input; ONNX handles it.
+  const int64_t num_scan_inputs = ctx.Int("num_scan_inputs", 0);
+  const int64_t num_inputs = static_cast<int64_t>(ctx.inputs.size());
+  const int64_t num_states = num_inputs - num_scan_inputs;
+  if (num_scan_inputs <= 0 || num_states < 0) return false;
+  const std::vector<int64_t> input_axes =
+      ctx.Ints("scan_input_axes").value_or(std::vector<int64_t>(num_scan_inputs, 0));
+  std::vector<SymValue> body_inputs;
+  Expr length = Expr::Unknown();
+  for (int64_t i = 0; i < num_states; ++i) {
+    const SymValue* v = ctx.Input(i);
+    body_inputs.push_back(v != nullptr ? *v : UnknownValue("missing Scan state"));
+    body_inputs.back().ints.reset();
+    body_inputs.back().floats.reset();
+  }
+  for (int64_t i = 0; i < num_scan_inputs; ++i) {
+    const SymValue* v = ctx.Input(num_states + i);
+    SymValue slice = v != nullptr ? *v : UnknownValue("missing Scan input");
+    slice.ints.reset();
+    slice.floats.reset();
+    if (slice.shape.has_value()) {
+      const int64_t rank = static_cast<int64_t>(slice.shape->size());
+      std::optional<int64_t> axis =
+          NormalizeAxis(i < static_cast<int64_t>(input_axes.size()) ? input_axes[i] : 0, rank);
+      if (axis.has_value()) {
+        if (!length.known()) length = (*slice.shape)[*axis];
+        slice.shape->erase(slice.shape->begin() + *axis);
+      } else {
+        slice.shape.reset();
+      }
+    }
+    body_inputs.push_back(std::move(slice));
+  }
+  std::vector<SymValue> body_out = InferBody(*body, &scope, body_inputs, depth + 1);
+  const std::vector<int64_t> output_axes = ctx.Ints("scan_output_axes").value_or(std::vector<int64_t>{});
+  for (size_t o = 0; o < outputs.size() && o < body_out.size(); ++o) {
+    SymValue out = body_out[o];
+    out.ints.reset();
+    out.floats.reset();
+    if (static_cast<int64_t>(o) >= num_states && out.shape.has_value()) {
+      const size_t k = o - static_cast<size_t>(num_states);
+      const int64_t rank = static_cast<int64_t>(out.shape->size()) + 1;
+      std::optional<int64_t> axis = NormalizeAxis(k < output_axes.size() ? output_axes[k] : 0, rank);
+      if (axis.has_value()) {
+        out.shape->insert(out.shape->begin() + *axis, length);
+      } else {
+        out.shape.reset();
+      }
+    }
+    outputs[o] = std::move(out);
+  }
+  return true;
+}
+
+}  // namespace footprint::symbolic

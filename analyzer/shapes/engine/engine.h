@@ -1,0 +1,104 @@
+// Internal to the shape engine: the Engine that walks a model's graphs and
+// bodies (engine/graph.cc), sends each node to our shape function or ONNX's
+// (engine/onnx_fallback.cc) and infers If/Loop/Scan bodies
+// (engine/control_flow.cc); and the Scope a body sees its outer values in.
+#ifndef ONNX_FOOTPRINT_ANALYZER_SHAPES_ENGINE_ENGINE_H_
+#define ONNX_FOOTPRINT_ANALYZER_SHAPES_ENGINE_ENGINE_H_
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/shapes/op_context.h"
+#include "analyzer/shapes/shape_engine.h"
+#include "onnx/onnx_pb.h"
+
+namespace footprint::symbolic {
+
+// The values a node sees: its graph's, then those of the graphs around it.
+struct Scope {
+  GraphShapes* table = nullptr;
+  const Scope* outer = nullptr;
+
+  const SymValue* Find(const std::string& name) const {
+    for (const Scope* s = this; s != nullptr; s = s->outer) {
+      if (const SymValue* value = s->table->Find(name)) return value;
+    }
+    return nullptr;
+  }
+};
+
+// Infers a model's graphs and bodies in one pass, filling `tables`.
+class Engine {
+ public:
+  Engine(const onnx::ModelProto& model, const TensorShapes& tensor_shapes, const SymbolValues& symbol_values,
+         bool onnx_fallback, ShapeTables& tables)
+      : onnx_fallback_(onnx_fallback), tables_(tables), tensor_shapes_(tensor_shapes), symbol_values_(symbol_values) {
+    for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+      opsets_[opset.domain() == "ai.onnx" ? "" : opset.domain()] = static_cast<int>(opset.version());
+    }
+  }
+
+  // Infers `graph`; `input_values` (for bodies) overrides the types of its inputs.
+  void InferGraph(const onnx::GraphProto& graph, const Scope* outer, const std::vector<SymValue>* input_values,
+                  int depth);
+
+  // Infers a body again, returning its output values.
+  std::vector<SymValue> InferBody(const onnx::GraphProto& body, const Scope* outer,
+                                  const std::vector<SymValue>& inputs, int depth) {
+    InferGraph(body, outer, &inputs, depth);
+    std::vector<SymValue> outputs;
+    const GraphShapes& table = tables_.graphs[&body];
+    for (const auto& output : body.output()) {
+      const SymValue* value = table.Find(output.name());
+      outputs.push_back(value == nullptr ? UnknownValue("body output not produced") : *value);
+    }
+    return outputs;
+  }
+
+  void Finish() {
+    if (!unknown_ops_.empty()) {
+      std::vector<std::string> names;
+      for (const auto& [op, count] : unknown_ops_) names.push_back(absl::StrCat(op, " (", count, ")"));
+      std::sort(names.begin(), names.end());
+      tables_.warnings.push_back(absl::StrCat("no shape function for: ", absl::StrJoin(names, ", ")));
+    }
+  }
+
+ private:
+  void InferNode(const onnx::NodeProto& node, const Scope& scope, int depth, std::vector<SymValue>& outputs);
+  bool InferIf(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
+  bool InferLoop(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
+  bool InferScan(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
+  bool InferWithOnnx(const OpContext& ctx, std::vector<SymValue>& outputs);
+
+  bool onnx_fallback_;  // Ask ONNX's per-node shape functions for ops we have none for.
+  ShapeTables& tables_;
+  const TensorShapes& tensor_shapes_;
+  const SymbolValues& symbol_values_;
+ public:
+  std::set<std::string> used_tensor_shapes_;  // Names of tensor_shapes_ some node writes.
+  std::set<std::string> used_symbol_values_;  // Names of symbol_values_ the engine's own symbols have.
+  // A symbol the engine makes up, or its value when the user bound it.
+  std::set<std::string> made_up_symbols_;  // Symbols no input names: unnamed dims, trip counts.
+  Expr MadeUpSymbol(const std::string& name) {
+    auto it = symbol_values_.find(name);
+    made_up_symbols_.insert(name);
+    if (it == symbol_values_.end()) return Expr::Symbol(name);
+    used_symbol_values_.insert(name);
+    return Expr(it->second);
+  }
+ private:
+  const bool trace_ = std::getenv("FOOTPRINT_SHAPES_TRACE") != nullptr;  // Each output to stderr.
+  std::map<std::string, int> opsets_;
+  std::map<std::string, int> unknown_ops_;
+};
+
+}  // namespace footprint::symbolic
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_SHAPES_ENGINE_ENGINE_H_

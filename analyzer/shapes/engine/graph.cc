@@ -1,0 +1,207 @@
+// The engine's walk of one graph: its initializers and inputs, then its nodes
+// in order, each to the shape function of its op (or ONNX's), merged with
+// what ONNX's whole-model pass declares.
+#include <forward_list>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/shapes/engine/engine.h"
+#include "analyzer/shapes/engine/proto_values.h"
+#include "analyzer/shapes/op_context.h"
+
+namespace footprint::symbolic {
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+}  // namespace
+
+// "float32 [batch,3] ints=[..]" for FOOTPRINT_SHAPES_TRACE.
+std::string Describe(const SymValue& v) {
+  std::string out = absl::StrCat("kind=", static_cast<int>(v.kind), " type=", v.elem_type, " shape=");
+  if (v.shape.has_value()) {
+    absl::StrAppend(&out, "[", absl::StrJoin(*v.shape, ",", [](std::string* o, const Expr& e) { o->append(e.ToString()); }), "]");
+  } else {
+    absl::StrAppend(&out, "?");
+  }
+  if (v.ints.has_value() && v.ints->size() <= 16) {
+    absl::StrAppend(&out, " ints=[", absl::StrJoin(*v.ints, ",", [](std::string* o, const Expr& e) { o->append(e.ToString()); }), "]");
+  }
+  if (!v.reason.empty()) absl::StrAppend(&out, " (", v.reason, ")");
+  return out;
+}
+
+void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const std::vector<SymValue>* input_values,
+                        int depth) {
+  GraphShapes& table = tables_.graphs[&graph];
+  table.values.clear();
+  table.index.clear();
+  Scope scope{.table = &table, .outer = outer};
+  if (depth > kMaxDepth) return;
+  size_t value_count = graph.initializer_size() + graph.input_size();
+  for (const onnx::NodeProto& node : graph.node()) value_count += node.output_size();
+  table.values.reserve(value_count);
+  table.index.reserve(value_count);
+  for (const onnx::TensorProto& tensor : graph.initializer()) table.Set(tensor.name(), FromTensorProto(tensor));
+  absl::flat_hash_set<std::string> initializers;
+  for (const onnx::TensorProto& tensor : graph.initializer()) initializers.insert(tensor.name());
+  for (int i = 0; i < graph.input_size(); ++i) {
+    const onnx::ValueInfoProto& input = graph.input(i);
+    if (input_values != nullptr && i < static_cast<int>(input_values->size())) {
+      SymValue v = (*input_values)[i];
+      // The body's own declaration can only add what the outer node does not say.
+      MergeOnnxType(input.has_type() ? &input.type() : nullptr, v);
+      table.Set(input.name(), std::move(v));
+      continue;
+    }
+    if (initializers.contains(input.name())) continue;  // An input with a default value.
+    SymValue v = FromTypeProto(input.has_type() ? &input.type() : nullptr);
+    if (v.shape.has_value() && outer == nullptr) {
+      // An unnamed dim of a main-graph input gets a name of its own, so that
+      // the figures can still be formulas.
+      for (size_t d = 0; d < v.shape->size(); ++d) {
+        if (!(*v.shape)[d].known()) {
+          (*v.shape)[d] = MadeUpSymbol(absl::StrCat(input.name(), "_dim", d));
+        }
+      }
+    }
+    table.Set(input.name(), std::move(v));
+  }
+  absl::flat_hash_map<std::string, const onnx::TypeProto*> onnx_types;
+  for (const auto& info : graph.value_info()) onnx_types[info.name()] = &info.type();
+  for (const auto& info : graph.output()) {
+    if (info.has_type()) onnx_types[info.name()] = &info.type();
+  }
+
+  // File order, deferring a node whose inputs are not defined yet (files are
+  // nearly always in order, so this stays linear).
+  std::vector<const onnx::NodeProto*> pending;
+  for (const onnx::NodeProto& node : graph.node()) pending.push_back(&node);
+  std::vector<SymValue> outputs;
+  bool progress = true;
+  while (!pending.empty()) {
+    std::vector<const onnx::NodeProto*> later;
+    for (const onnx::NodeProto* node : pending) {
+      bool ready = true;
+      if (progress) {
+        for (const std::string& input : node->input()) {
+          if (!input.empty() && scope.Find(input) == nullptr) {
+            ready = false;
+            break;
+          }
+        }
+      }
+      if (!ready) {
+        later.push_back(node);
+        continue;
+      }
+      // Shape functions may write out[0] unchecked: a (damaged) node that
+      // lists no output has nothing to infer.
+      if (node->output_size() == 0) continue;
+      outputs.assign(node->output_size(), SymValue{});
+      InferNode(*node, scope, depth, outputs);
+      for (int o = 0; o < node->output_size(); ++o) {
+        if (node->output(o).empty()) continue;
+        SymValue& v = outputs[o];
+        auto type = onnx_types.find(node->output(o));
+        if (type != onnx_types.end()) MergeOnnxType(type->second, v, &made_up_symbols_);
+        if (v.kind == SymValue::Kind::kTensor && v.HasConcreteShape() && v.elem_type != 0) {
+          v.reason.clear();  // Sized after all (ONNX's pass or the model's declarations filled it in).
+        }
+        if (!v.HasFullShape() && v.reason.empty()) {
+          for (const std::string& input : node->input()) {
+            const SymValue* in = input.empty() ? nullptr : scope.Find(input);
+            if (in != nullptr && in->kind != SymValue::Kind::kSequence && !in->HasFullShape()) {
+              v.reason = absl::StrCat("depends on '", input, "', whose shape is not known");
+              break;
+            }
+          }
+        }
+        if (auto given = tensor_shapes_.find(node->output(o)); given != tensor_shapes_.end()) {
+          used_tensor_shapes_.insert(given->first);
+          v.kind = SymValue::Kind::kTensor;
+          v.shape = std::vector<Expr>(given->second.begin(), given->second.end());
+          v.ints.reset();
+          v.floats.reset();
+          v.reason = v.elem_type == 0 ? "element type unknown (the op has no shape function)" : "";
+        } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
+                   (v.reason.find("data-dependent") != std::string::npos ||
+                    v.reason.find("before running") != std::string::npos ||
+                    v.reason.find("no shape function") != std::string::npos)) {
+          absl::StrAppend(&v.reason, " (give it with --tensor-shape ", node->output(o), "=DIMS)");
+        }
+        if (trace_) {
+          std::cerr << node->op_type() << " " << node->name() << " -> " << node->output(o) << " " << Describe(v) << "\n";
+        }
+        table.Set(node->output(o), std::move(v));
+      }
+    }
+    progress = later.size() < pending.size();
+    pending.swap(later);
+  }
+}
+
+void Engine::InferNode(const onnx::NodeProto& node, const Scope& scope, int depth, std::vector<SymValue>& outputs) {
+  const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+  auto opset = opsets_.find(domain);
+  OpContext ctx{.node = node, .opset = opset == opsets_.end() ? 0 : opset->second, .engine = this, .scope = &scope};
+  std::forward_list<SymValue> missing;  // Keeps the "undefined input" values alive (and in place).
+  for (const std::string& input : node.input()) {
+    if (input.empty()) {
+      ctx.inputs.push_back(nullptr);
+      continue;
+    }
+    const SymValue* v = scope.Find(input);
+    if (v == nullptr) {
+      missing.push_front(UnknownValue(absl::StrCat("input '", input, "' is not defined")));
+      v = &missing.front();
+    }
+    ctx.inputs.push_back(v);
+  }
+  const bool default_domain = IsDefaultDomain(node.domain());
+  if (default_domain && node.op_type() == "Constant") {
+    outputs[0] = FromConstantNode(node);
+    return;
+  }
+  if (default_domain && node.op_type() == "If" && InferIf(ctx, scope, depth, outputs)) return;
+  if (default_domain && node.op_type() == "Loop" && InferLoop(ctx, scope, depth, outputs)) return;
+  if (default_domain && node.op_type() == "Scan" && InferScan(ctx, scope, depth, outputs)) return;
+  const ShapeFunction* function = nullptr;
+  if (default_domain) {
+    function = FindStandardShapeFunction(node.op_type());
+  } else if (node.domain() == "com.microsoft") {
+    function = FindContribShapeFunction(node.op_type());
+  }
+  if (function != nullptr && (*function)(ctx, outputs)) return;
+  if (InferWithOnnx(ctx, outputs)) {
+    ++tables_.onnx_fallback_nodes;
+    return;
+  }
+  if (node.domain() == "ai.onnx.ml" || node.domain() == "com.microsoft.extensions") {
+    // After ONNX's: it has shape functions for some ml ops, not these.
+    function = FindMlShapeFunction(node.op_type());
+    if (function != nullptr && (*function)(ctx, outputs)) return;
+  }
+  const std::string op_name = default_domain ? node.op_type() : absl::StrCat(node.domain(), ".", node.op_type());
+  bool any_unknown = false;
+  for (SymValue& out : outputs) {
+    if (out.kind == SymValue::Kind::kUnknown || !out.HasFullShape()) {
+      any_unknown = true;
+      if (out.reason.empty()) {
+        out.reason = function != nullptr || default_domain
+                         ? absl::StrCat("op ", op_name, ": output shape depends on values not known before running")
+                         : absl::StrCat("no shape function for op ", op_name);
+      }
+    }
+  }
+  if (any_unknown && function == nullptr && !default_domain) ++unknown_ops_[op_name];
+}
+
+}  // namespace footprint::symbolic

@@ -1,0 +1,34 @@
+// Internal to the shape functions in ops/: the helpers several op families
+// share, on top of the ones op_context.h gives the engine too.
+#ifndef ONNX_FOOTPRINT_ANALYZER_SHAPES_OPS_OP_HELPERS_H_
+#define ONNX_FOOTPRINT_ANALYZER_SHAPES_OPS_OP_HELPERS_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "analyzer/shapes/expr.h"
+#include "analyzer/shapes/shape_engine.h"
+
+namespace footprint::symbolic {
+
+// What a shape function fills: one value per node output.
+using Outputs = std::vector<SymValue>;
+
+// True for a tensor, of known rank or not.
+bool Known(const SymValue* v);
+// True for a tensor of known rank.
+bool Ranked(const SymValue* v);
+// The elements of a value as expressions: ints, or floats that are whole numbers.
+std::optional<std::vector<Expr>> IntValues(const SymValue* v);
+// Keeps a value's elements only when small and row-major consistent with its shape.
+void SetInts(SymValue& v, std::vector<Expr> values);
+// The product of `dims`, or nullopt when a dim is negative or it overflows:
+// dims come from the model file, and may be anything.
+std::optional<int64_t> CheckedElementCount(const std::vector<int64_t>& dims);
+// For each element of `out`, the flat index into a tensor of shape `in` broadcast to it.
+std::optional<std::vector<int64_t>> BroadcastIndex(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
+
+}  // namespace footprint::symbolic
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_SHAPES_OPS_OP_HELPERS_H_
