@@ -332,9 +332,9 @@ bool QGemmFunction(const OpContext& ctx, Outputs& out) {
 }
 
 // DynamicQuantizeMatMul / MatMulIntegerToFloat: float results.
-const absl::flat_hash_map<std::string, ShapeFunction>& ContribFunctions() {
+const ShapeFunctionTable& ContribFunctions() {
   static const auto* functions = [] {
-    auto* m = new absl::flat_hash_map<std::string, ShapeFunction>();
+    auto* m = new ShapeFunctionTable();
     for (const char* op : {"BiasGelu", "FastGelu", "Gelu", "QuickGelu", "RotaryEmbedding", "BiasAdd", "BiasSoftmax",
                            "BiasDropout", "GemmFastGelu", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
                            "NhwcMaxPool", "GroupNorm", "SkipGroupNorm", "Inverse", "FusedGemm"}) {
@@ -426,9 +426,9 @@ bool EncodeImageFunction(const OpContext& ctx, Outputs& out) {
   return true;
 }
 
-const absl::flat_hash_map<std::string, ShapeFunction>& MlFunctions() {
+const ShapeFunctionTable& MlFunctions() {
   static const auto* functions = [] {
-    auto* m = new absl::flat_hash_map<std::string, ShapeFunction>();
+    auto* m = new ShapeFunctionTable();
     (*m)["Scaler"] = MlSameShape(onnx::TensorProto::FLOAT);
     (*m)["Normalizer"] = MlSameShape(onnx::TensorProto::FLOAT);
     (*m)["Binarizer"] = MlSameShape(0);
@@ -446,15 +446,11 @@ const absl::flat_hash_map<std::string, ShapeFunction>& MlFunctions() {
 }  // namespace
 
 const ShapeFunction* FindMlShapeFunction(const std::string& op_type) {
-  const auto& functions = MlFunctions();
-  auto it = functions.find(op_type);
-  return it == functions.end() ? nullptr : &it->second;
+  return FindInTable(MlFunctions(), op_type);
 }
 
 const ShapeFunction* FindContribShapeFunction(const std::string& op_type) {
-  const auto& functions = ContribFunctions();
-  auto it = functions.find(op_type);
-  return it == functions.end() ? nullptr : &it->second;
+  return FindInTable(ContribFunctions(), op_type);
 }
 
 // Shared with the default domain: onnxruntime registers

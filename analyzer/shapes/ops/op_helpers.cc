@@ -188,4 +188,9 @@ std::optional<std::vector<int64_t>> BroadcastIndex(const std::vector<int64_t>& i
   return index;
 }
 
+const ShapeFunction* FindInTable(const ShapeFunctionTable& table, const std::string& op_type) {
+  auto it = table.find(op_type);
+  return it == table.end() ? nullptr : &it->second;
+}
+
 }  // namespace footprint::symbolic

@@ -5,15 +5,24 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "analyzer/shapes/expr.h"
+#include "analyzer/shapes/op_context.h"
 #include "analyzer/shapes/shape_engine.h"
 
 namespace footprint::symbolic {
 
 // What a shape function fills: one value per node output.
 using Outputs = std::vector<SymValue>;
+
+// One domain's shape functions by op type.
+using ShapeFunctionTable = absl::flat_hash_map<std::string, ShapeFunction>;
+
+// The function `table` has for `op_type`, or nullptr.
+const ShapeFunction* FindInTable(const ShapeFunctionTable& table, const std::string& op_type);
 
 // True for a tensor, of known rank or not.
 bool Known(const SymValue* v);

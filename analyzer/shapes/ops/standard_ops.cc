@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analyzer/shapes/op_context.h"
+#include "analyzer/shapes/ops/op_helpers.h"
 
 namespace footprint::symbolic {
 namespace {
@@ -28,9 +29,7 @@ const ShapeFunctionTable& StandardFunctions() {
 }  // namespace
 
 const ShapeFunction* FindStandardShapeFunction(const std::string& op_type) {
-  const auto& functions = StandardFunctions();
-  auto it = functions.find(op_type);
-  return it == functions.end() ? nullptr : &it->second;
+  return FindInTable(StandardFunctions(), op_type);
 }
 
 }  // namespace footprint::symbolic

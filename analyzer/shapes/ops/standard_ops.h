@@ -4,15 +4,9 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_SHAPES_OPS_STANDARD_OPS_H_
 #define ONNX_FOOTPRINT_ANALYZER_SHAPES_OPS_STANDARD_OPS_H_
 
-#include <string>
-
-#include "absl/container/flat_hash_map.h"
-#include "analyzer/shapes/op_context.h"
+#include "analyzer/shapes/ops/op_helpers.h"
 
 namespace footprint::symbolic {
-
-// Op type -> its shape function.
-using ShapeFunctionTable = absl::flat_hash_map<std::string, ShapeFunction>;
 
 // Arithmetic, comparisons and logic (broadcast), unary math, Where, Cast.
 void AddElementwiseFunctions(ShapeFunctionTable& table);
