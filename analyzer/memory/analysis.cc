@@ -58,6 +58,17 @@ struct Context {
   std::function<absl::Status()> await_shapes;  // Fills *shapes (once); call before reading it.
 };
 
+// One graph's values sized, before any schedule: what its modes and its plan
+// are built from. Indexed like IrGraph::values unless said otherwise.
+struct GraphSizes {
+  std::vector<TensorRecord> records;  // One per arena value: graph inputs, then node outputs in the baseline order.
+  std::vector<int32_t> record_of;     // records[record_of[v]] is value v's; -1 when v is not in the arena.
+  std::vector<int64_t> aligned_of;    // Aligned size; 0 for unsized values and weights.
+  std::vector<int64_t> sized_bytes;   // Aligned size; -1 for unsized values and weights.
+  std::vector<ValueFacts> facts;      // What the sharing rules read.
+  std::vector<int64_t> workspace_of;  // Indexed like IrGraph::nodes: the planned peak of its largest body, or 0.
+};
+
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
                                          const absl::flat_hash_set<std::string>& outer_names,
                                          const std::string& graph_label, int depth, const Context& context);
@@ -131,31 +142,31 @@ int64_t LowerBoundOf(const IrGraph& graph, const std::vector<int64_t>& sized_byt
   return live.empty() ? 0 : std::max<int64_t>(0, *std::max_element(live.begin(), live.end()));
 }
 
-absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
-                                         const absl::flat_hash_set<std::string>& outer_names,
-                                         const std::string& graph_label, int depth, const Context& context) {
-  if (depth > kMaxSubgraphDepth) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ErrorPrefix(graph_label), "subgraphs nested deeper than ", kMaxSubgraphDepth));
-  }
-  const int64_t alignment = context.options.device.alignment_bytes;
-  GraphResult result;
+// The graph view of one graph, its baseline schedule and its weights: all
+// that needs no shape, so that it runs while the shape engine does.
+absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
+                       const std::string& graph_label, GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
   absl::StatusOr<BaselineSchedule> schedule = MakeBaselineSchedule(result.ir);
   if (!schedule.ok()) return WithPrefix(schedule.status(), graph_label);
   result.schedule = *std::move(schedule);
-  const IrGraph& g = result.ir;
-  if (absl::Status status = CollectWeights(g, graph_label, result.weights); !status.ok()) {
+  if (absl::Status status = CollectWeights(result.ir, graph_label, result.weights); !status.ok()) {
     return WithPrefix(status, graph_label);
   }
+  return absl::OkStatus();
+}
 
+// Every arena value's type and size (graph inputs, then each node's outputs
+// in the baseline order), before any schedule: the optimizer needs sizes.
+// Waits for the shape engine only once what needs no shape is done.
+absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const GraphResult& result,
+                                           const std::string& graph_label, const Context& context) {
+  const int64_t alignment = context.options.device.alignment_bytes;
+  const IrGraph& g = result.ir;
   const TypeIndex types = IndexTypes(graph);
   const int value_count = static_cast<int>(g.values.size());
-
-  // Every arena value's type and size (graph inputs, then each node's outputs
-  // in the baseline order), before any schedule: the optimizer needs sizes.
   std::vector<ValueId> arena_values;
   for (ValueId id = 0; id < value_count; ++id) {
     if (g.values[id].origin == ValueOrigin::kGraphInput) arena_values.push_back(id);
@@ -164,12 +175,13 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     for (ValueId id : g.nodes[node_id].outputs) arena_values.push_back(id);
   }
   // What needs no shape first (the engine may still be running), then sizes.
-  std::vector<TensorRecord> records;  // One per arena value, in arena_values' order.
+  GraphSizes sizes;
+  std::vector<TensorRecord>& records = sizes.records;
   records.reserve(arena_values.size());
-  std::vector<int32_t> record_of(value_count, -1);
+  sizes.record_of.assign(value_count, -1);
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
-    record_of[id] = static_cast<int32_t>(records.size());
+    sizes.record_of[id] = static_cast<int32_t>(records.size());
     records.push_back(TensorRecord{
         .name = value.name,
         .role = value.is_graph_output                       ? TensorRole::kGraphOutput
@@ -184,12 +196,12 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     auto it = (*context.shapes)->graphs.find(&graph);
     if (it != (*context.shapes)->graphs.end()) engine_shapes = &it->second;
   }
-  std::vector<int64_t> aligned_of(value_count, 0);    // 0 for unsized values and weights.
-  std::vector<int64_t> sized_bytes(value_count, -1);  // -1 for unsized values and weights.
-  std::vector<ValueFacts> facts(value_count);
+  sizes.aligned_of.assign(value_count, 0);
+  sizes.sized_bytes.assign(value_count, -1);
+  sizes.facts.resize(value_count);
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
-    TensorRecord& record = records[record_of[id]];
+    TensorRecord& record = records[sizes.record_of[id]];
     absl::StatusOr<SizedType> sized = absl::UnknownError("unset");
     const symbolic::SymValue* engine_value = nullptr;
     if (engine_shapes != nullptr) {
@@ -229,15 +241,22 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
       }
       record.aligned_bytes = *aligned;
     }
-    aligned_of[id] = record.aligned_bytes;
-    if (record.bytes.has_value()) sized_bytes[id] = record.aligned_bytes;
-    facts[id] = ValueFacts{.bytes = record.bytes, .dtype = record.dtype};
+    sizes.aligned_of[id] = record.aligned_bytes;
+    if (record.bytes.has_value()) sizes.sized_bytes[id] = record.aligned_bytes;
+    sizes.facts[id] = ValueFacts{.bytes = record.bytes, .dtype = record.dtype};
   }
+  return sizes;
+}
 
-  // Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
-  // largest body. Bodies are analyzed on the baseline whatever the modes (see
-  // AnalyzeOptions), so their peak is the same in every mode.
-  std::vector<int64_t> workspace_of(g.nodes.size(), 0);
+// Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
+// largest body (sizes.workspace_of). Bodies are analyzed on the baseline
+// whatever the modes (see AnalyzeOptions), so their peak is the same in every
+// mode. Their weights, unsized values and warnings join `result`'s.
+absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, const std::string& graph_label,
+                           int depth, const Context& context, GraphSizes& sizes, GraphResult& result) {
+  const IrGraph& g = result.ir;
+  std::vector<int64_t>& workspace_of = sizes.workspace_of;
+  workspace_of.assign(g.nodes.size(), 0);
   absl::flat_hash_set<std::string> body_outer_names;  // Built lazily: only graphs with bodies need it.
   for (NodeId node_id : result.schedule.order) {
     const IrNode& node = g.nodes[node_id];
@@ -277,14 +296,18 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     }
     workspace_of[node_id] = workspace;
   }
+  return absl::OkStatus();
+}
 
-  // The schedule: the baseline, or the optimizer's order (main graph only).
-  const AnalyzeOptions& options = context.options;
-  const bool main_graph = depth == 0;
+// The schedule: the baseline, or the optimizer's order (main graph only),
+// into result.order, with the lower bound of each.
+absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const AnalyzeOptions& options,
+                             const std::string& graph_label, GraphResult& result) {
+  const IrGraph& g = result.ir;
   result.order = result.schedule.order;
   ModesSummary& modes = result.modes;
   modes.baseline_lower_bound_bytes =
-      LowerBoundOf(g, sized_bytes, result.schedule.order, workspace_of, /*sharing=*/nullptr);
+      LowerBoundOf(g, sizes.sized_bytes, result.schedule.order, sizes.workspace_of, /*sharing=*/nullptr);
   modes.schedule.lower_bound_bytes = modes.baseline_lower_bound_bytes;
   if (main_graph && options.optimize_schedule && g.nodes.empty()) {
     // No node, one (empty) order. The scheduler counts no step at all there,
@@ -292,7 +315,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     modes.schedule.name = "optimized";
     modes.schedule.proven_optimal = true;
   } else if (main_graph && options.optimize_schedule) {
-    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, aligned_of, workspace_of);
+    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, sizes.aligned_of, sizes.workspace_of);
     absl::StatusOr<scheduler::ScheduleResult> scheduled =
         scheduler::OptimizeSchedule(dataflow, result.schedule.order, {.time_limit = options.schedule_time_limit});
     if (!scheduled.ok()) return WithPrefix(scheduled.status(), graph_label);
@@ -304,7 +327,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
         // The same order has the same bound (the optimizer keeps the given order when nothing beats it).
         .lower_bound_bytes = result.order == result.schedule.order
                                  ? modes.baseline_lower_bound_bytes
-                                 : LowerBoundOf(g, sized_bytes, result.order, workspace_of, nullptr),
+                                 : LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.workspace_of, nullptr),
         .seconds = scheduled->seconds,
     };
     // The scheduler's peaks and the spec's lower bound are one definition
@@ -318,11 +341,16 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     }
   }
   modes.schedule.saved_bytes = modes.baseline_lower_bound_bytes - modes.schedule.lower_bound_bytes;
+  return absl::OkStatus();
+}
 
-  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(g, result.order);
-  const std::vector<planner::Step> step_of = StepsOf(result.order, static_cast<int>(g.nodes.size()));
-
-  // Sharing on the chosen order: aliasing, then in-place (main graph only).
+// Sharing on the chosen order: aliasing, then in-place (main graph only).
+// Sets which modes apply and the alias mode's lower bound; returns who
+// shares whose bytes with every enabled mode.
+std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<planner::Lifespan>& lifespans,
+                                     bool main_graph, const AnalyzeOptions& options, GraphResult& result) {
+  const IrGraph& g = result.ir;
+  ModesSummary& modes = result.modes;
   const bool device_allows_inplace =
       !options.device_profile.has_value() || options.device_profile->allow_inplace();
   modes.alias.enabled = main_graph && options.alias;
@@ -333,27 +361,37 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   }
   modes.alias.lower_bound_bytes = modes.schedule.lower_bound_bytes;
   if (modes.alias.enabled) {
-    const std::vector<Sharing> aliased = PlanSharing(g, result.order, lifespans, facts, {.alias = true});
+    const std::vector<Sharing> aliased = PlanSharing(g, result.order, lifespans, sizes.facts, {.alias = true});
     const bool any_alias = std::any_of(aliased.begin(), aliased.end(),
                                        [](const Sharing& sharing) { return sharing.kind != SharingKind::kOwner; });
-    if (any_alias) modes.alias.lower_bound_bytes = LowerBoundOf(g, sized_bytes, result.order, workspace_of, &aliased);
+    if (any_alias) {
+      modes.alias.lower_bound_bytes = LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.workspace_of, &aliased);
+    }
   }
   modes.alias.saved_bytes = modes.schedule.lower_bound_bytes - modes.alias.lower_bound_bytes;
-  const std::vector<Sharing> sharing = PlanSharing(g, result.order, lifespans, facts,
-                                                   {.alias = modes.alias.enabled, .inplace = modes.inplace.enabled});
+  return PlanSharing(g, result.order, lifespans, sizes.facts,
+                     {.alias = modes.alias.enabled, .inplace = modes.inplace.enabled});
+}
 
-  // Arena tensors in schedule order: graph inputs first, then each node's outputs.
+// result.tensors: the arena tensors in schedule order (graph inputs first,
+// then each node's outputs; the records move out of `sizes`) with their
+// live intervals and sharing, then one workspace per node with bodies.
+void ArrangeTensors(const std::vector<planner::Lifespan>& lifespans, const std::vector<planner::Step>& step_of,
+                    const std::vector<Sharing>& sharing, GraphSizes& sizes, GraphResult& result) {
+  const IrGraph& g = result.ir;
+  ModesSummary& modes = result.modes;
+  const int value_count = static_cast<int>(g.values.size());
   std::vector<int64_t> index_of_value(value_count, -1);
-  result.tensors.reserve(arena_values.size());
+  result.tensors.reserve(sizes.records.size());
   for (ValueId id = 0; id < value_count; ++id) {
     if (g.values[id].origin != ValueOrigin::kGraphInput) continue;
     index_of_value[id] = static_cast<int64_t>(result.tensors.size());
-    result.tensors.push_back(std::move(records[record_of[id]]));
+    result.tensors.push_back(std::move(sizes.records[sizes.record_of[id]]));
   }
   for (NodeId node_id : result.order) {
     for (ValueId id : g.nodes[node_id].outputs) {
       index_of_value[id] = static_cast<int64_t>(result.tensors.size());
-      result.tensors.push_back(std::move(records[record_of[id]]));
+      result.tensors.push_back(std::move(sizes.records[sizes.record_of[id]]));
     }
   }
   for (ValueId id = 0; id < value_count; ++id) {
@@ -376,17 +414,20 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
         .role = TensorRole::kSubgraphWorkspace,
         .dtype = "",
         .shape = std::nullopt,
-        .bytes = workspace_of[node_id],
-        .aligned_bytes = workspace_of[node_id],  // A planned arena of aligned tensors is already aligned.
+        .bytes = sizes.workspace_of[node_id],
+        .aligned_bytes = sizes.workspace_of[node_id],  // A planned arena of aligned tensors is already aligned.
         .first_step = step_of[node_id],
         .last_step = step_of[node_id],
         .producer = node.display_name,
     });
   }
+}
 
-  // One planner buffer per group of tensors sharing bytes: live from the
-  // owner's first step to the last step of any member, as large as the
-  // largest member (modes.h).
+// One planner buffer per group of tensors sharing bytes: live from the
+// owner's first step to the last step of any member, as large as the
+// largest member (modes.h). Fills result.problem and result.tensor_of_buffer;
+// returns each tensor's buffer (-1 when unsized).
+std::vector<int64_t> BuildPlannerProblem(int64_t alignment, GraphResult& result) {
   std::vector<int64_t> buffer_of_tensor(result.tensors.size(), -1);
   for (size_t i = 0; i < result.tensors.size(); ++i) {
     const TensorRecord& tensor = result.tensors[i];
@@ -409,6 +450,47 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
     group.size = std::max(group.size, tensor.aligned_bytes);
   }
+  return buffer_of_tensor;
+}
+
+// The in-place mode's lower bound is the plan's (the last mode applied):
+// with in-place off it must be the alias mode's, or the plan is wrong.
+absl::Status FinishInPlaceMode(const std::string& graph_label, GraphResult& result) {
+  ModesSummary& modes = result.modes;
+  modes.inplace.lower_bound_bytes = result.plan.lower_bound;
+  modes.inplace.saved_bytes = modes.alias.lower_bound_bytes - modes.inplace.lower_bound_bytes;
+  if (!modes.inplace.enabled && modes.inplace.saved_bytes != 0) {
+    return absl::InternalError(absl::StrCat(ErrorPrefix(graph_label), "the plan's lower bound ",
+                                            result.plan.lower_bound, " differs from the modes' ",
+                                            modes.alias.lower_bound_bytes));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
+                                         const absl::flat_hash_set<std::string>& outer_names,
+                                         const std::string& graph_label, int depth, const Context& context) {
+  if (depth > kMaxSubgraphDepth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ErrorPrefix(graph_label), "subgraphs nested deeper than ", kMaxSubgraphDepth));
+  }
+  const AnalyzeOptions& options = context.options;
+  const bool main_graph = depth == 0;
+  GraphResult result;
+  if (absl::Status status = LoadGraph(graph, outer_names, graph_label, result); !status.ok()) return status;
+  absl::StatusOr<GraphSizes> sizes = SizeArenaValues(graph, result, graph_label, context);
+  if (!sizes.ok()) return sizes.status();
+  if (absl::Status status = AnalyzeBodies(outer_names, graph_label, depth, context, *sizes, result); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = RunScheduleMode(*sizes, main_graph, options, graph_label, result); !status.ok()) {
+    return status;
+  }
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(result.ir, result.order);
+  const std::vector<planner::Step> step_of = StepsOf(result.order, static_cast<int>(result.ir.nodes.size()));
+  const std::vector<Sharing> sharing = RunSharingModes(*sizes, lifespans, main_graph, options, result);
+  ArrangeTensors(lifespans, step_of, sharing, *sizes, result);
+  const std::vector<int64_t> buffer_of_tensor = BuildPlannerProblem(options.device.alignment_bytes, result);
   // Bodies get the heuristics only: there may be many, and the main graph's
   // arena is the figure users act on.
   absl::StatusOr<planner::PlanResult> plan = planner::Solve(
@@ -421,13 +503,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   if (absl::Status status = ValidateSharedBytes(result.tensors); !status.ok()) {
     return WithPrefix(status, graph_label);
   }
-  modes.inplace.lower_bound_bytes = result.plan.lower_bound;
-  modes.inplace.saved_bytes = modes.alias.lower_bound_bytes - modes.inplace.lower_bound_bytes;
-  if (!modes.inplace.enabled && modes.inplace.saved_bytes != 0) {
-    return absl::InternalError(absl::StrCat(ErrorPrefix(graph_label), "the plan's lower bound ",
-                                            result.plan.lower_bound, " differs from the modes' ",
-                                            modes.alias.lower_bound_bytes));
-  }
+  if (absl::Status status = FinishInPlaceMode(graph_label, result); !status.ok()) return status;
   return result;
 }
 
