@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/loader/isolated_call.h"
+#include "analyzer/memory/graph_analysis.h"
 #include "analyzer/memory/liveness.h"
 #include "analyzer/memory/modes.h"
 #include "analyzer/memory/schedule.h"
@@ -33,54 +34,6 @@ namespace {
 // No real model comes near: ONNX runtimes cap ranks far lower (ORT at 8 for
 // many kernels), and a rank in the thousands is a damaged file.
 constexpr size_t kMaxRank = 1024;
-
-// Nesting deeper than this is refused rather than risking the stack.
-constexpr int kMaxSubgraphDepth = 64;
-
-// Everything the analysis of one graph (the main graph or a body) produces.
-struct GraphResult {
-  IrGraph ir;
-  BaselineSchedule schedule;                // The baseline order.
-  std::vector<NodeId> order;                // The order used (the baseline or the optimizer's).
-  ModesSummary modes;                       // Meaningful for the main graph only.
-  std::vector<TensorRecord> tensors;        // Arena tensors (sized and unsized) and workspaces.
-  std::vector<WeightRecord> weights;        // This graph's weights and its bodies'.
-  planner::Problem problem;                 // Sized arena tensors, in `tensors` order.
-  std::vector<size_t> tensor_of_buffer;     // problem.buffers[i] is tensors[tensor_of_buffer[i]].
-  planner::PlanResult plan;                 // Validated.
-  int64_t nested_unsized = 0;               // Unsized values inside bodies.
-  std::vector<std::string> warnings;
-};
-
-struct Context {
-  const AnalyzeOptions& options;
-  const std::optional<symbolic::ShapeTables>* shapes = nullptr;  // Our engine's results; unset: ONNX's types only.
-  std::function<absl::Status()> await_shapes;  // Fills *shapes (once); call before reading it.
-};
-
-// One graph's values sized, before any schedule: what its modes and its plan
-// are built from. Indexed like IrGraph::values unless said otherwise.
-struct GraphSizes {
-  std::vector<TensorRecord> records;  // One per arena value: graph inputs, then node outputs in the baseline order.
-  std::vector<int32_t> record_of;     // records[record_of[v]] is value v's; -1 when v is not in the arena.
-  std::vector<int64_t> aligned_of;    // Aligned size; 0 for unsized values and weights.
-  std::vector<int64_t> sized_bytes;   // Aligned size; -1 for unsized values and weights.
-  std::vector<ValueFacts> facts;      // What the sharing rules read.
-  std::vector<int64_t> workspace_of;  // Indexed like IrGraph::nodes: the planned peak of its largest body, or 0.
-};
-
-absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
-                                         const absl::flat_hash_set<std::string>& outer_names,
-                                         const std::string& graph_label, int depth, const Context& context);
-
-std::string ErrorPrefix(const std::string& graph_label) {
-  return graph_label.empty() ? "" : absl::StrCat("in ", graph_label, ": ");
-}
-
-absl::Status WithPrefix(const absl::Status& status, const std::string& graph_label) {
-  if (graph_label.empty()) return status;
-  return absl::Status(status.code(), absl::StrCat(ErrorPrefix(graph_label), status.message()));
-}
 
 // The weights of one graph: initializers and Constant values.
 absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, std::vector<WeightRecord>& weights) {
@@ -105,45 +58,8 @@ absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, s
   return absl::OkStatus();
 }
 
-// The spec's lower bound of one graph under `order`, with the tensors of
-// each group in `sharing` (nullptr: none) merged into one buffer as the plan
-// does; `sized_bytes` holds each value's aligned size, -1 when it is unsized
-// or not in the arena.
-int64_t LowerBoundOf(const IrGraph& graph, const std::vector<int64_t>& sized_bytes,
-                     const std::vector<NodeId>& order, const std::vector<int64_t>& workspace_of,
-                     const std::vector<Sharing>* sharing) {
-  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(graph, order);
-  const std::vector<planner::Step> step_of = StepsOf(order, static_cast<int>(graph.nodes.size()));
-  // Steps are dense here: the live profile's linear sweep, not LowerBound's sort.
-  planner::Problem problem;
-  problem.buffers.reserve(sized_bytes.size());
-  std::vector<int64_t> buffer_of_value(graph.values.size(), -1);
-  for (int pass = 0; pass < 2; ++pass) {  // Owners, then the values sharing their bytes.
-    for (size_t id = 0; id < sized_bytes.size(); ++id) {
-      if (sized_bytes[id] < 0) continue;
-      const ValueId owner = sharing == nullptr ? static_cast<ValueId>(id) : (*sharing)[id].owner;
-      if ((owner == static_cast<ValueId>(id)) != (pass == 0)) continue;
-      if (pass == 0) {
-        buffer_of_value[id] = static_cast<int64_t>(problem.buffers.size());
-        problem.buffers.push_back({.lifespan = lifespans[id], .size = sized_bytes[id]});
-        continue;
-      }
-      planner::Buffer& group = problem.buffers[buffer_of_value[owner]];
-      group.lifespan.first = std::min(group.lifespan.first, lifespans[id].first);
-      group.lifespan.last = std::max(group.lifespan.last, lifespans[id].last);
-      group.size = std::max(group.size, sized_bytes[id]);
-    }
-  }
-  for (size_t node = 0; node < graph.nodes.size(); ++node) {
-    if (graph.nodes[node].bodies.empty()) continue;
-    problem.buffers.push_back({.lifespan = {step_of[node], step_of[node]}, .size = workspace_of[node]});
-  }
-  const std::vector<int64_t> live = planner::ComputeLiveProfile(problem).live_bytes;
-  return live.empty() ? 0 : std::max<int64_t>(0, *std::max_element(live.begin(), live.end()));
-}
+}  // namespace
 
-// The graph view of one graph, its baseline schedule and its weights: all
-// that needs no shape, so that it runs while the shape engine does.
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
                        const std::string& graph_label, GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
@@ -158,9 +74,6 @@ absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<
   return absl::OkStatus();
 }
 
-// Every arena value's type and size (graph inputs, then each node's outputs
-// in the baseline order), before any schedule: the optimizer needs sizes.
-// Waits for the shape engine only once what needs no shape is done.
 absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const GraphResult& result,
                                            const std::string& graph_label, const Context& context) {
   const int64_t alignment = context.options.device.alignment_bytes;
@@ -248,6 +161,206 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
   return sizes;
 }
 
+void ArrangeTensors(const std::vector<planner::Lifespan>& lifespans, const std::vector<planner::Step>& step_of,
+                    const std::vector<Sharing>& sharing, GraphSizes& sizes, GraphResult& result) {
+  const IrGraph& g = result.ir;
+  ModesSummary& modes = result.modes;
+  const int value_count = static_cast<int>(g.values.size());
+  std::vector<int64_t> index_of_value(value_count, -1);
+  result.tensors.reserve(sizes.records.size());
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (g.values[id].origin != ValueOrigin::kGraphInput) continue;
+    index_of_value[id] = static_cast<int64_t>(result.tensors.size());
+    result.tensors.push_back(std::move(sizes.records[sizes.record_of[id]]));
+  }
+  for (NodeId node_id : result.order) {
+    for (ValueId id : g.nodes[node_id].outputs) {
+      index_of_value[id] = static_cast<int64_t>(result.tensors.size());
+      result.tensors.push_back(std::move(sizes.records[sizes.record_of[id]]));
+    }
+  }
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (index_of_value[id] < 0) continue;
+    TensorRecord& record = result.tensors[index_of_value[id]];
+    record.first_step = lifespans[id].first;
+    record.last_step = lifespans[id].last;
+    const Sharing& shared = sharing[id];
+    if (shared.owner == id) continue;
+    record.shares_with = g.values[shared.owner].name;
+    record.shares_with_index = index_of_value[shared.owner];
+    record.sharing = SharingKindName(shared.kind);
+    (shared.kind == SharingKind::kAlias ? modes.alias : modes.inplace).tensors += 1;
+  }
+  for (NodeId node_id : result.order) {
+    const IrNode& node = g.nodes[node_id];
+    if (node.bodies.empty()) continue;
+    result.tensors.push_back(TensorRecord{
+        .name = absl::StrCat(node.display_name, "/body"),
+        .role = TensorRole::kSubgraphWorkspace,
+        .dtype = "",
+        .shape = std::nullopt,
+        .bytes = sizes.workspace_of[node_id],
+        .aligned_bytes = sizes.workspace_of[node_id],  // A planned arena of aligned tensors is already aligned.
+        .first_step = step_of[node_id],
+        .last_step = step_of[node_id],
+        .producer = node.display_name,
+    });
+  }
+}
+
+std::vector<int64_t> BuildPlannerProblem(int64_t alignment, GraphResult& result) {
+  std::vector<int64_t> buffer_of_tensor(result.tensors.size(), -1);
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    const TensorRecord& tensor = result.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index >= 0) continue;
+    buffer_of_tensor[i] = static_cast<int64_t>(result.problem.buffers.size());
+    result.problem.buffers.push_back(planner::Buffer{
+        .id = tensor.name,
+        .lifespan = {tensor.first_step, tensor.last_step},
+        .size = tensor.aligned_bytes,
+        .alignment = alignment,
+    });
+    result.tensor_of_buffer.push_back(i);
+  }
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    const TensorRecord& tensor = result.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index < 0) continue;
+    buffer_of_tensor[i] = buffer_of_tensor[tensor.shares_with_index];
+    planner::Buffer& group = result.problem.buffers[buffer_of_tensor[i]];
+    group.lifespan.first = std::min(group.lifespan.first, tensor.first_step);
+    group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
+    group.size = std::max(group.size, tensor.aligned_bytes);
+  }
+  return buffer_of_tensor;
+}
+
+namespace {
+
+// The spec's lower bound of one graph under `order`, with the tensors of
+// each group in `sharing` (nullptr: none) merged into one buffer as the plan
+// does; `sized_bytes` holds each value's aligned size, -1 when it is unsized
+// or not in the arena.
+int64_t LowerBoundOf(const IrGraph& graph, const std::vector<int64_t>& sized_bytes,
+                     const std::vector<NodeId>& order, const std::vector<int64_t>& workspace_of,
+                     const std::vector<Sharing>* sharing) {
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(graph, order);
+  const std::vector<planner::Step> step_of = StepsOf(order, static_cast<int>(graph.nodes.size()));
+  // Steps are dense here: the live profile's linear sweep, not LowerBound's sort.
+  planner::Problem problem;
+  problem.buffers.reserve(sized_bytes.size());
+  std::vector<int64_t> buffer_of_value(graph.values.size(), -1);
+  for (int pass = 0; pass < 2; ++pass) {  // Owners, then the values sharing their bytes.
+    for (size_t id = 0; id < sized_bytes.size(); ++id) {
+      if (sized_bytes[id] < 0) continue;
+      const ValueId owner = sharing == nullptr ? static_cast<ValueId>(id) : (*sharing)[id].owner;
+      if ((owner == static_cast<ValueId>(id)) != (pass == 0)) continue;
+      if (pass == 0) {
+        buffer_of_value[id] = static_cast<int64_t>(problem.buffers.size());
+        problem.buffers.push_back({.lifespan = lifespans[id], .size = sized_bytes[id]});
+        continue;
+      }
+      planner::Buffer& group = problem.buffers[buffer_of_value[owner]];
+      group.lifespan.first = std::min(group.lifespan.first, lifespans[id].first);
+      group.lifespan.last = std::max(group.lifespan.last, lifespans[id].last);
+      group.size = std::max(group.size, sized_bytes[id]);
+    }
+  }
+  for (size_t node = 0; node < graph.nodes.size(); ++node) {
+    if (graph.nodes[node].bodies.empty()) continue;
+    problem.buffers.push_back({.lifespan = {step_of[node], step_of[node]}, .size = workspace_of[node]});
+  }
+  const std::vector<int64_t> live = planner::ComputeLiveProfile(problem).live_bytes;
+  return live.empty() ? 0 : std::max<int64_t>(0, *std::max_element(live.begin(), live.end()));
+}
+
+}  // namespace
+
+absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const AnalyzeOptions& options,
+                             const std::string& graph_label, GraphResult& result) {
+  const IrGraph& g = result.ir;
+  result.order = result.schedule.order;
+  ModesSummary& modes = result.modes;
+  modes.baseline_lower_bound_bytes =
+      LowerBoundOf(g, sizes.sized_bytes, result.schedule.order, sizes.workspace_of, /*sharing=*/nullptr);
+  modes.schedule.lower_bound_bytes = modes.baseline_lower_bound_bytes;
+  if (main_graph && options.optimize_schedule && g.nodes.empty()) {
+    // No node, one (empty) order. The scheduler counts no step at all there,
+    // where the spec still holds the graph inputs at step 0: not asked.
+    modes.schedule.name = "optimized";
+    modes.schedule.proven_optimal = true;
+  } else if (main_graph && options.optimize_schedule) {
+    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, sizes.aligned_of, sizes.workspace_of);
+    absl::StatusOr<scheduler::ScheduleResult> scheduled =
+        scheduler::OptimizeSchedule(dataflow, result.schedule.order, {.time_limit = options.schedule_time_limit});
+    if (!scheduled.ok()) return WithPrefix(scheduled.status(), graph_label);
+    result.order = scheduled->order;
+    modes.schedule = ScheduleMode{
+        .name = "optimized",
+        .algorithm = scheduled->algorithm,
+        .proven_optimal = scheduled->proven_optimal,
+        // The same order has the same bound (the optimizer keeps the given order when nothing beats it).
+        .lower_bound_bytes = result.order == result.schedule.order
+                                 ? modes.baseline_lower_bound_bytes
+                                 : LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.workspace_of, nullptr),
+        .seconds = scheduled->seconds,
+    };
+    // The scheduler's peaks and the spec's lower bound are one definition
+    // computed twice: a mismatch is a bug, never a figure to print.
+    if (scheduled->given_peak != modes.baseline_lower_bound_bytes ||
+        scheduled->peak != modes.schedule.lower_bound_bytes) {
+      return absl::InternalError(absl::StrCat(
+          ErrorPrefix(graph_label), "the schedule optimizer's peaks (given ", scheduled->given_peak, ", optimized ",
+          scheduled->peak, ") differ from the lower bounds (", modes.baseline_lower_bound_bytes, ", ",
+          modes.schedule.lower_bound_bytes, ")"));
+    }
+  }
+  modes.schedule.saved_bytes = modes.baseline_lower_bound_bytes - modes.schedule.lower_bound_bytes;
+  return absl::OkStatus();
+}
+
+std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<planner::Lifespan>& lifespans,
+                                     bool main_graph, const AnalyzeOptions& options, GraphResult& result) {
+  const IrGraph& g = result.ir;
+  ModesSummary& modes = result.modes;
+  const bool device_allows_inplace =
+      !options.device_profile.has_value() || options.device_profile->allow_inplace();
+  modes.alias.enabled = main_graph && options.alias;
+  modes.inplace.enabled = main_graph && options.inplace && device_allows_inplace;
+  if (main_graph && options.inplace && !device_allows_inplace) {
+    result.warnings.push_back(
+        absl::StrCat("in-place reuse is off: device profile '", options.device.name, "' does not allow it"));
+  }
+  modes.alias.lower_bound_bytes = modes.schedule.lower_bound_bytes;
+  if (modes.alias.enabled) {
+    const std::vector<Sharing> aliased = PlanSharing(g, result.order, lifespans, sizes.facts, {.alias = true});
+    const bool any_alias = std::any_of(aliased.begin(), aliased.end(),
+                                       [](const Sharing& sharing) { return sharing.kind != SharingKind::kOwner; });
+    if (any_alias) {
+      modes.alias.lower_bound_bytes = LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.workspace_of, &aliased);
+    }
+  }
+  modes.alias.saved_bytes = modes.schedule.lower_bound_bytes - modes.alias.lower_bound_bytes;
+  return PlanSharing(g, result.order, lifespans, sizes.facts,
+                     {.alias = modes.alias.enabled, .inplace = modes.inplace.enabled});
+}
+
+absl::Status FinishInPlaceMode(const std::string& graph_label, GraphResult& result) {
+  ModesSummary& modes = result.modes;
+  modes.inplace.lower_bound_bytes = result.plan.lower_bound;
+  modes.inplace.saved_bytes = modes.alias.lower_bound_bytes - modes.inplace.lower_bound_bytes;
+  if (!modes.inplace.enabled && modes.inplace.saved_bytes != 0) {
+    return absl::InternalError(absl::StrCat(ErrorPrefix(graph_label), "the plan's lower bound ",
+                                            result.plan.lower_bound, " differs from the modes' ",
+                                            modes.alias.lower_bound_bytes));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Nesting deeper than this is refused rather than risking the stack.
+constexpr int kMaxSubgraphDepth = 64;
+
 // Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
 // largest body (sizes.workspace_of). Bodies are analyzed on the baseline
 // whatever the modes (see AnalyzeOptions), so their peak is the same in every
@@ -299,172 +412,15 @@ absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, 
   return absl::OkStatus();
 }
 
-// The schedule: the baseline, or the optimizer's order (main graph only),
-// into result.order, with the lower bound of each.
-absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const AnalyzeOptions& options,
-                             const std::string& graph_label, GraphResult& result) {
-  const IrGraph& g = result.ir;
-  result.order = result.schedule.order;
-  ModesSummary& modes = result.modes;
-  modes.baseline_lower_bound_bytes =
-      LowerBoundOf(g, sizes.sized_bytes, result.schedule.order, sizes.workspace_of, /*sharing=*/nullptr);
-  modes.schedule.lower_bound_bytes = modes.baseline_lower_bound_bytes;
-  if (main_graph && options.optimize_schedule && g.nodes.empty()) {
-    // No node, one (empty) order. The scheduler counts no step at all there,
-    // where the spec still holds the graph inputs at step 0: not asked.
-    modes.schedule.name = "optimized";
-    modes.schedule.proven_optimal = true;
-  } else if (main_graph && options.optimize_schedule) {
-    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, sizes.aligned_of, sizes.workspace_of);
-    absl::StatusOr<scheduler::ScheduleResult> scheduled =
-        scheduler::OptimizeSchedule(dataflow, result.schedule.order, {.time_limit = options.schedule_time_limit});
-    if (!scheduled.ok()) return WithPrefix(scheduled.status(), graph_label);
-    result.order = scheduled->order;
-    modes.schedule = ScheduleMode{
-        .name = "optimized",
-        .algorithm = scheduled->algorithm,
-        .proven_optimal = scheduled->proven_optimal,
-        // The same order has the same bound (the optimizer keeps the given order when nothing beats it).
-        .lower_bound_bytes = result.order == result.schedule.order
-                                 ? modes.baseline_lower_bound_bytes
-                                 : LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.workspace_of, nullptr),
-        .seconds = scheduled->seconds,
-    };
-    // The scheduler's peaks and the spec's lower bound are one definition
-    // computed twice: a mismatch is a bug, never a figure to print.
-    if (scheduled->given_peak != modes.baseline_lower_bound_bytes ||
-        scheduled->peak != modes.schedule.lower_bound_bytes) {
-      return absl::InternalError(absl::StrCat(
-          ErrorPrefix(graph_label), "the schedule optimizer's peaks (given ", scheduled->given_peak, ", optimized ",
-          scheduled->peak, ") differ from the lower bounds (", modes.baseline_lower_bound_bytes, ", ",
-          modes.schedule.lower_bound_bytes, ")"));
-    }
-  }
-  modes.schedule.saved_bytes = modes.baseline_lower_bound_bytes - modes.schedule.lower_bound_bytes;
-  return absl::OkStatus();
+}  // namespace
+
+std::string ErrorPrefix(const std::string& graph_label) {
+  return graph_label.empty() ? "" : absl::StrCat("in ", graph_label, ": ");
 }
 
-// Sharing on the chosen order: aliasing, then in-place (main graph only).
-// Sets which modes apply and the alias mode's lower bound; returns who
-// shares whose bytes with every enabled mode.
-std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<planner::Lifespan>& lifespans,
-                                     bool main_graph, const AnalyzeOptions& options, GraphResult& result) {
-  const IrGraph& g = result.ir;
-  ModesSummary& modes = result.modes;
-  const bool device_allows_inplace =
-      !options.device_profile.has_value() || options.device_profile->allow_inplace();
-  modes.alias.enabled = main_graph && options.alias;
-  modes.inplace.enabled = main_graph && options.inplace && device_allows_inplace;
-  if (main_graph && options.inplace && !device_allows_inplace) {
-    result.warnings.push_back(
-        absl::StrCat("in-place reuse is off: device profile '", options.device.name, "' does not allow it"));
-  }
-  modes.alias.lower_bound_bytes = modes.schedule.lower_bound_bytes;
-  if (modes.alias.enabled) {
-    const std::vector<Sharing> aliased = PlanSharing(g, result.order, lifespans, sizes.facts, {.alias = true});
-    const bool any_alias = std::any_of(aliased.begin(), aliased.end(),
-                                       [](const Sharing& sharing) { return sharing.kind != SharingKind::kOwner; });
-    if (any_alias) {
-      modes.alias.lower_bound_bytes = LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.workspace_of, &aliased);
-    }
-  }
-  modes.alias.saved_bytes = modes.schedule.lower_bound_bytes - modes.alias.lower_bound_bytes;
-  return PlanSharing(g, result.order, lifespans, sizes.facts,
-                     {.alias = modes.alias.enabled, .inplace = modes.inplace.enabled});
-}
-
-// result.tensors: the arena tensors in schedule order (graph inputs first,
-// then each node's outputs; the records move out of `sizes`) with their
-// live intervals and sharing, then one workspace per node with bodies.
-void ArrangeTensors(const std::vector<planner::Lifespan>& lifespans, const std::vector<planner::Step>& step_of,
-                    const std::vector<Sharing>& sharing, GraphSizes& sizes, GraphResult& result) {
-  const IrGraph& g = result.ir;
-  ModesSummary& modes = result.modes;
-  const int value_count = static_cast<int>(g.values.size());
-  std::vector<int64_t> index_of_value(value_count, -1);
-  result.tensors.reserve(sizes.records.size());
-  for (ValueId id = 0; id < value_count; ++id) {
-    if (g.values[id].origin != ValueOrigin::kGraphInput) continue;
-    index_of_value[id] = static_cast<int64_t>(result.tensors.size());
-    result.tensors.push_back(std::move(sizes.records[sizes.record_of[id]]));
-  }
-  for (NodeId node_id : result.order) {
-    for (ValueId id : g.nodes[node_id].outputs) {
-      index_of_value[id] = static_cast<int64_t>(result.tensors.size());
-      result.tensors.push_back(std::move(sizes.records[sizes.record_of[id]]));
-    }
-  }
-  for (ValueId id = 0; id < value_count; ++id) {
-    if (index_of_value[id] < 0) continue;
-    TensorRecord& record = result.tensors[index_of_value[id]];
-    record.first_step = lifespans[id].first;
-    record.last_step = lifespans[id].last;
-    const Sharing& shared = sharing[id];
-    if (shared.owner == id) continue;
-    record.shares_with = g.values[shared.owner].name;
-    record.shares_with_index = index_of_value[shared.owner];
-    record.sharing = SharingKindName(shared.kind);
-    (shared.kind == SharingKind::kAlias ? modes.alias : modes.inplace).tensors += 1;
-  }
-  for (NodeId node_id : result.order) {
-    const IrNode& node = g.nodes[node_id];
-    if (node.bodies.empty()) continue;
-    result.tensors.push_back(TensorRecord{
-        .name = absl::StrCat(node.display_name, "/body"),
-        .role = TensorRole::kSubgraphWorkspace,
-        .dtype = "",
-        .shape = std::nullopt,
-        .bytes = sizes.workspace_of[node_id],
-        .aligned_bytes = sizes.workspace_of[node_id],  // A planned arena of aligned tensors is already aligned.
-        .first_step = step_of[node_id],
-        .last_step = step_of[node_id],
-        .producer = node.display_name,
-    });
-  }
-}
-
-// One planner buffer per group of tensors sharing bytes: live from the
-// owner's first step to the last step of any member, as large as the
-// largest member (modes.h). Fills result.problem and result.tensor_of_buffer;
-// returns each tensor's buffer (-1 when unsized).
-std::vector<int64_t> BuildPlannerProblem(int64_t alignment, GraphResult& result) {
-  std::vector<int64_t> buffer_of_tensor(result.tensors.size(), -1);
-  for (size_t i = 0; i < result.tensors.size(); ++i) {
-    const TensorRecord& tensor = result.tensors[i];
-    if (!tensor.bytes.has_value() || tensor.shares_with_index >= 0) continue;
-    buffer_of_tensor[i] = static_cast<int64_t>(result.problem.buffers.size());
-    result.problem.buffers.push_back(planner::Buffer{
-        .id = tensor.name,
-        .lifespan = {tensor.first_step, tensor.last_step},
-        .size = tensor.aligned_bytes,
-        .alignment = alignment,
-    });
-    result.tensor_of_buffer.push_back(i);
-  }
-  for (size_t i = 0; i < result.tensors.size(); ++i) {
-    const TensorRecord& tensor = result.tensors[i];
-    if (!tensor.bytes.has_value() || tensor.shares_with_index < 0) continue;
-    buffer_of_tensor[i] = buffer_of_tensor[tensor.shares_with_index];
-    planner::Buffer& group = result.problem.buffers[buffer_of_tensor[i]];
-    group.lifespan.first = std::min(group.lifespan.first, tensor.first_step);
-    group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
-    group.size = std::max(group.size, tensor.aligned_bytes);
-  }
-  return buffer_of_tensor;
-}
-
-// The in-place mode's lower bound is the plan's (the last mode applied):
-// with in-place off it must be the alias mode's, or the plan is wrong.
-absl::Status FinishInPlaceMode(const std::string& graph_label, GraphResult& result) {
-  ModesSummary& modes = result.modes;
-  modes.inplace.lower_bound_bytes = result.plan.lower_bound;
-  modes.inplace.saved_bytes = modes.alias.lower_bound_bytes - modes.inplace.lower_bound_bytes;
-  if (!modes.inplace.enabled && modes.inplace.saved_bytes != 0) {
-    return absl::InternalError(absl::StrCat(ErrorPrefix(graph_label), "the plan's lower bound ",
-                                            result.plan.lower_bound, " differs from the modes' ",
-                                            modes.alias.lower_bound_bytes));
-  }
-  return absl::OkStatus();
+absl::Status WithPrefix(const absl::Status& status, const std::string& graph_label) {
+  if (graph_label.empty()) return status;
+  return absl::Status(status.code(), absl::StrCat(ErrorPrefix(graph_label), status.message()));
 }
 
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
@@ -618,6 +574,8 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 // The figures as formulas, when some arena tensor's size is one (see
 // SymbolicMemory). A sweep line over steps keeps this linear in tensors.
