@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "analyzer/loader/isolated_call.h"
 #include "analyzer/memory/graph_analysis.h"
+#include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "analyzer/shapes/shapes.h"
 #include "analyzer/shapes/sizing.h"
