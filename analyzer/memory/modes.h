@@ -1,7 +1,7 @@
 // The modes beyond the baseline (spec, "Modes beyond the baseline"): another
 // schedule, aliasing of view ops and in-place reuse by elementwise ops.
 //
-// Usage (analysis.cc does this for the main graph):
+// Usage (schedule_modes.cc and graph_problem.cc do this for the main graph):
 //   scheduler::DataflowGraph dataflow = ToDataflowGraph(ir, aligned_bytes, extra_bytes);
 //   ... scheduler::OptimizeSchedule(dataflow, baseline.order, {...}) -> order
 //   std::vector<planner::Lifespan> lifespans = ComputeLifespans(ir, order);
@@ -30,7 +30,7 @@
 //   bytes: the group then lives to the last step.
 // What it does not do: the schedule optimizer does not know about sharing
 // (it orders for the no-sharing peak, then sharing is applied on that order),
-// and If/Loop/Scan bodies stay on the baseline (see analysis.cc).
+// and If/Loop/Scan bodies stay on the baseline (see graph_analysis.cc).
 #ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_MODES_H_
 #define ONNX_FOOTPRINT_ANALYZER_MEMORY_MODES_H_
 

@@ -1,0 +1,130 @@
+// AnalyzeGraph: one graph's problem, its bodies' workspaces, its modes and
+// its validated plan, in that order (graph_analysis.h).
+#include "analyzer/memory/graph_analysis.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "analyzer/loader/graph_ir.h"
+#include "analyzer/memory/liveness.h"
+#include "analyzer/memory/modes.h"
+#include "planner/planner.h"
+#include "planner/problem.h"
+
+namespace footprint {
+namespace {
+
+// Nesting deeper than this is refused rather than risking the stack.
+constexpr int kMaxSubgraphDepth = 64;
+
+// Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
+// largest body (sizes.workspace_of). Bodies are analyzed on the baseline
+// whatever the modes (see AnalyzeOptions), so their peak is the same in every
+// mode. Their weights, unsized values and warnings join `result`'s.
+absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, const std::string& graph_label,
+                           int depth, const Context& context, GraphSizes& sizes, GraphResult& result) {
+  const IrGraph& g = result.ir;
+  std::vector<int64_t>& workspace_of = sizes.workspace_of;
+  workspace_of.assign(g.nodes.size(), 0);
+  absl::flat_hash_set<std::string> body_outer_names;  // Built lazily: only graphs with bodies need it.
+  for (NodeId node_id : result.schedule.order) {
+    const IrNode& node = g.nodes[node_id];
+    if (node.bodies.empty()) continue;
+    if (body_outer_names.empty()) {
+      body_outer_names = outer_names;
+      for (const IrValue& value : g.values) body_outer_names.insert(value.name);
+    }
+    int64_t workspace = 0;
+    for (const onnx::AttributeProto& attribute : node.proto->attribute()) {
+      std::vector<const onnx::GraphProto*> bodies;
+      if (attribute.has_g()) bodies.push_back(&attribute.g());
+      for (const onnx::GraphProto& body : attribute.graphs()) bodies.push_back(&body);
+      for (const onnx::GraphProto* body : bodies) {
+        const std::string body_label =
+            absl::StrCat(graph_label.empty() ? "" : graph_label + " / ", "body '", attribute.name(), "' of node '",
+                         node.display_name, "' (", node.proto->op_type(), ")");
+        absl::StatusOr<GraphResult> body_result = AnalyzeGraph(*body, body_outer_names, body_label, depth + 1, context);
+        if (!body_result.ok()) return body_result.status();
+        workspace = std::max(workspace, body_result->plan.arena_bytes);
+        for (WeightRecord& weight : body_result->weights) result.weights.push_back(std::move(weight));
+        int64_t body_unsized = body_result->nested_unsized;
+        std::vector<std::string> unsized_names;
+        for (const TensorRecord& tensor : body_result->tensors) {
+          if (tensor.bytes.has_value()) continue;
+          ++body_unsized;
+          if (unsized_names.size() < 5) unsized_names.push_back(tensor.name);
+        }
+        result.nested_unsized += body_unsized;
+        if (body_unsized > 0) {
+          result.warnings.push_back(absl::StrCat(body_label, " has ", body_unsized,
+                                                 " unsized tensors (", absl::StrJoin(unsized_names, ", "),
+                                                 body_unsized > 5 ? ", ..." : "", "): its peak is a lower bound"));
+        }
+        for (std::string& warning : body_result->warnings) result.warnings.push_back(std::move(warning));
+      }
+    }
+    workspace_of[node_id] = workspace;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ErrorPrefix(const std::string& graph_label) {
+  return graph_label.empty() ? "" : absl::StrCat("in ", graph_label, ": ");
+}
+
+absl::Status WithPrefix(const absl::Status& status, const std::string& graph_label) {
+  if (graph_label.empty()) return status;
+  return absl::Status(status.code(), absl::StrCat(ErrorPrefix(graph_label), status.message()));
+}
+
+absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
+                                         const absl::flat_hash_set<std::string>& outer_names,
+                                         const std::string& graph_label, int depth, const Context& context) {
+  if (depth > kMaxSubgraphDepth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ErrorPrefix(graph_label), "subgraphs nested deeper than ", kMaxSubgraphDepth));
+  }
+  const AnalyzeOptions& options = context.options;
+  const bool main_graph = depth == 0;
+  GraphResult result;
+  if (absl::Status status = LoadGraph(graph, outer_names, graph_label, result); !status.ok()) return status;
+  absl::StatusOr<GraphSizes> sizes = SizeArenaValues(graph, result, graph_label, context);
+  if (!sizes.ok()) return sizes.status();
+  if (absl::Status status = AnalyzeBodies(outer_names, graph_label, depth, context, *sizes, result); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = RunScheduleMode(*sizes, main_graph, options, graph_label, result); !status.ok()) {
+    return status;
+  }
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(result.ir, result.order);
+  const std::vector<planner::Step> step_of = StepsOf(result.order, static_cast<int>(result.ir.nodes.size()));
+  const std::vector<Sharing> sharing = RunSharingModes(*sizes, lifespans, main_graph, options, result);
+  ArrangeTensors(lifespans, step_of, sharing, *sizes, result);
+  const std::vector<int64_t> buffer_of_tensor = BuildPlannerProblem(options.device.alignment_bytes, result);
+  // Bodies get the heuristics only: there may be many, and the main graph's
+  // arena is the figure users act on.
+  absl::StatusOr<planner::PlanResult> plan = planner::Solve(
+      result.problem, {.time_limit = main_graph ? options.planner_time_limit : absl::ZeroDuration()});
+  if (!plan.ok()) return WithPrefix(plan.status(), graph_label);
+  result.plan = *std::move(plan);
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    if (buffer_of_tensor[i] >= 0) result.tensors[i].offset = result.plan.solution.offsets[buffer_of_tensor[i]];
+  }
+  if (absl::Status status = ValidateSharedBytes(result.tensors); !status.ok()) {
+    return WithPrefix(status, graph_label);
+  }
+  if (absl::Status status = FinishInPlaceMode(graph_label, result); !status.ok()) return status;
+  return result;
+}
+
+}  // namespace footprint

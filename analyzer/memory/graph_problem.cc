@@ -1,0 +1,230 @@
+// Builds the problem of one graph: its view, weights and baseline schedule,
+// the size of every arena value, the tensor records in schedule order and the
+// planner problem (graph_analysis.h).
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "analyzer/loader/graph_ir.h"
+#include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/modes.h"
+#include "analyzer/memory/schedule.h"
+#include "analyzer/shapes/shape_engine.h"
+#include "analyzer/shapes/shapes.h"
+#include "analyzer/shapes/sizing.h"
+#include "analyzer/shapes/tensor_size.h"
+#include "planner/problem.h"
+
+namespace footprint {
+namespace {
+
+// No real model comes near: ONNX runtimes cap ranks far lower (ORT at 8 for
+// many kernels), and a rank in the thousands is a damaged file.
+constexpr size_t kMaxRank = 1024;
+
+// The weights of one graph: initializers and Constant values.
+absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, std::vector<WeightRecord>& weights) {
+  for (const IrValue& value : ir.values) {
+    if (value.origin != ValueOrigin::kInitializer && value.origin != ValueOrigin::kConstant) continue;
+    absl::StatusOr<SizedType> sized = value.origin == ValueOrigin::kInitializer
+                                          ? SizeOfTensorProto(*value.initializer)
+                                          : SizeOfConstantValue(*value.constant);
+    if (!sized.ok()) {
+      return absl::Status(sized.status().code(),
+                          absl::StrCat("weight '", value.name, "': ", sized.status().message()));
+    }
+    weights.push_back(WeightRecord{
+        .name = value.name,
+        .dtype = DataTypeName(sized->data_type),
+        .shape = sized->shape.value_or(std::vector<Dim>{}),
+        .bytes = sized->bytes,
+        .from_constant_node = value.origin == ValueOrigin::kConstant,
+        .graph = graph_label,
+    });
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
+                       const std::string& graph_label, GraphResult& result) {
+  absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
+  if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
+  result.ir = *std::move(ir);
+  absl::StatusOr<BaselineSchedule> schedule = MakeBaselineSchedule(result.ir);
+  if (!schedule.ok()) return WithPrefix(schedule.status(), graph_label);
+  result.schedule = *std::move(schedule);
+  if (absl::Status status = CollectWeights(result.ir, graph_label, result.weights); !status.ok()) {
+    return WithPrefix(status, graph_label);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const GraphResult& result,
+                                           const std::string& graph_label, const Context& context) {
+  const int64_t alignment = context.options.device.alignment_bytes;
+  const IrGraph& g = result.ir;
+  const TypeIndex types = IndexTypes(graph);
+  const int value_count = static_cast<int>(g.values.size());
+  std::vector<ValueId> arena_values;
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (g.values[id].origin == ValueOrigin::kGraphInput) arena_values.push_back(id);
+  }
+  for (NodeId node_id : result.schedule.order) {
+    for (ValueId id : g.nodes[node_id].outputs) arena_values.push_back(id);
+  }
+  // What needs no shape first (the engine may still be running), then sizes.
+  GraphSizes sizes;
+  std::vector<TensorRecord>& records = sizes.records;
+  records.reserve(arena_values.size());
+  sizes.record_of.assign(value_count, -1);
+  for (ValueId id : arena_values) {
+    const IrValue& value = g.values[id];
+    sizes.record_of[id] = static_cast<int32_t>(records.size());
+    records.push_back(TensorRecord{
+        .name = value.name,
+        .role = value.is_graph_output                       ? TensorRole::kGraphOutput
+                : value.origin == ValueOrigin::kGraphInput ? TensorRole::kGraphInput
+                                                           : TensorRole::kActivation,
+        .producer = value.producer >= 0 ? g.nodes[value.producer].display_name : "",
+    });
+  }
+  const symbolic::GraphShapes* engine_shapes = nullptr;
+  if (absl::Status status = context.await_shapes(); !status.ok()) return status;
+  if (context.shapes->has_value()) {
+    auto it = (*context.shapes)->graphs.find(&graph);
+    if (it != (*context.shapes)->graphs.end()) engine_shapes = &it->second;
+  }
+  sizes.aligned_of.assign(value_count, 0);
+  sizes.sized_bytes.assign(value_count, -1);
+  sizes.facts.resize(value_count);
+  for (ValueId id : arena_values) {
+    const IrValue& value = g.values[id];
+    TensorRecord& record = records[sizes.record_of[id]];
+    absl::StatusOr<SizedType> sized = absl::UnknownError("unset");
+    const symbolic::SymValue* engine_value = nullptr;
+    if (engine_shapes != nullptr) {
+      engine_value = engine_shapes->Find(value.name);
+    }
+    if (engine_value != nullptr) {
+      absl::StatusOr<symbolic::SymbolicSize> symbolic_size = symbolic::SizeOfSymValue(*engine_value);
+      if (symbolic_size.ok()) {
+        if (!symbolic_size->sized.bytes.has_value() && symbolic_size->bytes.known()) {
+          record.bytes_expr = symbolic_size->bytes.ToString();
+        }
+        sized = std::move(symbolic_size->sized);
+      } else {
+        sized = symbolic_size.status();
+      }
+    } else {
+      auto type = types.find(value.name);
+      sized = SizeOfType(type == types.end() ? nullptr : type->second);
+    }
+    if (!sized.ok()) {
+      return absl::Status(sized.status().code(), absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name,
+                                                              "': ", sized.status().message()));
+    }
+    if (sized->shape.has_value() && sized->shape->size() > kMaxRank) {
+      return absl::InvalidArgumentError(absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name, "' has rank ",
+                                                     sized->shape->size(), ", more than the limit of ", kMaxRank));
+    }
+    record.dtype = DataTypeName(sized->data_type);
+    record.shape = std::move(sized->shape);
+    record.bytes = sized->bytes;
+    record.unsized_reason = std::move(sized->unsized_reason);
+    if (record.bytes.has_value()) {
+      absl::StatusOr<int64_t> aligned = AlignUp(*record.bytes, alignment);
+      if (!aligned.ok()) {
+        return absl::OutOfRangeError(
+            absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name, "': ", aligned.status().message()));
+      }
+      record.aligned_bytes = *aligned;
+    }
+    sizes.aligned_of[id] = record.aligned_bytes;
+    if (record.bytes.has_value()) sizes.sized_bytes[id] = record.aligned_bytes;
+    sizes.facts[id] = ValueFacts{.bytes = record.bytes, .dtype = record.dtype};
+  }
+  return sizes;
+}
+
+void ArrangeTensors(const std::vector<planner::Lifespan>& lifespans, const std::vector<planner::Step>& step_of,
+                    const std::vector<Sharing>& sharing, GraphSizes& sizes, GraphResult& result) {
+  const IrGraph& g = result.ir;
+  ModesSummary& modes = result.modes;
+  const int value_count = static_cast<int>(g.values.size());
+  std::vector<int64_t> index_of_value(value_count, -1);
+  result.tensors.reserve(sizes.records.size());
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (g.values[id].origin != ValueOrigin::kGraphInput) continue;
+    index_of_value[id] = static_cast<int64_t>(result.tensors.size());
+    result.tensors.push_back(std::move(sizes.records[sizes.record_of[id]]));
+  }
+  for (NodeId node_id : result.order) {
+    for (ValueId id : g.nodes[node_id].outputs) {
+      index_of_value[id] = static_cast<int64_t>(result.tensors.size());
+      result.tensors.push_back(std::move(sizes.records[sizes.record_of[id]]));
+    }
+  }
+  for (ValueId id = 0; id < value_count; ++id) {
+    if (index_of_value[id] < 0) continue;
+    TensorRecord& record = result.tensors[index_of_value[id]];
+    record.first_step = lifespans[id].first;
+    record.last_step = lifespans[id].last;
+    const Sharing& shared = sharing[id];
+    if (shared.owner == id) continue;
+    record.shares_with = g.values[shared.owner].name;
+    record.shares_with_index = index_of_value[shared.owner];
+    record.sharing = SharingKindName(shared.kind);
+    (shared.kind == SharingKind::kAlias ? modes.alias : modes.inplace).tensors += 1;
+  }
+  for (NodeId node_id : result.order) {
+    const IrNode& node = g.nodes[node_id];
+    if (node.bodies.empty()) continue;
+    result.tensors.push_back(TensorRecord{
+        .name = absl::StrCat(node.display_name, "/body"),
+        .role = TensorRole::kSubgraphWorkspace,
+        .dtype = "",
+        .shape = std::nullopt,
+        .bytes = sizes.workspace_of[node_id],
+        .aligned_bytes = sizes.workspace_of[node_id],  // A planned arena of aligned tensors is already aligned.
+        .first_step = step_of[node_id],
+        .last_step = step_of[node_id],
+        .producer = node.display_name,
+    });
+  }
+}
+
+std::vector<int64_t> BuildPlannerProblem(int64_t alignment, GraphResult& result) {
+  std::vector<int64_t> buffer_of_tensor(result.tensors.size(), -1);
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    const TensorRecord& tensor = result.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index >= 0) continue;
+    buffer_of_tensor[i] = static_cast<int64_t>(result.problem.buffers.size());
+    result.problem.buffers.push_back(planner::Buffer{
+        .id = tensor.name,
+        .lifespan = {tensor.first_step, tensor.last_step},
+        .size = tensor.aligned_bytes,
+        .alignment = alignment,
+    });
+    result.tensor_of_buffer.push_back(i);
+  }
+  for (size_t i = 0; i < result.tensors.size(); ++i) {
+    const TensorRecord& tensor = result.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index < 0) continue;
+    buffer_of_tensor[i] = buffer_of_tensor[tensor.shares_with_index];
+    planner::Buffer& group = result.problem.buffers[buffer_of_tensor[i]];
+    group.lifespan.first = std::min(group.lifespan.first, tensor.first_step);
+    group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
+    group.size = std::max(group.size, tensor.aligned_bytes);
+  }
+  return buffer_of_tensor;
+}
+
+}  // namespace footprint

@@ -1,0 +1,131 @@
+// Plans the tiers: the main graph's tensors and weights on the device's
+// memories, the fits verdict and what spills (graph_analysis.h).
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/graph_analysis.h"
+#include "devices/device_catalog.h"
+#include "devices/tier_planner.h"
+#include "planner/planner.h"
+#include "planner/problem.h"
+
+namespace footprint {
+
+// The device's view: weights into the tiers that hold them, arena tensors
+// into the activation tiers (spilling when one is full), and the verdict.
+// The spec's figures above stay those of one arena at the device's
+// alignment; the tiers say where that arena actually goes.
+absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis) {
+  devices::DeviceProfile profile;
+  if (options.device_profile.has_value()) {
+    profile = *options.device_profile;
+  } else {
+    profile.set_name(options.device.name);
+    profile.set_alignment_bytes(options.device.alignment_bytes);
+    devices::Memory* memory = profile.add_memory();
+    memory->set_name("arena");
+    memory->set_holds_activations(true);
+    memory->set_holds_weights(true);
+  }
+  // One buffer per group of tensors sharing bytes, as in the single arena.
+  std::vector<planner::Buffer> buffers;
+  std::vector<size_t> tensor_of_buffer;  // The group's owner.
+  std::vector<int64_t> buffer_of_tensor(analysis.tensors.size(), -1);
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    const TensorRecord& tensor = analysis.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index >= 0) continue;
+    buffer_of_tensor[i] = static_cast<int64_t>(buffers.size());
+    buffers.push_back(planner::Buffer{
+        .id = tensor.name,
+        .lifespan = {tensor.first_step, tensor.last_step},
+        .size = *tensor.bytes,
+    });
+    tensor_of_buffer.push_back(i);
+  }
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    const TensorRecord& tensor = analysis.tensors[i];
+    if (!tensor.bytes.has_value() || tensor.shares_with_index < 0) continue;
+    buffer_of_tensor[i] = buffer_of_tensor[tensor.shares_with_index];
+    planner::Buffer& group = buffers[buffer_of_tensor[i]];
+    group.lifespan.first = std::min(group.lifespan.first, tensor.first_step);
+    group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
+    group.size = std::max(group.size, *tensor.bytes);
+  }
+  // With one activation tier at the device's alignment, that tier's problem is
+  // the single arena's, already planned with the full budget: plan the tiers
+  // with heuristics only and keep the better of the two plans.
+  int activation_tiers = 0;
+  bool same_alignment = true;
+  for (const devices::Memory& memory : profile.memory()) {
+    if (!memory.holds_activations()) continue;
+    ++activation_tiers;
+    same_alignment = devices::TierAlignment(profile, memory) == options.device.alignment_bytes;
+  }
+  const bool reuse_single_arena = activation_tiers == 1 && same_alignment;
+  planner::SolveOptions tier_options{.time_limit = options.planner_time_limit};
+  planner::Solution single_arena;  // The single arena's offsets, buffer by buffer: the tier's plan when it fits.
+  if (reuse_single_arena) {
+    for (size_t tensor : tensor_of_buffer) single_arena.offsets.push_back(analysis.tensors[tensor].offset.value_or(0));
+    tier_options = {.time_limit = absl::ZeroDuration(), .bounded_search_nodes = 0, .hint = &single_arena};
+  }
+  absl::StatusOr<devices::DevicePlan> plan =
+      devices::PlanOnDevice(buffers, analysis.memory.weights_bytes, profile, tier_options);
+  if (!plan.ok()) return plan.status();
+  if (reuse_single_arena && plan->spilled_buffers > 0) {
+    // The heuristics alone did not fit the tier: let the search try too.
+    plan = devices::PlanOnDevice(buffers, analysis.memory.weights_bytes, profile,
+                                 {.time_limit = options.planner_time_limit});
+    if (!plan.ok()) return plan.status();
+  }
+  if (reuse_single_arena && plan->spilled_buffers == 0) {
+    for (devices::TierPlan& tier : plan->tiers) {
+      if (!tier.holds_activations || tier.arena_bytes <= analysis.memory.arena_bytes) continue;
+      // Same problem, better plan: the single arena's offsets (already validated).
+      tier.arena_bytes = analysis.memory.arena_bytes;
+      tier.plan.proven_optimal = analysis.plan.proven_optimal;
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        plan->placements[i].offset = *analysis.tensors[tensor_of_buffer[i]].offset;
+      }
+    }
+  }
+  for (const devices::TierPlan& tier : plan->tiers) {
+    analysis.tiers.push_back(TierSummary{
+        .name = tier.name,
+        .capacity_bytes = tier.capacity_bytes,
+        .arena_limit_bytes = tier.arena_limit_bytes,
+        .alignment_bytes = tier.alignment_bytes,
+        .arena_bytes = tier.arena_bytes,
+        .weights_bytes = tier.weights_bytes,
+        .tensors = 0,  // Counted below: a group of tensors sharing bytes is one buffer.
+        .holds_weights = tier.holds_weights,
+        .holds_activations = tier.holds_activations,
+        .proven_optimal = tier.plan.proven_optimal,
+    });
+  }
+  for (size_t i = 0; i < analysis.tensors.size(); ++i) {
+    if (buffer_of_tensor[i] < 0) continue;
+    const devices::BufferPlacement& placement = plan->placements[buffer_of_tensor[i]];
+    TensorRecord& tensor = analysis.tensors[i];
+    if (placement.tier < 0) continue;
+    tensor.tier = plan->tiers[placement.tier].name;
+    tensor.tier_offset = placement.offset;
+    ++analysis.tiers[placement.tier].tensors;
+  }
+  analysis.fits = plan->fits;
+  analysis.fits_reason = plan->reason;
+  analysis.spill_policy = plan->spill_policy;
+  analysis.spilled_tensors = plan->spilled_buffers;
+  if (analysis.fits.has_value() && *analysis.fits && !analysis.memory.complete) {
+    // Unsized tensors are missing from every tier: "fits" would be a guess.
+    analysis.fits = std::nullopt;
+    analysis.fits_reason = "some tensors have no known size";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace footprint
