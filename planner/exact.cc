@@ -18,12 +18,6 @@ namespace {
 constexpr Bytes kInfinity = std::numeric_limits<Bytes>::max() / 4;
 constexpr int kUnplaced = -1;
 
-Bytes AlignUp(Bytes value, Bytes alignment) {
-  if (alignment <= 1) return value;
-  const Bytes remainder = value % alignment;
-  return remainder == 0 ? value : value + (alignment - remainder);
-}
-
 // The buffers of one independent part of the search, in preorder.
 struct Partition {
   SectionRange range;      // The sections it covers.
