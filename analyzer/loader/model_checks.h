@@ -60,7 +60,7 @@ class TensorChecker {
     std::string problem;       // Empty when the file exists but is short.
     int64_t file_size = 0;     // Its size, when it exists.
     int64_t needed = 0;        // offset + length of the first tensor reading past the end.
-    int tensors = 0;           // Tensors stored in it.
+    int tensors = 0;           // Tensors that find it missing or short.
   };
 
   void WarnInlineBytesDiffer(const StoredTensor& tensor, int64_t expected_bytes);
