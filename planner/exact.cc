@@ -1,543 +1,230 @@
 #include "planner/exact.h"
 
 #include <algorithm>
-#include <array>
-#include <limits>
 #include <numeric>
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/time/clock.h"
+#include "planner/exact_search.h"
 #include "planner/lower_bound.h"
 #include "planner/sections.h"
 
 namespace footprint::planner {
-namespace {
 
-constexpr Bytes kInfinity = std::numeric_limits<Bytes>::max() / 4;
-constexpr int kUnplaced = -1;
-
-Bytes AlignUp(Bytes value, Bytes alignment) {
-  if (alignment <= 1) return value;
-  const Bytes remainder = value % alignment;
-  return remainder == 0 ? value : value + (alignment - remainder);
-}
-
-// The buffers of one independent part of the search, in preorder.
-struct Partition {
-  SectionRange range;      // The sections it covers.
-  std::vector<int> order;  // Its buffers, in the order that breaks ties.
-  int preorder = 0;        // Index into kPreorders.
-};
-
-// A static preorder: each letter is a key, compared largest first.
-//   T: the peak live bytes over the buffer's sections, W: lifespan width, A: area, Z: size.
-constexpr std::array<const char*, 3> kPreorders = {"TWA", "WAT", "TAW"};
-
-class Searcher {
- public:
-  explicit Searcher(const Problem& problem) : problem_(problem) {
-    const std::vector<Buffer>& buffers = problem.buffers;
-    const int n = static_cast<int>(buffers.size());
-    sections_ = ComputeSections(problem);
-    std::optional<std::vector<std::vector<int>>> overlaps = ComputeOverlaps(problem, sections_, kMaxExactOverlaps);
-    if (!overlaps.has_value()) return;
-    overlaps_ = std::move(*overlaps);
-    size_.resize(n);
-    align_.resize(n);
-    for (int i = 0; i < n; ++i) {
-      size_[i] = buffers[i].size;
-      align_[i] = buffers[i].alignment;
-      if (buffers[i].size == 0) continue;
-      if (buffers[i].pinned_offset.has_value()) {
-        has_pinned_ = true;
-        pinned_end_ = std::max(pinned_end_, *buffers[i].pinned_offset + buffers[i].size);
-      } else {
-        free_.push_back(i);
-      }
-    }
-    // The search recurses once per placed buffer of an independent part: bound
-    // the largest part so that the depth stays far within the thread's stack.
-    {
-      std::vector<int> spanning(std::max(sections_.count - 1, 0), 0);
-      std::vector<int> starting(sections_.count, 0);
-      for (int i : free_) {
-        const SectionRange range = sections_.buffer_range[i];
-        ++starting[range.begin];
-        for (int k = range.begin; k + 1 < range.end; ++k) ++spanning[k];
-      }
-      // Buffers that alone (or nearly) hold two halves of the problem together:
-      // once they are placed, the search splits there.
-      linking_.assign(n, false);
-      for (int i : free_) {
-        const SectionRange range = sections_.buffer_range[i];
-        for (int k = range.begin; k + 1 < range.end && !linking_[i]; ++k) linking_[i] = spanning[k] <= kLinkingSpan;
-      }
-      int part = 0;
-      for (int s = 0; s < sections_.count; ++s) {
-        part += starting[s];
-        if (part > kMaxExactPartitionBuffers) return;
-        if (s + 1 == sections_.count || spanning[s] == 0) part = 0;
-      }
-    }
-    if (has_pinned_) {
-      pinned_overlaps_.resize(n);
-      for (int i : free_) {
-        for (int other : overlaps_[i]) {
-          if (buffers[other].pinned_offset.has_value()) pinned_overlaps_[i].push_back(other);
-        }
-        std::sort(pinned_overlaps_[i].begin(), pinned_overlaps_[i].end(),
-                  [&](int a, int b) { return *buffers[a].pinned_offset < *buffers[b].pinned_offset; });
-      }
-    }
-    // Static preorders.
-    peak_.assign(n, 0);
-    width_.assign(n, 0);
-    area_.assign(n, 0);
-    for (int i : free_) {
-      const SectionRange range = sections_.buffer_range[i];
-      for (int s = range.begin; s < range.end; ++s) peak_[i] = std::max(peak_[i], sections_.live_bytes[s]);
-      width_[i] = buffers[i].lifespan.last - buffers[i].lifespan.first + 1;
-      area_[i] = size_[i] * width_[i];
-    }
-    for (int p = 0; p < static_cast<int>(kPreorders.size()); ++p) {
-      std::vector<int> order = free_;
-      SortByPreorder(p, order);
-      preorders_.push_back(std::move(order));
-    }
-    offset_.assign(n, kUnplaced);
-    min_offset_.assign(n, 0);
-    solution_.offsets.assign(n, 0);
-    total_.assign(sections_.count, 0);
-    section_floor_.assign(sections_.count, kInfinity);
-    section_stamp_.assign(sections_.count, 0);
-    cuts_.assign(std::max(sections_.count - 1, 0), 0);
-    usable_ = true;
-  }
-
-  // Adds a preorder that follows a known plan: lowest offset first. The
-  // search's first dive then tends to rebuild that plan, and backtracking
-  // explores its neighbourhood.
-  // Linking buffers come first whatever their offset in the plan, so that the
-  // dive splits the problem early instead of interleaving its parts.
-  void SetGuide(const Solution& guide) {
-    guide_ = guide.offsets;
-    for (int i : free_) {
-      if (linking_[i]) guide_[i] = -1;
-    }
-    std::vector<int> order = free_;
-    SortByPreorder(kGuided, order);
-    if (preorders_.size() > kPreorders.size()) preorders_.pop_back();
-    preorders_.push_back(std::move(order));
-  }
-
-  bool usable() const { return usable_; }
-  bool has_pinned() const { return has_pinned_; }
-
-  DecisionResult Decide(Bytes capacity, absl::Time deadline, int64_t max_nodes) {
-    DecisionResult result;
-    deadline_ = deadline;
-    nodes_ = 0;
-    max_nodes_ = max_nodes;
-    timed_out_ = false;
-    if (pinned_end_ > capacity || !Reset(capacity)) {
-      result.feasibility = Feasibility::kImpossible;
-      return result;
-    }
-    // Static partitions: section boundaries that no buffer spans.
-    std::vector<SectionRange> ranges;
-    int begin = 0;
-    for (int k = 0; k + 1 < sections_.count; ++k) {
-      if (cuts_[k] == 0) {
-        ranges.push_back({begin, k + 1});
-        begin = k + 1;
-      }
-    }
-    if (sections_.count > 0) ranges.push_back({begin, sections_.count});
-    for (const SectionRange& range : ranges) {
-      std::vector<Partition> parts;
-      for (int p = static_cast<int>(preorders_.size()) - 1; p >= 0; --p) {  // The guided preorder first.
-        Partition part = {.range = range, .preorder = p};
-        for (int b : preorders_[p]) {
-          if (sections_.buffer_range[b].begin >= range.begin && sections_.buffer_range[b].begin < range.end) {
-            part.order.push_back(b);
-          }
-        }
-        parts.push_back(std::move(part));
-      }
-      if (parts.empty() || parts[0].order.empty()) continue;
-      bool solved = false;
-      for (int64_t limit = std::max<int64_t>(64, 2 * parts[0].order.size()); !solved; limit *= 2) {
-        for (const Partition& part : parts) {
-          budget_ = limit;
-          const Outcome outcome = Search(part, 0, -1);
-          if (outcome == Outcome::kFound) {
-            solved = true;
-            break;
-          }
-          if (outcome == Outcome::kNotFound) {
-            // The whole tree was searched: no plan fits (canonical plans are
-            // complete unless buffers are pinned).
-            result.feasibility = has_pinned_ ? Feasibility::kUnknown : Feasibility::kImpossible;
-            result.nodes = nodes_;
-            return result;
-          }
-          if (timed_out_) {
-            result.nodes = nodes_;
-            return result;
-          }
-        }
-      }
-    }
-    result.feasibility = Feasibility::kFits;
-    result.nodes = nodes_;
-    result.solution = solution_;
-    for (size_t i = 0; i < problem_.buffers.size(); ++i) {
-      const Buffer& buffer = problem_.buffers[i];
-      if (buffer.pinned_offset.has_value()) {
-        result.solution.offsets[i] = *buffer.pinned_offset;
-      } else if (buffer.size == 0) {
-        result.solution.offsets[i] = 0;
-      }
-    }
+DecisionResult ExactSearcher::Decide(Bytes capacity, absl::Time deadline, int64_t max_nodes) {
+  DecisionResult result;
+  deadline_ = deadline;
+  nodes_ = 0;
+  max_nodes_ = max_nodes;
+  timed_out_ = false;
+  if (pinned_end_ > capacity || !Reset(capacity)) {
+    result.feasibility = Feasibility::kImpossible;
     return result;
   }
-
- private:
-  enum class Outcome { kFound, kNotFound, kAborted };
-
-  struct Candidate {
-    Bytes offset;  // The buffer's floor.
-    int index;     // Its position in the partition's order.
-  };
-
-  // The lowest offset >= `offset` (aligned) where buffer `b` misses every pinned buffer.
-  Bytes AvoidPinned(int b, Bytes offset) const {
-    offset = AlignUp(offset, align_[b]);
-    if (!has_pinned_) return offset;
-    for (int p : pinned_overlaps_[b]) {
-      const Bytes begin = *problem_.buffers[p].pinned_offset;
-      const Bytes end = begin + size_[p];
-      if (begin < offset + size_[b] && offset < end) offset = AlignUp(end, align_[b]);
+  // Static partitions: section boundaries that no buffer spans.
+  std::vector<SectionRange> ranges;
+  int begin = 0;
+  for (int k = 0; k + 1 < sections_.count; ++k) {
+    if (cuts_[k] == 0) {
+      ranges.push_back({begin, k + 1});
+      begin = k + 1;
     }
-    return offset;
   }
-
-  // Sets up the empty partial plan; false if it already cannot fit.
-  bool Reset(Bytes capacity) {
-    capacity_ = capacity;
-    for (size_t i = 0; i < problem_.buffers.size(); ++i) {
-      offset_[i] = problem_.buffers[i].pinned_offset.has_value() || size_[i] == 0 ? 0 : kUnplaced;
-    }
-    std::fill(total_.begin(), total_.end(), 0);
-    std::fill(section_floor_.begin(), section_floor_.end(), kInfinity);
-    std::fill(cuts_.begin(), cuts_.end(), 0);
-    bool fits = true;
-    for (int b : free_) {
-      min_offset_[b] = AvoidPinned(b, 0);
-      if (min_offset_[b] + size_[b] > capacity_) fits = false;
-      const SectionRange range = sections_.buffer_range[b];
-      for (int s = range.begin; s < range.end; ++s) {
-        total_[s] += size_[b];
-        section_floor_[s] = std::min(section_floor_[s], min_offset_[b]);
-      }
-      for (int k = range.begin; k + 1 < range.end; ++k) ++cuts_[k];
-    }
-    for (int s = 0; s < sections_.count; ++s) {
-      if (total_[s] > 0 && section_floor_[s] + total_[s] > capacity_) fits = false;
-    }
-    min_offset_trail_.clear();
-    floor_trail_.clear();
-    candidates_.clear();
-    return fits;
-  }
-
-  Outcome Search(const Partition& part, Bytes last_offset, int last_index) {
-    // A node costs O(buffers of the partition): big partitions check the clock every node.
-    if (((++nodes_ & 255) == 0 || part.order.size() > 512) && absl::Now() > deadline_) timed_out_ = true;
-    if (timed_out_ || --budget_ < 0 || (max_nodes_ >= 0 && nodes_ > max_nodes_)) {
-      if (max_nodes_ >= 0 && nodes_ > max_nodes_) timed_out_ = true;
-      return Outcome::kAborted;
-    }
-    const size_t base = candidates_.size();
-    Bytes min_height = kInfinity;
-    bool any_unplaced = false;
-    const int count = static_cast<int>(part.order.size());
-    for (int i = 0; i < count; ++i) {
-      const int b = part.order[i];
-      if (offset_[b] != kUnplaced) continue;
-      any_unplaced = true;
-      const Bytes floor = min_offset_[b];
-      min_height = std::min(min_height, floor + size_[b]);
-      // Canonical order: offsets never decrease, ties go by preorder.
-      if (floor < last_offset || (floor == last_offset && i < last_index)) continue;
-      candidates_.push_back({floor, i});
-    }
-    if (!any_unplaced) return Outcome::kFound;
-    // Dominance: nothing goes at or above the top of another buffer's floor placement.
-    size_t end = base;
-    for (size_t k = base; k < candidates_.size(); ++k) {
-      if (candidates_[k].offset < min_height) candidates_[end++] = candidates_[k];
-    }
-    candidates_.resize(end);
-    std::sort(candidates_.begin() + base, candidates_.end(), [](const Candidate& a, const Candidate& b) {
-      return a.offset != b.offset ? a.offset < b.offset : a.index < b.index;
-    });
-    // Offset inference, before placing anything: at offset `o`, a section whose
-    // unplaced load exceeds capacity - o can only be saved by the candidate
-    // itself covering it. The overfull sections are found once per offset.
-    Bytes overfull_offset = -1;
-    int overfull_first = 0, overfull_last = -1;
-    Bytes overfull_max = 0;
-    Outcome outcome = Outcome::kNotFound;
-    for (size_t k = base; k < end; ++k) {
-      const Candidate candidate = candidates_[k];
-      const int b = part.order[candidate.index];
-      if (candidate.offset != overfull_offset) {
-        overfull_offset = candidate.offset;
-        overfull_first = part.range.end;
-        overfull_last = -1;
-        overfull_max = 0;
-        for (int s = part.range.begin; s < part.range.end; ++s) {
-          if (total_[s] > capacity_ - overfull_offset) {
-            overfull_first = std::min(overfull_first, s);
-            overfull_last = s;
-            overfull_max = std::max(overfull_max, total_[s]);
-          }
+  if (sections_.count > 0) ranges.push_back({begin, sections_.count});
+  for (const SectionRange& range : ranges) {
+    std::vector<Partition> parts;
+    for (int p = static_cast<int>(preorders_.size()) - 1; p >= 0; --p) {  // The guided preorder first.
+      Partition part = {.range = range, .preorder = p};
+      for (int b : preorders_[p]) {
+        if (sections_.buffer_range[b].begin >= range.begin && sections_.buffer_range[b].begin < range.end) {
+          part.order.push_back(b);
         }
       }
-      if (overfull_last >= 0) {
-        const SectionRange own = sections_.buffer_range[b];
-        if (own.begin > overfull_first || own.end <= overfull_last ||
-            overfull_max - size_[b] > capacity_ - candidate.offset) {
-          continue;
-        }
-      }
-      const size_t offset_mark = min_offset_trail_.size();
-      const size_t floor_mark = floor_trail_.size();
-      if (Place(b, candidate.offset)) {
-        outcome = Continue(part, b, candidate.offset, candidate.index);
-      }
-      Undo(b, offset_mark, floor_mark);
-      if (outcome != Outcome::kNotFound) break;
+      parts.push_back(std::move(part));
     }
-    candidates_.resize(base);
-    return outcome;
-  }
-
-  // Places `b` at `offset` and propagates; false when the partial plan can no
-  // longer fit. Undo() reverts it either way.
-  bool Place(int b, Bytes offset) {
-    offset_[b] = offset;
-    solution_.offsets[b] = offset;
-    const Bytes top = offset + size_[b];
-    ++stamp_;
-    affected_.clear();
-    const SectionRange own = sections_.buffer_range[b];
-    for (int s = own.begin; s < own.end; ++s) {
-      total_[s] -= size_[b];
-      if (section_floor_[s] == offset && section_stamp_[s] != stamp_) {
-        section_stamp_[s] = stamp_;
-        affected_.push_back(s);
-      }
-    }
-    bool fits = true;
-    for (int d : overlaps_[b]) {
-      if (offset_[d] != kUnplaced) continue;
-      const Bytes old = min_offset_[d];
-      if (AlignUp(top, align_[d]) <= old) continue;
-      const Bytes floor = AvoidPinned(d, top);
-      min_offset_trail_.push_back({d, old});
-      min_offset_[d] = floor;
-      if (floor + size_[d] > capacity_) {
-        fits = false;
-        break;
-      }
-      const SectionRange range = sections_.buffer_range[d];
-      for (int s = range.begin; s < range.end; ++s) {
-        if (section_floor_[s] == old && section_stamp_[s] != stamp_) {
-          section_stamp_[s] = stamp_;
-          affected_.push_back(s);
-        }
-      }
-    }
-    if (!fits) return false;
-    for (int s : affected_) {
-      // Floors only rise: a member still at the old floor settles it.
-      const Bytes old_floor = section_floor_[s];
-      Bytes floor = kInfinity;
-      for (int m : sections_.members[s]) {
-        if (offset_[m] != kUnplaced) continue;
-        floor = std::min(floor, min_offset_[m]);
-        if (floor == old_floor) break;
-      }
-      if (floor != section_floor_[s]) {
-        floor_trail_.push_back({s, section_floor_[s]});
-        section_floor_[s] = floor;
-      }
-    }
-    // Section inference: every unplaced buffer of a section lies above both
-    // the current offset and the section's lowest floor. Search has checked the
-    // offset; only sections whose floor rose can newly fail on the floor.
-    for (int s : affected_) {
-      if (total_[s] > 0 && std::max(offset, section_floor_[s]) + total_[s] > capacity_) return false;
-    }
-    return true;
-  }
-
-  void Undo(int b, size_t offset_mark, size_t floor_mark) {
-    while (floor_trail_.size() > floor_mark) {
-      section_floor_[floor_trail_.back().first] = floor_trail_.back().second;
-      floor_trail_.pop_back();
-    }
-    while (min_offset_trail_.size() > offset_mark) {
-      min_offset_[min_offset_trail_.back().first] = min_offset_trail_.back().second;
-      min_offset_trail_.pop_back();
-    }
-    const SectionRange own = sections_.buffer_range[b];
-    for (int s = own.begin; s < own.end; ++s) total_[s] += size_[b];
-    offset_[b] = kUnplaced;
-  }
-
-  // After placing `b`: search on, splitting the partition where no unplaced
-  // buffer spans a section boundary any more.
-  Outcome Continue(const Partition& part, int b, Bytes offset, int index) {
-    const SectionRange own = sections_.buffer_range[b];
-    std::vector<int> cut_points;
-    for (int k = own.begin; k + 1 < own.end; ++k) {
-      if (--cuts_[k] == 0) cut_points.push_back(k + 1);
-    }
-    Outcome outcome = Outcome::kFound;
-    if (cut_points.empty()) {
-      outcome = Search(part, offset, index);
-    } else {
-      cut_points.insert(cut_points.begin(), part.range.begin);
-      cut_points.push_back(part.range.end);
-      for (size_t c = 0; c + 1 < cut_points.size() && outcome == Outcome::kFound; ++c) {
-        Partition sub = {.range = {cut_points[c], cut_points[c + 1]}, .preorder = part.preorder};
-        for (int other : part.order) {
-          if (offset_[other] != kUnplaced) continue;
-          const int start = sections_.buffer_range[other].begin;
-          if (start >= sub.range.begin && start < sub.range.end) sub.order.push_back(other);
-        }
-        if (sub.order.empty()) continue;
-        // An independent part is decided by its buffers and their floors alone:
-        // a part seen before (after a restart, in another branch or for another
-        // capacity) is not searched again when its known plan fits or it is
-        // known not to fit.
-        std::vector<int64_t> key = {sub.range.begin, sub.range.end};
-        std::vector<int> members = sub.order;
-        std::sort(members.begin(), members.end());
-        for (int other : members) {
-          key.push_back(other);
-          key.push_back(min_offset_[other]);
-        }
-        CachedPart* known = nullptr;
-        if (auto found = part_cache_.find(key); found != part_cache_.end()) known = &found->second;
-        if (known != nullptr && capacity_ <= known->impossible_at) {
-          outcome = Outcome::kNotFound;
+    if (parts.empty() || parts[0].order.empty()) continue;
+    bool solved = false;
+    for (int64_t limit = std::max<int64_t>(64, 2 * parts[0].order.size()); !solved; limit *= 2) {
+      for (const Partition& part : parts) {
+        budget_ = limit;
+        const Outcome outcome = Search(part, 0, -1);
+        if (outcome == Outcome::kFound) {
+          solved = true;
           break;
         }
-        if (known != nullptr && !known->offsets.empty() && known->top <= capacity_) {
-          for (size_t m = 0; m < members.size(); ++m) solution_.offsets[members[m]] = known->offsets[m];
-          continue;
+        if (outcome == Outcome::kNotFound) {
+          // The whole tree was searched: no plan fits (canonical plans are
+          // complete unless buffers are pinned).
+          result.feasibility = has_pinned_ ? Feasibility::kUnknown : Feasibility::kImpossible;
+          result.nodes = nodes_;
+          return result;
         }
-        // Re-rank by the load that is left in each section.
-        for (int other : sub.order) {
-          peak_[other] = 0;
-          const SectionRange range = sections_.buffer_range[other];
-          for (int s = range.begin; s < range.end; ++s) peak_[other] = std::max(peak_[other], total_[s]);
+        if (timed_out_) {
+          result.nodes = nodes_;
+          return result;
         }
-        SortByPreorder(sub.preorder, sub.order);
-        outcome = Search(sub, 0, -1);
-        if (outcome != Outcome::kAborted) {
-          if (part_cache_.size() >= kMaxCachedParts) part_cache_.clear();
-          CachedPart& cached = part_cache_[std::move(key)];
-          if (outcome == Outcome::kNotFound) {
-            cached.impossible_at = std::max(cached.impossible_at, capacity_);
-          } else {
-            Bytes top = 0;
-            for (int other : members) top = std::max(top, solution_.offsets[other] + size_[other]);
-            if (cached.offsets.empty() || top < cached.top) {
-              cached.top = top;
-              cached.offsets.clear();
-              for (int other : members) cached.offsets.push_back(solution_.offsets[other]);
-            }
+      }
+    }
+  }
+  result.feasibility = Feasibility::kFits;
+  result.nodes = nodes_;
+  result.solution = solution_;
+  for (size_t i = 0; i < problem_.buffers.size(); ++i) {
+    const Buffer& buffer = problem_.buffers[i];
+    if (buffer.pinned_offset.has_value()) {
+      result.solution.offsets[i] = *buffer.pinned_offset;
+    } else if (buffer.size == 0) {
+      result.solution.offsets[i] = 0;
+    }
+  }
+  return result;
+}
+
+ExactSearcher::Outcome ExactSearcher::Search(const Partition& part, Bytes last_offset, int last_index) {
+  // A node costs O(buffers of the partition): big partitions check the clock every node.
+  if (((++nodes_ & 255) == 0 || part.order.size() > 512) && absl::Now() > deadline_) timed_out_ = true;
+  if (timed_out_ || --budget_ < 0 || (max_nodes_ >= 0 && nodes_ > max_nodes_)) {
+    if (max_nodes_ >= 0 && nodes_ > max_nodes_) timed_out_ = true;
+    return Outcome::kAborted;
+  }
+  const size_t base = candidates_.size();
+  Bytes min_height = kInfinity;
+  bool any_unplaced = false;
+  const int count = static_cast<int>(part.order.size());
+  for (int i = 0; i < count; ++i) {
+    const int b = part.order[i];
+    if (offset_[b] != kUnplaced) continue;
+    any_unplaced = true;
+    const Bytes floor = min_offset_[b];
+    min_height = std::min(min_height, floor + size_[b]);
+    // Canonical order: offsets never decrease, ties go by preorder.
+    if (floor < last_offset || (floor == last_offset && i < last_index)) continue;
+    candidates_.push_back({floor, i});
+  }
+  if (!any_unplaced) return Outcome::kFound;
+  // Dominance: nothing goes at or above the top of another buffer's floor placement.
+  size_t end = base;
+  for (size_t k = base; k < candidates_.size(); ++k) {
+    if (candidates_[k].offset < min_height) candidates_[end++] = candidates_[k];
+  }
+  candidates_.resize(end);
+  std::sort(candidates_.begin() + base, candidates_.end(), [](const Candidate& a, const Candidate& b) {
+    return a.offset != b.offset ? a.offset < b.offset : a.index < b.index;
+  });
+  // Offset inference, before placing anything: at offset `o`, a section whose
+  // unplaced load exceeds capacity - o can only be saved by the candidate
+  // itself covering it. The overfull sections are found once per offset.
+  Bytes overfull_offset = -1;
+  int overfull_first = 0, overfull_last = -1;
+  Bytes overfull_max = 0;
+  Outcome outcome = Outcome::kNotFound;
+  for (size_t k = base; k < end; ++k) {
+    const Candidate candidate = candidates_[k];
+    const int b = part.order[candidate.index];
+    if (candidate.offset != overfull_offset) {
+      overfull_offset = candidate.offset;
+      overfull_first = part.range.end;
+      overfull_last = -1;
+      overfull_max = 0;
+      for (int s = part.range.begin; s < part.range.end; ++s) {
+        if (total_[s] > capacity_ - overfull_offset) {
+          overfull_first = std::min(overfull_first, s);
+          overfull_last = s;
+          overfull_max = std::max(overfull_max, total_[s]);
+        }
+      }
+    }
+    if (overfull_last >= 0) {
+      const SectionRange own = sections_.buffer_range[b];
+      if (own.begin > overfull_first || own.end <= overfull_last ||
+          overfull_max - size_[b] > capacity_ - candidate.offset) {
+        continue;
+      }
+    }
+    const size_t offset_mark = min_offset_trail_.size();
+    const size_t floor_mark = floor_trail_.size();
+    if (Place(b, candidate.offset)) {
+      outcome = Continue(part, b, candidate.offset, candidate.index);
+    }
+    Undo(b, offset_mark, floor_mark);
+    if (outcome != Outcome::kNotFound) break;
+  }
+  candidates_.resize(base);
+  return outcome;
+}
+
+ExactSearcher::Outcome ExactSearcher::Continue(const Partition& part, int b, Bytes offset, int index) {
+  const SectionRange own = sections_.buffer_range[b];
+  std::vector<int> cut_points;
+  for (int k = own.begin; k + 1 < own.end; ++k) {
+    if (--cuts_[k] == 0) cut_points.push_back(k + 1);
+  }
+  Outcome outcome = Outcome::kFound;
+  if (cut_points.empty()) {
+    outcome = Search(part, offset, index);
+  } else {
+    cut_points.insert(cut_points.begin(), part.range.begin);
+    cut_points.push_back(part.range.end);
+    for (size_t c = 0; c + 1 < cut_points.size() && outcome == Outcome::kFound; ++c) {
+      Partition sub = {.range = {cut_points[c], cut_points[c + 1]}, .preorder = part.preorder};
+      for (int other : part.order) {
+        if (offset_[other] != kUnplaced) continue;
+        const int start = sections_.buffer_range[other].begin;
+        if (start >= sub.range.begin && start < sub.range.end) sub.order.push_back(other);
+      }
+      if (sub.order.empty()) continue;
+      // An independent part is decided by its buffers and their floors alone:
+      // a part seen before (after a restart, in another branch or for another
+      // capacity) is not searched again when its known plan fits or it is
+      // known not to fit.
+      std::vector<int64_t> key = {sub.range.begin, sub.range.end};
+      std::vector<int> members = sub.order;
+      std::sort(members.begin(), members.end());
+      for (int other : members) {
+        key.push_back(other);
+        key.push_back(min_offset_[other]);
+      }
+      CachedPart* known = nullptr;
+      if (auto found = part_cache_.find(key); found != part_cache_.end()) known = &found->second;
+      if (known != nullptr && capacity_ <= known->impossible_at) {
+        outcome = Outcome::kNotFound;
+        break;
+      }
+      if (known != nullptr && !known->offsets.empty() && known->top <= capacity_) {
+        for (size_t m = 0; m < members.size(); ++m) solution_.offsets[members[m]] = known->offsets[m];
+        continue;
+      }
+      // Re-rank by the load that is left in each section.
+      for (int other : sub.order) {
+        peak_[other] = 0;
+        const SectionRange range = sections_.buffer_range[other];
+        for (int s = range.begin; s < range.end; ++s) peak_[other] = std::max(peak_[other], total_[s]);
+      }
+      SortByPreorder(sub.preorder, sub.order);
+      outcome = Search(sub, 0, -1);
+      if (outcome != Outcome::kAborted) {
+        if (part_cache_.size() >= kMaxCachedParts) part_cache_.clear();
+        CachedPart& cached = part_cache_[std::move(key)];
+        if (outcome == Outcome::kNotFound) {
+          cached.impossible_at = std::max(cached.impossible_at, capacity_);
+        } else {
+          Bytes top = 0;
+          for (int other : members) top = std::max(top, solution_.offsets[other] + size_[other]);
+          if (cached.offsets.empty() || top < cached.top) {
+            cached.top = top;
+            cached.offsets.clear();
+            for (int other : members) cached.offsets.push_back(solution_.offsets[other]);
           }
         }
       }
     }
-    for (int k = own.begin; k + 1 < own.end; ++k) ++cuts_[k];
-    return outcome;
   }
+  for (int k = own.begin; k + 1 < own.end; ++k) ++cuts_[k];
+  return outcome;
+}
 
-  void SortByPreorder(int preorder, std::vector<int>& order) const {
-    if (preorder == kGuided) {
-      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        if (guide_[a] != guide_[b]) return guide_[a] < guide_[b];
-        return size_[a] > size_[b];
-      });
-      return;
-    }
-    const char* keys = kPreorders[preorder];
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      for (const char* key = keys; *key != '\0'; ++key) {
-        const std::vector<Bytes>& values = *key == 'T' ? peak_ : *key == 'W' ? width_ : *key == 'A' ? area_ : size_;
-        if (values[a] != values[b]) return values[a] > values[b];
-      }
-      return a < b;
-    });
-  }
-
-  // A decomposed part's outcome, keyed by capacity, range and (buffer, floor) pairs.
-  struct CachedPart {
-    Bytes impossible_at = -1;    // Largest capacity proven too small (-1: none).
-    Bytes top = 0;               // The best known plan's top byte.
-    std::vector<Bytes> offsets;  // Its offsets, buffers in index order (empty: none known).
-  };
-  static constexpr size_t kMaxCachedParts = 1 << 16;
-
-  const Problem& problem_;
-  bool usable_ = false;
-  bool has_pinned_ = false;
-  Bytes pinned_end_ = 0;
-  Sections sections_;
-  std::vector<std::vector<int>> overlaps_;
-  std::vector<std::vector<int>> pinned_overlaps_;
-  std::vector<int> free_;  // Sized buffers that are not pinned.
-  std::vector<Bytes> size_;
-  std::vector<Bytes> align_;
-  std::vector<std::vector<int>> preorders_;
-  std::vector<Bytes> peak_;   // Preorder key T (recomputed for decomposed parts).
-  std::vector<Bytes> width_;  // Preorder key W.
-  std::vector<Bytes> area_;   // Preorder key A.
-  std::vector<Bytes> guide_;  // Offsets of the plan the kGuided preorder follows.
-  std::vector<bool> linking_;  // Spans a section boundary that at most kLinkingSpan buffers span.
-  static constexpr int kLinkingSpan = 1;
-  static constexpr int kGuided = static_cast<int>(kPreorders.size());
-
-  // Search state.
-  Bytes capacity_ = 0;
-  std::vector<Bytes> offset_;            // kUnplaced or the placed offset.
-  std::vector<Bytes> min_offset_;        // Floor of each unplaced buffer.
-  std::vector<Bytes> total_;             // Per section: bytes of unplaced buffers.
-  std::vector<Bytes> section_floor_;     // Per section: lowest floor of its unplaced buffers.
-  std::vector<int> cuts_;                // Per boundary: unplaced buffers spanning it.
-  std::vector<uint32_t> section_stamp_;  // Dedup of affected sections.
-  uint32_t stamp_ = 0;
-  std::vector<int> affected_;
-  std::vector<std::pair<int, Bytes>> min_offset_trail_;
-  std::vector<std::pair<int, Bytes>> floor_trail_;
-  std::vector<Candidate> candidates_;
-  absl::flat_hash_map<std::vector<int64_t>, CachedPart> part_cache_;
-  Solution solution_;
-  absl::Time deadline_;
-  int64_t nodes_ = 0;
-  int64_t max_nodes_ = -1;
-  int64_t budget_ = 0;
-  bool timed_out_ = false;
-};
+namespace {
 
 Bytes Gcd(const Problem& problem) {
   Bytes g = 0;
@@ -564,7 +251,7 @@ bool TooLarge(const Problem& problem) { return static_cast<int64_t>(problem.buff
 
 DecisionResult FitWithinCapacity(const Problem& problem, Bytes capacity, const ExactOptions& options) {
   if (TooLarge(problem)) return {};
-  Searcher searcher(problem);
+  ExactSearcher searcher(problem);
   if (!searcher.usable()) return {};
   return searcher.Decide(capacity, options.deadline, options.max_nodes);
 }
@@ -588,7 +275,7 @@ ExactResult MinimizeArena(const Problem& problem, const Solution& incumbent, con
     return result;
   };
   if (result.arena_bytes <= result.proven_lower_bound || TooLarge(problem)) return finish();
-  Searcher searcher(problem);
+  ExactSearcher searcher(problem);
   if (!searcher.usable()) return finish();
 
   // First the lower bound itself (most production traces reach it), for part

@@ -14,12 +14,6 @@
 namespace footprint::planner {
 namespace {
 
-Bytes AlignUp(Bytes value, Bytes alignment) {
-  if (alignment <= 1) return value;
-  const Bytes remainder = value % alignment;
-  return remainder == 0 ? value : value + (alignment - remainder);
-}
-
 // The placed buffers, indexed by lifespan: a segment tree over the distinct
 // steps. A buffer is stored at the O(log T) nodes that tile its lifespan
 // ("cover") and at their ancestors ("inside"), so a query reports exactly the

@@ -53,6 +53,13 @@ struct Solution {
 // The arena a solution needs: max over buffers of offset + size (0 if none).
 Bytes ArenaSize(const Problem& problem, const Solution& solution);
 
+// `value` rounded up to a multiple of `alignment` (alignment <= 1: unchanged).
+inline Bytes AlignUp(Bytes value, Bytes alignment) {
+  if (alignment <= 1) return value;
+  const Bytes remainder = value % alignment;
+  return remainder == 0 ? value : value + (alignment - remainder);
+}
+
 }  // namespace footprint::planner
 
 #endif  // ONNX_FOOTPRINT_PLANNER_PROBLEM_H_

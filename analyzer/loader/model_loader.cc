@@ -1,26 +1,21 @@
 #include "analyzer/loader/model_loader.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <new>
 #include <optional>
 
 #include "absl/status/status.h"
-#include "absl/strings/escaping.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "analyzer/loader/external_data.h"
+#include "analyzer/loader/model_arena.h"
+#include "analyzer/loader/model_checks.h"
+#include "analyzer/loader/onnx_fields.h"
 #include "analyzer/loader/proto_wire.h"
-#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 
 namespace footprint {
@@ -34,23 +29,6 @@ using wire::WireType;
 
 // The messages the walker descends into; everything else is parsed as it stands.
 enum class Kind { kModel, kTrainingInfo, kFunction, kGraph, kNode, kAttribute, kSparseTensor, kTensor };
-
-// Field numbers, checked against onnx.proto (ONNX 1.12).
-namespace field {
-constexpr uint32_t kModelGraph = 7, kModelTrainingInfo = 20, kModelFunctions = 25;
-constexpr uint32_t kTrainingInitialization = 1, kTrainingAlgorithm = 2;
-constexpr uint32_t kFunctionNode = 7;
-constexpr uint32_t kGraphNode = 1, kGraphInitializer = 5, kGraphSparseInitializer = 15;
-constexpr uint32_t kNodeOutput = 2, kNodeAttribute = 5;
-constexpr uint32_t kAttributeT = 5, kAttributeG = 6, kAttributeTensors = 10, kAttributeGraphs = 11,
-                   kAttributeSparseTensor = 22, kAttributeSparseTensors = 23;
-constexpr uint32_t kSparseValues = 1, kSparseIndices = 2;
-constexpr uint32_t kTensorDims = 1, kTensorDataType = 2, kTensorFloatData = 4, kTensorInt32Data = 5,
-                   kTensorStringData = 6, kTensorInt64Data = 7, kTensorName = 8, kTensorRawData = 9,
-                   kTensorDoubleData = 10, kTensorUint64Data = 11, kTensorExternalData = 13,
-                   kTensorDataLocation = 14;
-constexpr uint32_t kEntryKey = 1, kEntryValue = 2;
-}  // namespace field
 
 constexpr int kTensorDataLocationExternal = 1;
 // Protobuf's recursion budget for the whole model, as one ParseFromCodedStream
@@ -141,21 +119,6 @@ int64_t CountVarints(std::string_view payload) {
   return count;
 }
 
-// Debian's Abseil has its own string_view type.
-absl::string_view Av(std::string_view view) { return absl::string_view(view.data(), view.size()); }
-
-std::string Quoted(std::string_view name) { return absl::StrCat("'", absl::CHexEscape(Av(name)), "'"); }
-
-// A missing or short external file, reported once per file.
-struct ExternalFinding {
-  std::string location;
-  std::string first_tensor;
-  std::string problem;  // Empty when the file exists but is short.
-  int64_t file_size = 0;
-  int64_t needed = 0;   // offset + length of the first tensor reading past the end.
-  int tensors = 0;
-};
-
 // The message that field `number` of `parent`, a message of `kind`, adds or
 // merges into: one of the kind ChildKind names.
 google::protobuf::Message& ChildMessage(Kind kind, google::protobuf::Message& parent, uint32_t number) {
@@ -202,7 +165,10 @@ google::protobuf::Message& ChildMessage(Kind kind, google::protobuf::Message& pa
 class Reducer {
  public:
   Reducer(Source& source, const LoadOptions& options, std::string model_dir, LoadedModel& loaded)
-      : source_(source), options_(options), checker_(std::move(model_dir)), loaded_(loaded) {}
+      : source_(source),
+        options_(options),
+        tensor_checker_(source, std::move(model_dir), loaded.warnings),
+        loaded_(loaded) {}
 
   // Merges `bytes`, a message of `kind` at `depth` levels below the model,
   // into `message` (of that kind), without the data of large tensors.
@@ -263,22 +229,7 @@ class Reducer {
     return absl::OkStatus();
   }
 
-  void FinishWarnings() {
-    for (const std::string& location : finding_order_) {
-      const ExternalFinding& finding = findings_[location];
-      const std::string others =
-          finding.tensors > 1 ? absl::StrCat(" (and ", finding.tensors - 1, " more tensors)") : "";
-      if (!finding.problem.empty()) {
-        loaded_.warnings.push_back(absl::StrCat("tensor ", Quoted(finding.first_tensor), others,
-                                                ": external data file ", Quoted(location),
-                                                " is missing (", finding.problem, ")"));
-      } else {
-        loaded_.warnings.push_back(absl::StrCat(
-            "tensor ", Quoted(finding.first_tensor), others, ": external data file ", Quoted(location),
-            " has ", finding.file_size, " bytes, fewer than offset + length = ", finding.needed));
-      }
-    }
-  }
+  void FinishWarnings() { tensor_checker_.FinishWarnings(); }
 
  private:
   // Fields copied as they stand, adjacent in the input, parsed into `message` at once.
@@ -454,7 +405,7 @@ class Reducer {
     const int bits = ElementBits(tensor.data_type);
 
     if (tensor.external) {
-      absl::Status status = CheckExternal(tensor, external_entries, expected_bytes);
+      absl::Status status = tensor_checker_.CheckExternal(tensor, external_entries, expected_bytes);
       if (!status.ok()) return status;
     } else if (raw_bytes >= 0) {
       tensor.stored_bytes = raw_bytes;
@@ -466,13 +417,7 @@ class Reducer {
     } else if (!has_typed) {
       tensor.stored_bytes = 0;
     }
-    if (!tensor.external && tensor.stored_bytes >= 0 && expected_bytes >= 0 &&
-        tensor.stored_bytes != expected_bytes) {
-      loaded_.warnings.push_back(absl::StrCat("tensor ", Quoted(tensor.name), " holds ",
-                                              tensor.stored_bytes,
-                                              " bytes of values, but its dims and type say ",
-                                              expected_bytes));
-    }
+    tensor_checker_.CheckInlineBytes(tensor, expected_bytes);
 
     const int64_t keep = options_.keep_data_up_to_bytes;
     tensor.data_dropped = payload_bytes > keep || tensor.stored_bytes > keep ||
@@ -505,72 +450,6 @@ class Reducer {
     return absl::OkStatus();
   }
 
-  absl::Status CheckExternal(StoredTensor& tensor, const std::vector<Span>& entries,
-                             int64_t expected_bytes) {
-    std::optional<std::string_view> location;
-    int64_t offset = 0;
-    int64_t length = -1;
-    for (Span entry : entries) {
-      std::string_view key, value;
-      Reader reader(source_, entry);
-      Field f;
-      while (reader.Next(f)) {
-        if (f.type != WireType::kLengthDelimited) continue;
-        if (f.number == field::kEntryKey) key = source_.Bytes(f.payload);
-        if (f.number == field::kEntryValue) value = source_.Bytes(f.payload);
-      }
-      if (!reader.ok()) return reader.status();
-      if (key == "location") {
-        location = value;
-      } else if (key == "offset" || key == "length") {
-        int64_t number = 0;
-        if (!absl::SimpleAtoi(Av(value), &number) || number < 0) {
-          return absl::InvalidArgumentError(absl::StrCat("tensor ", Quoted(tensor.name), ": external data ",
-                                                         Av(key), " ", Quoted(value),
-                                                         " is not a non-negative integer"));
-        }
-        (key == "offset" ? offset : length) = number;
-      }
-    }
-    if (!location || location->empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tensor ", Quoted(tensor.name), ": external data has no location"));
-    }
-    absl::StatusOr<ExternalFile> file = checker_.Check(tensor.name, *location);
-    if (!file.ok()) return file.status();
-    tensor.external_path = file->path;
-
-    const int64_t extent = length >= 0 ? length : expected_bytes;
-    if (length >= 0) {
-      tensor.stored_bytes = length;
-    } else if (file->found && file->size >= offset) {
-      tensor.stored_bytes = file->size - offset;  // ONNX reads to the end of the file.
-    }
-    if (length >= 0 && expected_bytes >= 0 && length != expected_bytes) {
-      loaded_.warnings.push_back(absl::StrCat("tensor ", Quoted(tensor.name), ": external data length ",
-                                              length, " differs from its dims and type, ",
-                                              expected_bytes, " bytes"));
-    }
-    const int64_t needed = extent >= 0 && offset <= INT64_MAX - extent ? offset + extent : offset;
-    if (file->found && file->size >= needed) {
-      tensor.external_present = true;
-      return absl::OkStatus();
-    }
-    const std::string key(*location);
-    auto [it, inserted] = findings_.try_emplace(key);
-    ExternalFinding& finding = it->second;
-    if (inserted) {
-      finding_order_.push_back(key);
-      finding.location = key;
-      finding.first_tensor = tensor.name;
-      finding.problem = file->found ? "" : file->problem;
-      finding.file_size = file->size;
-      finding.needed = needed;
-    }
-    ++finding.tensors;
-    return absl::OkStatus();
-  }
-
   // Frees the bytes read so far once they fill the Source's block, so that
   // memory does not grow with the file. Called between the children of a
   // graph: no view of them is held there, and `pending`, fields walked but
@@ -583,10 +462,8 @@ class Reducer {
 
   Source& source_;
   const LoadOptions& options_;
-  ExternalDataChecker checker_;
+  TensorChecker tensor_checker_;
   LoadedModel& loaded_;
-  std::map<std::string, ExternalFinding> findings_;
-  std::vector<std::string> finding_order_;
   int64_t structure_bytes_ = 0;  // Size of the reduced model (see kMaxStructureBytes).
   bool parse_failed_ = false;    // Protobuf refused a run of fields.
 };
@@ -664,58 +541,6 @@ int64_t DenseByteSize(int32_t data_type, const std::vector<int64_t>& dims) {
 }
 
 namespace {
-
-// The arena's blocks (see SharedModel): from the heap while small; from
-// 2 MiB up, mappings aligned to 2 MiB and advised for transparent huge pages.
-// Where the kernel gives no huge pages, they are plain anonymous mappings.
-constexpr size_t kHugePageBytes = size_t{2} << 20;
-
-size_t RoundUpToHugePage(size_t bytes) { return (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1); }
-
-void* AllocateBlock(size_t bytes) {
-  if (bytes < kHugePageBytes) return ::operator new(bytes);
-  const size_t length = RoundUpToHugePage(bytes);
-  void* mapped = mmap(nullptr, length + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mapped == MAP_FAILED) throw std::bad_alloc();
-  // Keep the 2 MiB-aligned `length` bytes inside the mapping; unmap the rest.
-  char* const begin = static_cast<char*>(mapped);
-  char* const aligned = reinterpret_cast<char*>(RoundUpToHugePage(reinterpret_cast<uintptr_t>(begin)));
-  if (aligned != begin) munmap(begin, static_cast<size_t>(aligned - begin));
-  char* const end = begin + length + kHugePageBytes;
-  if (aligned + length != end) munmap(aligned + length, static_cast<size_t>(end - (aligned + length)));
-  madvise(aligned, length, MADV_HUGEPAGE);
-  return aligned;
-}
-
-void FreeBlock(void* block, size_t bytes) {
-  if (bytes < kHugePageBytes) {
-    ::operator delete(block);
-  } else {
-    munmap(block, RoundUpToHugePage(bytes));
-  }
-}
-
-// A file of a few MiB can hold a structure of that size: its arena starts
-// on a huge page. A smaller one starts with a block from the heap, since a
-// model of a few KiB would spend more mapping and zeroing 2 MiB than it saves.
-constexpr uint64_t kHugeArenaFromFileBytes = 4 << 20;
-
-google::protobuf::ArenaOptions ModelArenaOptions(uint64_t file_bytes) {
-  google::protobuf::ArenaOptions options;
-  options.start_block_size = file_bytes >= kHugeArenaFromFileBytes ? kHugePageBytes : 64 << 10;
-  options.max_block_size = 8 << 20;  // Blocks double up to 8 MiB.
-  options.block_alloc = &AllocateBlock;
-  options.block_dealloc = &FreeBlock;
-  return options;
-}
-
-// What a SharedModel of LoadModel owns.
-struct ArenaModel {
-  explicit ArenaModel(uint64_t file_bytes) : arena(ModelArenaOptions(file_bytes)) {}
-
-  google::protobuf::Arena arena;
-  onnx::ModelProto* model = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-};
 
 absl::StatusOr<LoadedModel> Load(Source& source, const std::string& model_dir, const LoadOptions& options) {
   LoadedModel loaded;

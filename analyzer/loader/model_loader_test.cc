@@ -1,21 +1,17 @@
+// LoadModel on well-formed models: what it keeps of the structure and drops
+// of the weights, external data, sizes, and ONNX's own test models. Damaged
+// input: malformed_input_test.cc.
 #include "analyzer/loader/model_loader.h"
 
-#include <fcntl.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analyzer/loader/proto_wire.h"
+#include "analyzer/loader/loader_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "testing/scratch_dir.h"
 
 namespace footprint {
 namespace {
@@ -23,90 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::SizeIs;
-
-// A fresh folder under the test's temporary directory.
-std::string MakeTempDir() {
-  std::string pattern = footprint::testing::ScratchDir() + "/loader_test_XXXXXX";
-  char* made = mkdtemp(pattern.data());
-  EXPECT_NE(made, nullptr);
-  return pattern;
-}
-
-void WriteFile(const std::string& path, std::string_view bytes) {
-  std::ofstream file(path, std::ios::binary);
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-onnx::TensorProto FloatTensor(const std::string& name, std::vector<int64_t> dims) {
-  onnx::TensorProto tensor;
-  tensor.set_name(name);
-  tensor.set_data_type(onnx::TensorProto::FLOAT);
-  int64_t elements = 1;
-  for (int64_t dim : dims) {
-    tensor.add_dims(dim);
-    elements *= dim;
-  }
-  std::string raw(static_cast<size_t>(elements) * 4, '\0');
-  for (size_t i = 0; i < raw.size(); ++i) raw[i] = static_cast<char>(i * 7);
-  tensor.set_raw_data(raw);
-  return tensor;
-}
-
-onnx::TensorProto Int64Tensor(const std::string& name, const std::vector<int64_t>& values) {
-  onnx::TensorProto tensor;
-  tensor.set_name(name);
-  tensor.set_data_type(onnx::TensorProto::INT64);
-  tensor.add_dims(static_cast<int64_t>(values.size()));
-  for (int64_t value : values) tensor.add_int64_data(value);
-  return tensor;
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto& graph, const std::string& op, std::vector<std::string> inputs,
-                         std::vector<std::string> outputs) {
-  onnx::NodeProto* node = graph.add_node();
-  node->set_op_type(op);
-  node->set_name(op + "_" + outputs[0]);
-  for (const std::string& input : inputs) node->add_input(input);
-  for (const std::string& output : outputs) node->add_output(output);
-  return node;
-}
-
-void AddConstant(onnx::GraphProto& graph, const std::string& output, onnx::TensorProto value) {
-  onnx::AttributeProto* attribute = AddNode(graph, "Constant", {}, {output})->add_attribute();
-  attribute->set_name("value");
-  attribute->set_type(onnx::AttributeProto::TENSOR);
-  *attribute->mutable_t() = std::move(value);
-}
-
-// X[1,64] -> MatMul(W[64,64]) -> Reshape(shape) -> Add(Constant bias) -> Y.
-onnx::ModelProto SmallModel() {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
-  onnx::GraphProto& graph = *model.mutable_graph();
-  graph.set_name("small");
-  onnx::ValueInfoProto* x = graph.add_input();
-  x->set_name("X");
-  x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(1);
-  x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(64);
-  graph.add_output()->set_name("Y");
-  *graph.add_initializer() = FloatTensor("W", {64, 64});  // 16 KiB: dropped by default.
-  *graph.add_initializer() = Int64Tensor("shape", {8, 8});  // Small: kept for shape inference.
-  AddNode(graph, "MatMul", {"X", "W"}, {"xw"});
-  AddNode(graph, "Reshape", {"xw", "shape"}, {"r"});
-  onnx::TensorProto bias = FloatTensor("", {8, 8, 32});  // 8 KiB, unnamed like most Constants.
-  AddConstant(graph, "bias", bias);
-  AddNode(graph, "Add", {"r", "bias"}, {"Y"});
-  return model;
-}
-
-const StoredTensor* FindTensor(const LoadedModel& loaded, const std::string& name) {
-  for (const StoredTensor& tensor : loaded.tensors) {
-    if (tensor.name == name) return &tensor;
-  }
-  return nullptr;
-}
 
 TEST(LoadModelTest, DropsLargeDataAndKeepsSmallTensors) {
   const onnx::ModelProto model = SmallModel();
@@ -170,37 +82,6 @@ TEST(LoadModelTest, DropsTypedDataAndCountsItsBytes) {
   ASSERT_NE(record, nullptr);
   EXPECT_EQ(record->stored_bytes, 2000 * 8);
   EXPECT_TRUE(record->data_dropped);
-}
-
-// Nests `depth` If nodes, the innermost graph holding a 64 KiB Constant; with
-// `both_branches` each If has it in both branches (2^depth copies).
-onnx::ModelProto NestedIfModel(int depth, bool both_branches = true) {
-  onnx::GraphProto inner;
-  inner.set_name("innermost");
-  AddConstant(inner, "deep_value", FloatTensor("", {128, 128}));
-  inner.add_output()->set_name("deep_value");
-  for (int level = 0; level < depth; ++level) {
-    onnx::GraphProto outer;
-    outer.set_name(absl::StrCat("level", level));
-    onnx::NodeProto* node = AddNode(outer, "If", {"cond"}, {absl::StrCat("out", level)});
-    onnx::AttributeProto* then_branch = node->add_attribute();
-    then_branch->set_name("then_branch");
-    then_branch->set_type(onnx::AttributeProto::GRAPH);
-    *then_branch->mutable_g() = inner;
-    if (both_branches) {
-      onnx::AttributeProto* else_branch = node->add_attribute();
-      else_branch->set_name("else_branch");
-      else_branch->set_type(onnx::AttributeProto::GRAPH);
-      *else_branch->mutable_g() = inner;
-    }
-    outer.add_output()->set_name(absl::StrCat("out", level));
-    inner = std::move(outer);
-  }
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  model.add_opset_import()->set_version(17);
-  *model.mutable_graph() = std::move(inner);
-  return model;
 }
 
 TEST(LoadModelTest, StripsTensorsInsideSubgraphs) {
@@ -341,29 +222,6 @@ TEST(LoadModelTest, MissingModelFileIsNotFound) {
 }
 
 // ---- External data ----
-
-// Moves every initializer's raw_data into `dir`/`file`, one after another.
-onnx::ModelProto Externalize(const onnx::ModelProto& model, const std::string& dir, const std::string& file,
-                             const std::string& location) {
-  onnx::ModelProto external = model;
-  std::string data;
-  for (onnx::TensorProto& tensor : *external.mutable_graph()->mutable_initializer()) {
-    if (!tensor.has_raw_data()) continue;
-    auto add = [&](const std::string& key, const std::string& value) {
-      onnx::StringStringEntryProto* entry = tensor.add_external_data();
-      entry->set_key(key);
-      entry->set_value(value);
-    };
-    add("location", location);
-    add("offset", std::to_string(data.size()));
-    add("length", std::to_string(tensor.raw_data().size()));
-    data += tensor.raw_data();
-    tensor.clear_raw_data();
-    tensor.set_data_location(onnx::TensorProto::EXTERNAL);
-  }
-  if (!file.empty()) WriteFile(dir + "/" + file, data);
-  return external;
-}
 
 TEST(ExternalDataTest, InlineAndExternalCopiesHaveTheSameStructureAndSizes) {
   const std::string dir = MakeTempDir();
@@ -518,136 +376,6 @@ TEST(ExternalDataTest, ChecksExternalConstantsInSubgraphs) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             "tensor 'deep_value': external data location '../../secret' escapes the model folder");
-}
-
-// ---- Malformed input ----
-
-TEST(MalformedInputTest, EveryTruncationIsAnErrorOrAValidPrefixNeverACrash) {
-  const std::string bytes = SmallModel().SerializeAsString();
-  int errors = 0;
-  for (size_t size = 0; size < bytes.size(); ++size) {
-    absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(std::string_view(bytes).substr(0, size), ".");
-    if (!loaded.ok()) {
-      ++errors;
-      EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
-      EXPECT_EQ(loaded.status().message().find('\n'), std::string_view::npos);
-    }
-  }
-  // The graph is the last field: cutting anywhere inside it loses its end.
-  EXPECT_GT(errors, static_cast<int>(bytes.size()) - 20);
-}
-
-TEST(MalformedInputTest, TruncatedFileInsideTheWeightsIsAnError) {
-  const std::string dir = MakeTempDir();
-  const std::string bytes = SmallModel().SerializeAsString();
-  WriteFile(dir + "/cut.onnx", bytes.substr(0, bytes.size() / 2));
-  absl::StatusOr<LoadedModel> loaded = LoadModel(dir + "/cut.onnx");
-  ASSERT_FALSE(loaded.ok());
-  EXPECT_THAT(loaded.status().message(), HasSubstr("length past the end of its message"));
-  fs::remove_all(dir);
-}
-
-TEST(MalformedInputTest, RandomGarbageIsRefused) {
-  std::mt19937 random(12345);
-  for (int trial = 0; trial < 300; ++trial) {
-    std::string garbage(1 + random() % 4096, '\0');
-    for (char& c : garbage) c = static_cast<char>(random());
-    absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(garbage, ".");
-    EXPECT_FALSE(loaded.ok()) << "trial " << trial;
-  }
-}
-
-TEST(MalformedInputTest, FlippedBytesNeverCrash) {
-  // Mutations of a real model reach deep into the walk, where random bytes
-  // do not: each load must end in a model or an InvalidArgument.
-  onnx::ModelProto model = SmallModel();
-  *model.mutable_graph()->add_node() = NestedIfModel(2).graph().node(0);
-  onnx::ModelProto external = Externalize(model, ".", "", "w.bin");
-  const std::string original = external.SerializeAsString();
-  std::mt19937 random(777);
-  int loaded_ok = 0;
-  for (int trial = 0; trial < 2000; ++trial) {
-    std::string bytes = original;
-    for (int flips = 1 + trial % 3; flips > 0; --flips) {
-      bytes[random() % bytes.size()] = static_cast<char>(random());
-    }
-    absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(bytes, ".");
-    if (loaded.ok()) {
-      ++loaded_ok;
-    } else {
-      EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument) << loaded.status();
-    }
-  }
-  EXPECT_GT(loaded_ok, 0);  // Most flips land in names and values and still load.
-}
-
-TEST(MalformedInputTest, BadWireDataNamesTheProblem) {
-  const struct {
-    std::string bytes;
-    std::string message;
-  } cases[] = {
-      {std::string("\x3a\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 11), "bad or truncated varint at byte 1"},
-      {std::string("\x3a\x05\x0a", 3), "length past the end of its message at byte 2"},
-      {std::string("\x3b\x00", 2), "protobuf groups are not supported at byte 0"},
-      {std::string("\x3f\x00", 2), "invalid wire type at byte 0"},
-      {std::string("\x00\x00", 2), "invalid field tag at byte 0"},
-      {std::string("\x08\x07", 2), "no graph"},
-      {std::string(), "empty file"},
-  };
-  for (const auto& c : cases) {
-    absl::StatusOr<LoadedModel> loaded = LoadModelFromBytes(c.bytes, ".");
-    ASSERT_FALSE(loaded.ok()) << c.message;
-    EXPECT_THAT(loaded.status().message(), HasSubstr(c.message));
-  }
-}
-
-TEST(WireTest, AReaderOverAFileReadsOnAfterItsBuffersAreReleased) {
-  std::string bytes;
-  for (int i = 0; i < 2000; ++i) wire::AppendLengthDelimited(bytes, 1 + i % 20, std::string(i % 300, 'a' + i % 26));
-  const std::string dir = MakeTempDir();
-  WriteFile(dir + "/fields.bin", bytes);
-  const int fd = open((dir + "/fields.bin").c_str(), O_RDONLY);
-  ASSERT_GE(fd, 0);
-  wire::Source source(fd, bytes.size());
-  wire::Reader reader(source, {0, bytes.size()});
-  wire::Field field;
-  for (int i = 0; i < 2000; ++i) {
-    ASSERT_TRUE(reader.Next(field)) << i;
-    EXPECT_EQ(field.number, static_cast<uint32_t>(1 + i % 20));
-    EXPECT_EQ(source.Bytes(field.payload), std::string(i % 300, 'a' + i % 26));
-    if (i % 7 == 0) source.Release();  // The reader's view of the file goes stale.
-  }
-  EXPECT_FALSE(reader.Next(field));
-  EXPECT_TRUE(reader.ok());
-  EXPECT_TRUE(source.status().ok());
-  close(fd);
-  fs::remove_all(dir);
-}
-
-TEST(WireTest, AFileShorterThanItWasIsAnErrorNotAShortView) {
-  const std::string dir = MakeTempDir();
-  WriteFile(dir + "/short.bin", "0123456789");
-  const int fd = open((dir + "/short.bin").c_str(), O_RDONLY);
-  ASSERT_GE(fd, 0);
-  wire::Source source(fd, 100);  // As if another process cut it after fstat.
-  EXPECT_EQ(source.Bytes({4, 6}), "456789");
-  EXPECT_TRUE(source.status().ok());
-  EXPECT_EQ(source.Bytes({8, 12}), std::string("89") + std::string(10, '\0'));
-  EXPECT_EQ(source.status().code(), absl::StatusCode::kDataLoss);
-  close(fd);
-  fs::remove_all(dir);
-}
-
-TEST(WireTest, PaddedVarintsDecodeToTheirValue) {
-  for (uint32_t value : {0u, 1u, 127u, 128u, 300u, 1u << 28, 0x7fffffffu, 0xffffffffu}) {
-    std::string bytes(wire::kPaddedVarint32Size, '\0');
-    wire::WritePaddedVarint32(bytes.data(), value);
-    size_t pos = 0;
-    uint64_t decoded = 0;
-    ASSERT_TRUE(wire::DecodeVarint(bytes, pos, decoded)) << value;
-    EXPECT_EQ(decoded, value);
-    EXPECT_EQ(pos, wire::kPaddedVarint32Size);
-  }
 }
 
 // ---- Sizes ----
