@@ -33,10 +33,12 @@ bool IsSource(const fs::path& path) {
   return ext == ".h" || ext == ".cc" || ext == ".c" || ext == ".hpp";
 }
 
-// Tests and the helpers only tests link (any folder named testing/).
+// Tests and the helpers only tests link: *_test.cc, *_test_util.{h,cc}, and
+// every file below a folder named testing/.
 bool IsTest(const std::string& file) {
-  return absl::EndsWith(file, "_test.cc") || absl::EndsWith(file, "_test.c") ||
-         absl::StartsWith(file, "testing/") || absl::StrContains(file, "/testing/");
+  const std::string stem = fs::path(file).stem().string();
+  return absl::EndsWith(stem, "_test") || absl::EndsWith(stem, "_test_util") || absl::StartsWith(file, "testing/") ||
+         absl::StrContains(file, "/testing/");
 }
 
 // Every file below root, relative to it, in sorted order; skipped folders left out.

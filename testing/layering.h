@@ -14,8 +14,8 @@
 //   - `analyzer/report/`, `analyzer/cli/`: why (applies to every file below the folder)
 //   ## Never includes outside tests
 //   - `analyzer/loader/`: why (tests may: they build their input)
-// Tests are *_test.cc files and every file below a folder named testing/
-// (helpers only tests link). Each backquoted word of a bullet is an include prefix ("onnx/" forbids
+// Tests are *_test.cc files, their helpers *_test_util.{h,cc}, and every
+// file below a folder named testing/. Each backquoted word of a bullet is an include prefix ("onnx/" forbids
 // "onnx/onnx_pb.h"). A folder's rules hold for every source file below it
 // (.h, .cc, .c) and add to the rules of the folders above it.
 //

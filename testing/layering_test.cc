@@ -103,6 +103,7 @@ TEST_F(LayeringTreeTest, IncludeThroughAnotherHeaderIsFoundWithItsChain) {
 TEST_F(LayeringTreeTest, RulesHoldInSubfoldersAndForTestsUnlessExempt) {
   Write(root_, "low/deep/c_test.cc", "#include \"testing/helper.h\"\n#include \"high/detail.h\"\n");
   Write(root_, "low/deep/c.cc", "#include \"testing/helper.h\"\n");
+  Write(root_, "low/deep/c_test_util.h", "#include \"testing/helper.h\"\n");
   EXPECT_THAT(Found(),
               ElementsAre("low/deep/c.cc:1 includes testing/helper.h, which low/README.md says low/ never includes "
                           "outside tests (`testing/`)",
