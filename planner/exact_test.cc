@@ -7,21 +7,15 @@
 #include "gtest/gtest.h"
 #include "planner/greedy.h"
 #include "planner/lower_bound.h"
+#include "planner/testing/staircase.h"
 #include "planner/validator.h"
 
 namespace footprint::planner {
 namespace {
 
-// Greedy by size needs 10 bytes here; the optimum is the lower bound, 7
+// Greedy by size needs 10 bytes on the staircase; the optimum is the lower bound, 7
 // (found by exhaustive search, see BruteForceArena below).
-const Problem kGreedyTrap = {.buffers = {
-                                 {.id = "a", .lifespan = {1, 1}, .size = 4},
-                                 {.id = "b", .lifespan = {1, 3}, .size = 2},
-                                 {.id = "c", .lifespan = {1, 3}, .size = 1},
-                                 {.id = "d", .lifespan = {3, 4}, .size = 3},
-                                 {.id = "e", .lifespan = {4, 5}, .size = 4},
-                                 {.id = "f", .lifespan = {2, 2}, .size = 2},
-                             }};
+const Problem& kGreedyTrap = kStaircase;
 
 // The least arena, by trying every offset of every buffer (tiny problems only).
 Bytes BruteForceArena(const Problem& problem) {

@@ -3,6 +3,7 @@
 #include "gtest/gtest.h"
 #include "planner/lower_bound.h"
 #include "planner/planner.h"
+#include "planner/testing/staircase.h"
 #include "planner/validator.h"
 
 namespace footprint::planner {
@@ -60,14 +61,7 @@ TEST(OrderingsTest, SortLargestKeyFirst) {
 
 TEST(SkylineTest, FillsBottomUpAndReachesTheStaircaseOptimum) {
   // Greedy by size needs 10 bytes here (exact_test.cc); skyline by start, 7.
-  const Problem problem = {.buffers = {
-                               {.id = "a", .lifespan = {1, 1}, .size = 4},
-                               {.id = "b", .lifespan = {1, 3}, .size = 2},
-                               {.id = "c", .lifespan = {1, 3}, .size = 1},
-                               {.id = "d", .lifespan = {3, 4}, .size = 3},
-                               {.id = "e", .lifespan = {4, 5}, .size = 4},
-                               {.id = "f", .lifespan = {2, 2}, .size = 2},
-                           }};
+  const Problem& problem = kStaircase;
   EXPECT_EQ(ArenaSize(problem, GreedyBySize(problem)), 10);
   const HeuristicPlan plan = RunHeuristicPortfolio(problem, 7);
   EXPECT_TRUE(ValidateSolution(problem, plan.solution).ok());

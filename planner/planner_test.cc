@@ -2,20 +2,13 @@
 
 #include "gtest/gtest.h"
 #include "planner/lower_bound.h"
+#include "planner/testing/staircase.h"
 #include "planner/validator.h"
 
 namespace footprint::planner {
 namespace {
 
-// A staircase where greedy by size wastes bytes (see exact_test.cc).
-const Problem kStaircase = {.buffers = {
-                                {.id = "a", .lifespan = {1, 1}, .size = 4},
-                                {.id = "b", .lifespan = {1, 3}, .size = 2},
-                                {.id = "c", .lifespan = {1, 3}, .size = 1},
-                                {.id = "d", .lifespan = {3, 4}, .size = 3},
-                                {.id = "e", .lifespan = {4, 5}, .size = 4},
-                                {.id = "f", .lifespan = {2, 2}, .size = 2},
-                            }};
+// kStaircase: greedy by size wastes bytes there (exact_test.cc).
 
 TEST(SolveTest, HeuristicsOnlyStillValidAndNamed) {
   const absl::StatusOr<PlanResult> result =
