@@ -291,17 +291,9 @@ bool QLinearConcatFunction(const OpContext& ctx, Outputs& out) {
     if (!Ranked(ctx.inputs[i])) return false;
     parts.push_back(ctx.inputs[i]);
   }
-  if (parts.empty()) return false;
-  const int64_t rank = static_cast<int64_t>(parts[0]->shape->size());
-  std::optional<int64_t> axis = NormalizeAxis(ctx.Int("axis", 0), rank);
-  if (!axis.has_value()) return false;
-  std::vector<Expr> shape = *parts[0]->shape;
-  shape[*axis] = 0;
-  for (const SymValue* p : parts) {
-    if (static_cast<int64_t>(p->shape->size()) != rank) return false;
-    shape[*axis] = shape[*axis] + (*p->shape)[*axis];
-  }
-  out[0] = TensorOf(parts[0]->elem_type, std::move(shape));
+  std::optional<Concatenation> joined = ConcatenatedShape(parts, ctx.Int("axis", 0));
+  if (!joined.has_value()) return false;
+  out[0] = TensorOf(parts[0]->elem_type, std::move(joined->shape));
   return true;
 }
 

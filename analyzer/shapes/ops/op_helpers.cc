@@ -193,4 +193,18 @@ const ShapeFunction* FindInTable(const ShapeFunctionTable& table, const std::str
   return it == table.end() ? nullptr : &it->second;
 }
 
+std::optional<Concatenation> ConcatenatedShape(const std::vector<const SymValue*>& parts, int64_t axis) {
+  if (parts.empty()) return std::nullopt;
+  const int64_t rank = static_cast<int64_t>(parts[0]->shape->size());
+  std::optional<int64_t> normalized = NormalizeAxis(axis, rank);
+  if (!normalized.has_value()) return std::nullopt;
+  Concatenation joined{.shape = *parts[0]->shape, .axis = *normalized};
+  joined.shape[joined.axis] = 0;
+  for (const SymValue* part : parts) {
+    if (static_cast<int64_t>(part->shape->size()) != rank) return std::nullopt;
+    joined.shape[joined.axis] = joined.shape[joined.axis] + (*part->shape)[joined.axis];
+  }
+  return joined;
+}
+
 }  // namespace footprint::symbolic

@@ -38,6 +38,16 @@ std::optional<int64_t> CheckedElementCount(const std::vector<int64_t>& dims);
 // For each element of `out`, the flat index into a tensor of shape `in` broadcast to it.
 std::optional<std::vector<int64_t>> BroadcastIndex(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
 
+// The shape of `parts` (all ranked) joined along `axis` (as the attribute
+// says it, possibly negative): the first part's dims with the axis dim summed
+// over every part. nullopt when there are no parts, the axis is out of range
+// or the ranks differ.
+struct Concatenation {
+  std::vector<Expr> shape;  // The joined shape.
+  int64_t axis = 0;         // The axis, normalized.
+};
+std::optional<Concatenation> ConcatenatedShape(const std::vector<const SymValue*>& parts, int64_t axis);
+
 }  // namespace footprint::symbolic
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_SHAPES_OPS_OP_HELPERS_H_

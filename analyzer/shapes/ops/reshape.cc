@@ -148,17 +148,14 @@ bool ConcatFunction(const OpContext& ctx, Outputs& out) {
     if (!Ranked(v)) return false;
     parts.push_back(v);
   }
-  if (parts.empty()) return false;
-  const int64_t rank = static_cast<int64_t>(parts[0]->shape->size());
-  std::optional<int64_t> axis = NormalizeAxis(ctx.Int("axis", 0), rank);
-  if (!axis.has_value()) return false;
-  std::vector<Expr> shape = *parts[0]->shape;
-  shape[*axis] = 0;
+  std::optional<Concatenation> joined = ConcatenatedShape(parts, ctx.Int("axis", 0));
+  if (!joined.has_value()) return false;
+  std::vector<Expr>& shape = joined->shape;
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  // The other dims must agree: take the first part's that is a number.
   for (const SymValue* v : parts) {
-    if (static_cast<int64_t>(v->shape->size()) != rank) return false;
-    shape[*axis] = shape[*axis] + (*v->shape)[*axis];
     for (int64_t i = 0; i < rank; ++i) {
-      if (i != *axis && !shape[i].AsConstant().has_value() && (*v->shape)[i].AsConstant().has_value()) {
+      if (i != joined->axis && !shape[i].AsConstant().has_value() && (*v->shape)[i].AsConstant().has_value()) {
         shape[i] = (*v->shape)[i];
       }
     }
