@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -23,42 +24,51 @@ namespace fs = std::filesystem;
 constexpr absl::string_view kSection = "## Never includes";
 constexpr absl::string_view kSectionOutsideTests = "## Never includes outside tests";
 
-bool SkippedFolder(const fs::path& path) {
+// Hidden folders anywhere; build output only at the root (where `make` and
+// CMake put it), so that a source folder named builders/ is still checked.
+bool SkippedFolder(const fs::path& path, bool at_root) {
   const std::string name = path.filename().string();
-  return absl::StartsWith(name, ".") || absl::StartsWith(name, "build") || absl::StartsWith(name, "cmake-build");
+  if (absl::StartsWith(name, ".")) return true;
+  return at_root && (absl::StartsWith(name, "build") || absl::StartsWith(name, "cmake-build"));
 }
 
 bool IsSource(const fs::path& path) {
   const std::string ext = path.extension().string();
-  return ext == ".h" || ext == ".cc" || ext == ".c" || ext == ".hpp";
+  return ext == ".h" || ext == ".cc" || ext == ".c";
 }
 
-// Tests and the helpers only tests link: *_test.cc, *_test_util.{h,cc}, and
-// every file below a folder named testing/.
+// Test code: tests, their helpers (*_test_util.{h,cc}, anything below a
+// folder named testing/) and the benchmarks, which may use those helpers.
 bool IsTest(const std::string& file) {
   const std::string stem = fs::path(file).stem().string();
   return absl::EndsWith(stem, "_test") || absl::EndsWith(stem, "_test_util") || absl::StartsWith(file, "testing/") ||
-         absl::StrContains(file, "/testing/");
+         absl::StrContains(file, "/testing/") || absl::StartsWith(file, "bench/");
 }
 
-// Every file below root, relative to it, in sorted order; skipped folders left out.
-std::vector<std::string> FilesBelow(const fs::path& root) {
-  std::vector<std::string> files;
+// Every file below root, relative to it (links not followed), in sorted
+// order; skipped folders left out. An unreadable tree is an error, not an
+// empty one: a check of nothing would pass.
+absl::StatusOr<std::vector<std::string>> FilesBelow(const fs::path& root) {
   std::error_code error;
+  if (!fs::is_directory(root, error)) return absl::NotFoundError(absl::StrCat(root.string(), ": not a folder"));
+  std::vector<std::string> files;
   fs::recursive_directory_iterator it(root, error), end;
   for (; !error && it != end; it.increment(error)) {
-    if (it->is_directory() && SkippedFolder(it->path())) {
+    if (it->is_directory() && SkippedFolder(it->path(), it.depth() == 0)) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file()) files.push_back(fs::relative(it->path(), root).generic_string());
+    if (it->is_regular_file()) files.push_back(it->path().lexically_relative(root).generic_string());
   }
+  if (error) return absl::InternalError(absl::StrCat(root.string(), ": ", error.message()));
   std::sort(files.begin(), files.end());
   return files;
 }
 
-// The backquoted words of a bullet before its first colon outside quotes.
-std::vector<std::string> PrefixesOfBullet(absl::string_view bullet) {
+// The backquoted words of a bullet before its first colon outside quotes;
+// nullopt when its line has no such colon (its prefixes may have wrapped
+// onto the next line, where they would be lost).
+std::optional<std::vector<std::string>> PrefixesOfBullet(absl::string_view bullet) {
   std::vector<std::string> prefixes;
   bool quoted = false;
   std::string word;
@@ -70,10 +80,10 @@ std::vector<std::string> PrefixesOfBullet(absl::string_view bullet) {
     } else if (quoted) {
       word.push_back(c);
     } else if (c == ':') {
-      break;
+      return prefixes;
     }
   }
-  return prefixes;
+  return std::nullopt;
 }
 
 std::optional<std::string> ReadFile(const fs::path& path) {
@@ -85,11 +95,12 @@ std::optional<std::string> ReadFile(const fs::path& path) {
 }
 
 struct Include {
-  int line = 0;        // 1-based line of the #include.
-  std::string target;  // As written between the quotes.
+  int line = 0;         // 1-based line of the #include.
+  std::string target;   // As written between the quotes or the angle brackets.
+  bool quoted = false;  // "..." (may be the project's: followed); <...> is matched only.
 };
 
-std::vector<Include> QuotedIncludes(const std::string& text) {
+std::vector<Include> IncludesIn(const std::string& text) {
   std::vector<Include> includes;
   std::istringstream lines(text);
   std::string line;
@@ -101,23 +112,29 @@ std::vector<Include> QuotedIncludes(const std::string& text) {
     rest = absl::StripLeadingAsciiWhitespace(rest);
     if (!absl::ConsumePrefix(&rest, "include")) continue;
     rest = absl::StripLeadingAsciiWhitespace(rest);
-    if (!absl::ConsumePrefix(&rest, "\"")) continue;
-    const size_t close = rest.find('"');
+    if (rest.empty() || (rest[0] != '"' && rest[0] != '<')) continue;
+    const char close_char = rest[0] == '"' ? '"' : '>';
+    const bool quoted = rest[0] == '"';
+    rest.remove_prefix(1);
+    const size_t close = rest.find(close_char);
     if (close == absl::string_view::npos) continue;
-    includes.push_back({number, std::string(rest.substr(0, close))});
+    includes.push_back({number, std::string(rest.substr(0, close)), quoted});
   }
   return includes;
 }
 
-// Reads and caches the quoted includes of the project's files.
+// Reads and caches the includes of the project's files.
 class IncludeGraph {
  public:
   explicit IncludeGraph(fs::path root) : root_(std::move(root)) {}
 
-  // The project file an include names, relative to the root: against the
-  // root first (the project's style), then against the including file's folder.
-  std::optional<std::string> Resolve(const std::string& from, const std::string& target) {
-    for (const fs::path& candidate : {fs::path(target), fs::path(from).parent_path() / target}) {
+  // The project file a quoted include names, relative to the root: against
+  // the including file's folder first, as the compiler looks, then against
+  // the root (the project's style). <...> names the system's headers.
+  std::optional<std::string> Resolve(const std::string& from, const Include& include) {
+    if (!include.quoted) return std::nullopt;
+    const std::string& target = include.target;
+    for (const fs::path& candidate : {fs::path(from).parent_path() / target, fs::path(target)}) {
       const std::string relative = candidate.lexically_normal().generic_string();
       if (absl::StartsWith(relative, "..")) continue;
       std::error_code error;
@@ -129,7 +146,7 @@ class IncludeGraph {
   const std::vector<Include>& IncludesOf(const std::string& file) {
     auto [it, inserted] = includes_.try_emplace(file);
     if (inserted) {
-      if (std::optional<std::string> text = ReadFile(root_ / file)) it->second = QuotedIncludes(*text);
+      if (std::optional<std::string> text = ReadFile(root_ / file)) it->second = IncludesIn(*text);
     }
     return it->second;
   }
@@ -142,9 +159,10 @@ class IncludeGraph {
 // One header reached from a file: the name matched against the rules, the
 // file's own #include line that leads to it and the headers in between.
 struct Reached {
-  std::string name;
-  int line = 0;
-  std::vector<std::string> via;
+  std::string name;              // Root-relative for a project file, else as written.
+  int line = 0;                  // The file's own #include line that leads here.
+  std::vector<std::string> via;  // Project headers in between.
+  bool in_project = false;       // A file of the checkout.
 };
 
 // Breadth first, so that each header is reported by its shortest chain.
@@ -153,10 +171,10 @@ std::vector<Reached> ReachableIncludes(const std::string& file, IncludeGraph& gr
   std::set<std::string> seen;
   std::deque<std::pair<std::string, Reached>> queue;  // (project file to open, how it was reached)
   for (const Include& include : graph.IncludesOf(file)) {
-    const std::optional<std::string> resolved = graph.Resolve(file, include.target);
+    const std::optional<std::string> resolved = graph.Resolve(file, include);
     const std::string name = resolved.value_or(include.target);
     if (!seen.insert(name).second) continue;
-    Reached hit{.name = name, .line = include.line};
+    Reached hit{.name = name, .line = include.line, .in_project = resolved.has_value()};
     reached.push_back(hit);
     if (resolved) queue.emplace_back(*resolved, hit);
   }
@@ -164,10 +182,10 @@ std::vector<Reached> ReachableIncludes(const std::string& file, IncludeGraph& gr
     auto [header, how] = queue.front();
     queue.pop_front();
     for (const Include& include : graph.IncludesOf(header)) {
-      const std::optional<std::string> resolved = graph.Resolve(header, include.target);
+      const std::optional<std::string> resolved = graph.Resolve(header, include);
       const std::string name = resolved.value_or(include.target);
       if (name == file || !seen.insert(name).second) continue;
-      Reached hit{.name = name, .line = how.line, .via = how.via};
+      Reached hit{.name = name, .line = how.line, .via = how.via, .in_project = resolved.has_value()};
       hit.via.push_back(how.name);
       reached.push_back(hit);
       if (resolved) queue.emplace_back(*resolved, hit);
@@ -179,59 +197,81 @@ std::vector<Reached> ReachableIncludes(const std::string& file, IncludeGraph& gr
 }  // namespace
 
 absl::StatusOr<std::vector<LayeringRule>> ReadLayeringRules(const std::string& root) {
+  absl::StatusOr<std::vector<std::string>> files = FilesBelow(root);
+  if (!files.ok()) return files.status();
   std::vector<LayeringRule> rules;
-  for (const std::string& file : FilesBelow(root)) {
+  for (const std::string& file : *files) {
     if (fs::path(file).filename() != "README.md") continue;
     std::optional<std::string> text = ReadFile(fs::path(root) / file);
     if (!text) return absl::NotFoundError(absl::StrCat(file, ": cannot be read"));
     std::string folder = fs::path(file).parent_path().generic_string();
     if (!folder.empty()) folder += "/";
     enum class Section { kNone, kAll, kOutsideTests } section = Section::kNone;
+    bool in_code = false;  // Inside a ``` fence: examples, not rules.
     std::istringstream lines(*text);
     std::string line;
     int number = 0;
     while (std::getline(lines, line)) {
       ++number;
       absl::string_view trimmed = absl::StripTrailingAsciiWhitespace(line);
+      if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(trimmed), "```")) in_code = !in_code;
+      if (in_code || absl::StartsWith(absl::StripLeadingAsciiWhitespace(trimmed), "```")) continue;
       if (absl::StartsWith(trimmed, "#")) {
         section = trimmed == kSection               ? Section::kAll
                   : trimmed == kSectionOutsideTests ? Section::kOutsideTests
                                                     : Section::kNone;
+        if (section == Section::kNone && absl::StrContains(trimmed, "Never includes")) {
+          return absl::InvalidArgumentError(absl::StrCat(file, ":", number, ": a rules heading must read exactly '",
+                                                         kSection, "' or '", kSectionOutsideTests, "': ", trimmed));
+        }
         continue;
       }
-      if (section == Section::kNone || !absl::StartsWith(trimmed, "- ")) continue;
-      const std::vector<std::string> prefixes = PrefixesOfBullet(trimmed);
-      if (prefixes.empty()) {
+      if (section == Section::kNone || !absl::StartsWith(absl::StripLeadingAsciiWhitespace(trimmed), "- ")) continue;
+      const std::optional<std::vector<std::string>> prefixes = PrefixesOfBullet(trimmed);
+      if (!prefixes.has_value() || prefixes->empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            file, ":", number, ": a rule names no include prefix in backquotes before its colon: ", trimmed));
+            file, ":", number, ": a rule names its include prefixes in backquotes, then a colon, on its first line: ",
+            trimmed));
       }
-      for (const std::string& prefix : prefixes) {
-        rules.push_back({.folder = folder, .readme = file, .prefix = prefix, .tests_exempt = section == Section::kOutsideTests});
+      for (const std::string& prefix : *prefixes) {
+        rules.push_back(
+            {.folder = folder, .readme = file, .prefix = prefix, .tests_exempt = section == Section::kOutsideTests});
       }
     }
   }
+  if (rules.empty()) return absl::NotFoundError(absl::StrCat("no README.md below ", root, " states a rule"));
   return rules;
 }
 
 absl::StatusOr<std::vector<LayeringViolation>> CheckLayering(const std::string& root) {
   absl::StatusOr<std::vector<LayeringRule>> rules = ReadLayeringRules(root);
   if (!rules.ok()) return rules.status();
+  absl::StatusOr<std::vector<std::string>> files = FilesBelow(root);
+  if (!files.ok()) return files.status();
   IncludeGraph graph{fs::path(root)};
   std::vector<LayeringViolation> violations;
-  for (const std::string& file : FilesBelow(root)) {
+  for (const std::string& file : *files) {
     if (!IsSource(file)) continue;
+    const bool is_test = IsTest(file);
     std::vector<const LayeringRule*> applicable;
     for (const LayeringRule& rule : *rules) {
       if (!absl::StartsWith(file, rule.folder)) continue;
-      if (rule.tests_exempt && IsTest(file)) continue;
+      if (rule.tests_exempt && is_test) continue;
       applicable.push_back(&rule);
     }
-    if (applicable.empty()) continue;
     for (const Reached& reached : ReachableIncludes(file, graph)) {
+      bool broke_a_rule = false;
       for (const LayeringRule* rule : applicable) {
         if (!absl::StartsWith(reached.name, rule->prefix)) continue;
         violations.push_back({.file = file, .line = reached.line, .forbidden_include = reached.name,
                               .via = reached.via, .rule = *rule});
+        broke_a_rule = true;
+      }
+      // Wherever it is, a test's helper is for tests only (said once: a rule may say it already).
+      if (!broke_a_rule && !is_test && reached.in_project && IsTest(reached.name)) {
+        violations.push_back({.file = file, .line = reached.line, .forbidden_include = reached.name,
+                              .via = reached.via,
+                              .rule = {.readme = "testing/layering.h", .prefix = reached.name, .tests_exempt = true}});
       }
     }
   }
@@ -244,6 +284,9 @@ absl::StatusOr<std::vector<LayeringViolation>> CheckLayering(const std::string& 
 std::string DescribeViolation(const LayeringViolation& violation) {
   std::string out = absl::StrCat(violation.file, ":", violation.line, " includes ", violation.forbidden_include);
   if (!violation.via.empty()) absl::StrAppend(&out, " (via ", absl::StrJoin(violation.via, " -> "), ")");
+  if (violation.rule.folder.empty() && violation.rule.prefix == violation.forbidden_include) {
+    return absl::StrCat(out, ", a test helper: only tests and benchmarks include those (testing/layering.h)");
+  }
   absl::StrAppend(&out, ", which ", violation.rule.readme, " says ",
                   violation.rule.folder.empty() ? "the tree" : violation.rule.folder, " never includes",
                   violation.rule.tests_exempt ? " outside tests" : "", " (`", violation.rule.prefix, "`)");

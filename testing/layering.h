@@ -14,14 +14,20 @@
 //   - `analyzer/report/`, `analyzer/cli/`: why (applies to every file below the folder)
 //   ## Never includes outside tests
 //   - `analyzer/loader/`: why (tests may: they build their input)
-// Tests are *_test.cc files, their helpers *_test_util.{h,cc}, and every
-// file below a folder named testing/. Each backquoted word of a bullet is an include prefix ("onnx/" forbids
-// "onnx/onnx_pb.h"). A folder's rules hold for every source file below it
-// (.h, .cc, .c) and add to the rules of the folders above it.
+// Test code is *_test.cc files, their helpers (*_test_util.{h,cc} and every
+// file below a folder named testing/) and bench/. Each backquoted word of a
+// bullet before its colon is an include prefix ("onnx/" forbids
+// "onnx/onnx_pb.h"); a rule must name them on its first line. A folder's
+// rules hold for every source file below it (.h, .cc, .c) and add to the
+// rules of the folders above it. Code that is not test code never includes a
+// test helper, wherever it is. A heading that mentions "Never includes" in
+// another form, or a bullet without its colon, is an error, not a rule lost.
 //
-// What it checks: quoted includes only ("..."; <...> are the system's), each
-// resolved against the checkout's root; a header found there is followed,
-// one that is not (onnx/, absl/, generated .pb.h) is matched but not opened.
+// What it checks: every #include, "..." and <...>. A quoted one is looked up
+// as the compiler does (the including file's folder, then the checkout's
+// root); a header found there is followed. One that is not (onnx/, absl/, a
+// generated .pb.h, every <...>) is matched against the rules but not opened.
+// Build output (build*/ at the root) and hidden folders are not read.
 // What it does not: code that is compiled in without an #include (a CMake
 // target linking a library it may not), and macros that build an include
 // path.
@@ -50,16 +56,15 @@ struct LayeringViolation {
   LayeringRule rule;               // The rule it breaks.
 };
 
-// Every rule of every README.md below `root` (build*/ and hidden folders
-// skipped). Errors: a README whose rules section has a bullet without a
-// backquoted prefix.
+// Every rule of every README.md below `root`. Errors: a malformed rule or
+// rules heading (naming the README and line), an unreadable tree, no rule at all.
 absl::StatusOr<std::vector<LayeringRule>> ReadLayeringRules(const std::string& root);
 
 // The violations of those rules in the tree below `root`, sorted by file and line.
 absl::StatusOr<std::vector<LayeringViolation>> CheckLayering(const std::string& root);
 
 // "planner/planner.cc:3 includes analyzer/loader/model_loader.h (via ...),
-//  which planner/README.md says the folder never includes (`analyzer/`)".
+//  which planner/README.md says planner/ never includes (`analyzer/`)".
 std::string DescribeViolation(const LayeringViolation& violation);
 
 }  // namespace footprint::layering
