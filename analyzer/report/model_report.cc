@@ -10,8 +10,6 @@
 namespace footprint {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 std::string Cell(const ModelReport& report, int64_t MemoryFigures::*figure) {
   if (!report.analysis.has_value()) return "-";
   return HumanBytes(report.analysis->memory.*figure);
@@ -83,12 +81,6 @@ void WriteModelReportJson(const ModelReport& report, JsonWriter& json) {
   json.EndObject();
 }
 
-std::string RenderModelReportJson(const ModelReport& report) {
-  JsonWriter json;
-  WriteModelReportJson(report, json);
-  return std::move(json).Release() + "\n";
-}
-
 void WriteBatchJson(const std::vector<ModelReport>& reports, JsonWriter& json) {
   json.BeginObject();
   json.Key("schema_version").Int(kJsonSchemaVersion);
@@ -96,20 +88,6 @@ void WriteBatchJson(const std::vector<ModelReport>& reports, JsonWriter& json) {
   for (const ModelReport& report : reports) WriteModelReportJson(report, json);
   json.EndArray();
   json.EndObject();
-}
-
-std::string RenderBatchJson(const std::vector<ModelReport>& reports) {
-  JsonWriter json;
-  WriteBatchJson(reports, json);
-  return std::move(json).Release() + "\n";
-}
-
-nlohmann::ordered_json ModelReportToJson(const ModelReport& report) {
-  return Json::parse(RenderModelReportJson(report));
-}
-
-nlohmann::ordered_json BatchToJson(const std::vector<ModelReport>& reports) {
-  return Json::parse(RenderBatchJson(reports));
 }
 
 }  // namespace footprint

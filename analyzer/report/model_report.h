@@ -14,7 +14,6 @@
 #include "analyzer/memory/analysis.h"
 #include "analyzer/report/diff.h"
 #include "analyzer/report/json_writer.h"
-#include "nlohmann/json.hpp"
 
 namespace footprint {
 
@@ -35,15 +34,10 @@ std::string RenderBatchText(const std::vector<ModelReport>& reports);
 std::string RenderSummaryText(const std::vector<ModelReport>& reports);
 // JSON: one model's report (report.h's WriteAnalysisJsonMembers), with
 // "baseline" when it has one, or {"model": {"path"}, "error"} when it failed;
-// several models: {"schema_version": 1, "reports": [...]}. Write* stream it
-// into a writer; Render* return the text with its final newline.
+// several models: {"schema_version": 1, "reports": [...]}, streamed into a
+// writer (JsonWriter::Release gives the text).
 void WriteModelReportJson(const ModelReport& report, JsonWriter& json);
 void WriteBatchJson(const std::vector<ModelReport>& reports, JsonWriter& json);
-std::string RenderModelReportJson(const ModelReport& report);
-std::string RenderBatchJson(const std::vector<ModelReport>& reports);
-// The same as DOMs, for callers that look values up (parsed from the text).
-nlohmann::ordered_json ModelReportToJson(const ModelReport& report);
-nlohmann::ordered_json BatchToJson(const std::vector<ModelReport>& reports);
 
 }  // namespace footprint
 
