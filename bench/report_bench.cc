@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/loader/model_loader.h"
 #include "analyzer/memory/analyze.h"
 #include "analyzer/report/json_writer.h"
-#include "analyzer/loader/model_loader.h"
 #include "analyzer/report/report.h"
 
 namespace {

@@ -18,8 +18,6 @@
 namespace footprint {
 namespace {
 
-// The --dim bindings that name a dimension of one of the model's graph inputs
-// (where BindDims looks for them).
 // The names a model answers to, for the bindings of a several-model run:
 // its inputs' named dims, "<input>_dim<k>" for each input dim, its Loop
 // nodes' "<node>.trip_count" (bodies included), its inputs and its values.

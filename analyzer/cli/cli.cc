@@ -6,18 +6,18 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "analyzer/memory/analysis.h"
-#include "analyzer/cli/size_flags.h"
 #include "analyzer/cli/cli_reports.h"
-#include "analyzer/loader/model_loader.h"
 #include "analyzer/cli/output_file.h"
 #include "analyzer/cli/progress.h"
+#include "analyzer/cli/size_flags.h"
+#include "analyzer/loader/model_loader.h"
+#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/sweep.h"
 #include "analyzer/report/report.h"
+#include "analyzer/shapes/shape_engine.h"
 #include "devices/device_catalog.h"
 #include "devices/devices_command.h"
 #include "planner/plan_command.h"
-#include "analyzer/shapes/shape_engine.h"
-#include "analyzer/memory/sweep.h"
 
 namespace footprint {
 namespace {

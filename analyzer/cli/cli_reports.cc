@@ -6,12 +6,12 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "analyzer/cli/size_flags.h"
 #include "analyzer/cli/cli.h"
-#include "analyzer/report/json_writer.h"
 #include "analyzer/cli/output_file.h"
+#include "analyzer/cli/size_flags.h"
 #include "analyzer/report/diff.h"
 #include "analyzer/report/html.h"
+#include "analyzer/report/json_writer.h"
 #include "analyzer/report/markdown.h"
 
 namespace footprint {

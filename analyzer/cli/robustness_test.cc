@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "absl/time/time.h"
-#include "analyzer/memory/analyze.h"
 #include "analyzer/cli/cli.h"
 #include "analyzer/loader/model_loader.h"
+#include "analyzer/memory/analyze.h"
 #include "analyzer/report/report.h"
 #include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"

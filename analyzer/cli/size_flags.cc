@@ -6,8 +6,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "analyzer/shapes/tensor_size.h"
 
 namespace footprint {
 namespace {

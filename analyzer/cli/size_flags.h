@@ -19,7 +19,6 @@
 #define ONNX_FOOTPRINT_ANALYZER_CLI_SIZE_FLAGS_H_
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"

@@ -3,14 +3,14 @@
 // Why: the analyzer parses files from strangers inside CI pipelines; any
 // input must end in a report or a clear error, never a crash or a hang.
 // Build with `make fuzz` (clang, ASan + UBSan); crashing inputs go to
-// testdata/fuzz_regressions/, which fuzz_regression_test replays.
+// testdata/fuzz_regressions/, which robustness_test replays.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "absl/time/time.h"
-#include "analyzer/memory/analyze.h"
 #include "analyzer/loader/model_loader.h"
+#include "analyzer/memory/analyze.h"
 #include "analyzer/report/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

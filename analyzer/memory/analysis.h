@@ -109,7 +109,7 @@ struct MemoryFigures {
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
 };
 
-// The figures as formulas in the dims left unbound (symbolic/expr.h syntax),
+// The figures as formulas in the dims left unbound (shapes/expr.h syntax),
 // set when some arena tensor's size is a formula. Exact: weights, naive and
 // the lower bound (a max over steps of sums of aligned sizes, pruned of
 // dominated steps; "" when too many remain). The planned arena has no

@@ -8,8 +8,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "analyzer/memory/analyze.h"
 #include "analyzer/loader/model_loader.h"
+#include "analyzer/memory/analyze.h"
 #include "gtest/gtest.h"
 
 namespace footprint {

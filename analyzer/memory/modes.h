@@ -40,8 +40,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/memory/analysis.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/memory/analysis.h"
 #include "planner/problem.h"
 #include "scheduler/dataflow_graph.h"
 

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analyzer/memory/analysis.h"
 #include "analyzer/loader/model_loader.h"
+#include "analyzer/memory/analysis.h"
 
 namespace footprint {
 

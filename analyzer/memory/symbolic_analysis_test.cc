@@ -1,10 +1,10 @@
 // The whole pipeline with the engine: models ONNX alone leaves unsized are
 // fully sized once the inputs are bound, formulas when they are not, and the
 // sweep and capacity search plan the model per value.
-#include "analyzer/memory/analyze.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/shapes/expr.h"
+#include "analyzer/memory/analyze.h"
 #include "analyzer/memory/sweep.h"
+#include "analyzer/shapes/expr.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"

@@ -3,7 +3,7 @@
 //
 // Usage:
 //   absl::StatusOr<ReportFigures> old_figures = ReadReportFigures("old.json");
-//   ReportDiff diff = DiffFigures(*old_figures, FiguresOf(analysis), ParseGrowthThreshold("5%").value());
+//   ReportDiff diff = DiffFigures(*old_figures, FiguresOf(analysis), GrowthThreshold{.percent = 5});
 //   if (diff.exceeded) { /* exit 1 */ }
 //
 // The compared figures are weights, arena, lower bound, naive, peak (bytes)

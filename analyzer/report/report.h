@@ -32,10 +32,10 @@
 //    "sweep"? (with --sweep): {"dim", "points": [{"value", "peak_bytes", "arena_bytes",
 //               "lower_bound_bytes", "naive_bytes", "unsized_tensors"}]},
 //    "budgets": [{"figure": "peak" | "arena" | "weights", "limit_bytes", "actual_bytes", "ok"}],
-//    "baseline"?: a diff object (report_diff.h), only with --baseline-report}
+//    "baseline"?: a diff object (diff.h), only with --baseline-report}
 // Keys may be added within a schema_version; none is removed or changes meaning.
 // Several models at once: {"schema_version": 1, "reports": [report | {"model": {"path"}, "error"}]},
-// in the order the models were given (batch.h).
+// in the order the models were given (model_report.h).
 // Unknown values are null (never 0): an unsized tensor has "bytes": null and
 // "offset": null; an unknown dim is null in "shape" and a symbolic one a string.
 #ifndef ONNX_FOOTPRINT_ANALYZER_REPORT_REPORT_H_
@@ -53,7 +53,7 @@ inline constexpr int kJsonSchemaVersion = 1;
 
 // The JSON report's members, in order, into the object `json` has open: the
 // one place that decides them. A caller may add members after them (the
-// "baseline" diff, batch.h) before closing the object.
+// "baseline" diff, model_report.cc) before closing the object.
 void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json);
 // The JSON report as text, ending in a newline.
 std::string RenderJson(const Analysis& analysis);

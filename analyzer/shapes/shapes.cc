@@ -5,9 +5,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "analyzer/loader/isolated_call.h"
 #include "analyzer/shapes/tensor_size.h"
-#include "absl/strings/str_split.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
@@ -130,7 +130,7 @@ bool HasNodeWithoutSchema(const onnx::GraphProto& graph, const std::map<std::str
 // cannot infer (a custom op, say). `inferred` is a copy of `model` after
 // inference without data propagation; every Shape/Size node whose input has
 // no type there is moved to a domain ONNX does not know, so that inference
-// passes over it, and recorded for RestoreSkippedNodes.
+// passes over it, and recorded in `skipped` so that the caller puts it back.
 void SkipUnsafeShapeNodes(onnx::GraphProto& graph, const onnx::GraphProto& inferred,
                           absl::flat_hash_set<std::string> typed_outside,
                           std::vector<std::pair<onnx::NodeProto*, std::string>>& skipped) {

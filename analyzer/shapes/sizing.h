@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analyzer/shapes/shapes.h"
 #include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/shape_engine.h"
+#include "analyzer/shapes/shapes.h"
 
 namespace footprint::symbolic {
 

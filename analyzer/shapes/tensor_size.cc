@@ -1,11 +1,8 @@
 #include "analyzer/shapes/tensor_size.h"
 
-#include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 
 namespace footprint {
 namespace {

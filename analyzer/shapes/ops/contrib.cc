@@ -5,7 +5,6 @@
 // present = past with the sequence axis grown by the new tokens.
 #include <algorithm>
 
-#include "absl/container/flat_hash_map.h"
 #include "analyzer/shapes/op_context.h"
 #include "analyzer/shapes/ops/op_helpers.h"
 
