@@ -83,6 +83,13 @@ class LayeringTreeTest : public ::testing::Test {
     return lines;
   }
 
+  // The check refuses the tree with an error that names `where` (README:line).
+  void ExpectRulesError(const std::string& where) {
+    absl::StatusOr<std::vector<LayeringViolation>> found = CheckLayering(root_.string());
+    ASSERT_FALSE(found.ok());
+    EXPECT_THAT(std::string(found.status().message()), ::testing::HasSubstr(where));
+  }
+
   fs::path root_;
 };
 
@@ -150,16 +157,12 @@ TEST_F(LayeringTreeTest, RulesInsideCodeFencesAreExamplesNotRules) {
 
 TEST_F(LayeringTreeTest, AMisspelledRulesHeadingIsAnError) {
   Write(root_, "high/README.md", "# high\n### Never includes\n- `low/`: misspelled heading\n");
-  absl::StatusOr<std::vector<LayeringViolation>> found = CheckLayering(root_.string());
-  ASSERT_FALSE(found.ok());
-  EXPECT_THAT(std::string(found.status().message()), ::testing::HasSubstr("high/README.md:2"));
+  ExpectRulesError("high/README.md:2");
 }
 
 TEST_F(LayeringTreeTest, AWrappedRuleIsAnErrorNotARuleLost) {
   Write(root_, "high/README.md", "# high\n## Never includes\n- `low/`, `free/`\n  `onnx/`: wrapped too early\n");
-  absl::StatusOr<std::vector<LayeringViolation>> found = CheckLayering(root_.string());
-  ASSERT_FALSE(found.ok());
-  EXPECT_THAT(std::string(found.status().message()), ::testing::HasSubstr("high/README.md:3"));
+  ExpectRulesError("high/README.md:3");
 }
 
 TEST_F(LayeringTreeTest, AMissingTreeIsAnErrorNotAPass) {
@@ -170,9 +173,7 @@ TEST_F(LayeringTreeTest, AMissingTreeIsAnErrorNotAPass) {
 
 TEST_F(LayeringTreeTest, ARuleWithoutAPrefixIsAnError) {
   Write(root_, "high/README.md", "# high\n## Never includes\n- the low folder: said in words only\n");
-  absl::StatusOr<std::vector<LayeringViolation>> found = CheckLayering(root_.string());
-  ASSERT_FALSE(found.ok());
-  EXPECT_THAT(std::string(found.status().message()), ::testing::HasSubstr("high/README.md:3"));
+  ExpectRulesError("high/README.md:3");
 }
 
 }  // namespace
