@@ -13,38 +13,45 @@
 namespace footprint {
 namespace {
 
-// Word k of tensor id's pattern (splitmix64): distinct tensors, and distinct
-// words of one tensor, differ.
-inline uint64_t PatternWord(uint64_t id, uint64_t k) {
-  uint64_t z = (id + 1) * 0x9E3779B97F4A7C15ULL + k * 0xBF58476D1CE4E5B9ULL;
+// Word k of tensor id's pattern: (Seed(id) + k) times an odd constant, so
+// the words of one tensor all differ, and two tensors' words meet only if
+// their random 64-bit seeds lie within a tensor's length of each other.
+inline uint64_t Seed(uint64_t id) {
+  uint64_t z = (id + 1) * 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
+inline uint64_t PatternWord(uint64_t seed, uint64_t k) { return (seed + k) * 0xD6E8FEB86659FD93ULL; }
 
 void FillPattern(uint64_t id, unsigned char* bytes, int64_t size) {
-  int64_t k = 0;
-  for (; (k + 1) * 8 <= size; ++k) {
-    const uint64_t word = PatternWord(id, k);
+  const uint64_t seed = Seed(id);
+  const int64_t words = size / 8;
+  for (int64_t k = 0; k < words; ++k) {
+    const uint64_t word = PatternWord(seed, k);
     std::memcpy(bytes + k * 8, &word, 8);
   }
-  if (k * 8 < size) {
-    const uint64_t word = PatternWord(id, k);
-    std::memcpy(bytes + k * 8, &word, size - k * 8);
+  if (words * 8 < size) {
+    const uint64_t word = PatternWord(seed, words);
+    std::memcpy(bytes + words * 8, &word, size - words * 8);
   }
 }
 
 // The first byte of `bytes` that is not id's pattern, or -1.
 int64_t FirstWrongByte(uint64_t id, const unsigned char* bytes, int64_t size) {
+  const uint64_t seed = Seed(id);
+  const int64_t words = size / 8;
   int64_t k = 0;
-  for (; k * 8 < size; ++k) {
-    const uint64_t word = PatternWord(id, k);
-    const int64_t n = std::min<int64_t>(8, size - k * 8);
-    if (std::memcmp(bytes + k * 8, &word, n) == 0) continue;
-    const auto* expected = reinterpret_cast<const unsigned char*>(&word);
-    for (int64_t b = 0; b < n; ++b) {
-      if (bytes[k * 8 + b] != expected[b]) return k * 8 + b;
-    }
+  for (; k < words; ++k) {
+    uint64_t word;
+    std::memcpy(&word, bytes + k * 8, 8);
+    if (word != PatternWord(seed, k)) break;
+  }
+  if (k == words && words * 8 == size) return -1;
+  const uint64_t word = PatternWord(seed, k);
+  const auto* expected = reinterpret_cast<const unsigned char*>(&word);
+  for (int64_t b = 0; b < 8 && k * 8 + b < size; ++b) {
+    if (bytes[k * 8 + b] != expected[b]) return k * 8 + b;
   }
   return -1;
 }
