@@ -104,7 +104,7 @@ TEST_F(ReplayCli, ExitsTwoOnBadInput) {
     EXPECT_TRUE(run.out.empty());
   };
   expect_two(ReplayEdited([](nlohmann::json& j) { j["plan_version"] = 7; }, "v7.json"), "plan_version 7");
-  expect_two(ReplayEdited([](nlohmann::json& j) { j["model"]["hash"] = "fnv1a64:0000000000000000"; }, "hash.json"),
+  expect_two(ReplayEdited([](nlohmann::json& j) { j["model"]["hash"] = "mx64:0000000000000000"; }, "hash.json"),
              "does not match the model");
   expect_two(ReplayEdited([](nlohmann::json& j) { j["tensors"] = 3; }, "tensors.json"), "tensors");
   expect_two(RunCliCaptured({"replay", WriteScratchFile("replay_cli/garbage.json", "{plan")}), "not valid JSON");

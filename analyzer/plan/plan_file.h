@@ -51,8 +51,10 @@ struct ArenaPlan {
   std::vector<PlanTensor> tensors;    // Id = index.
 };
 
-// "fnv1a64:<16 hex digits>" of the file's bytes (the graph and any inline
-// weights); a file that cannot be read is an error naming it.
+// "mx64:<16 hex digits>": a 64-bit multiply-xor hash of the model file's
+// bytes (the graph and any inline weights; not a cryptographic hash: it
+// tells a plan from another model's, it does not resist forgery). A file
+// that cannot be read is an error naming it.
 absl::StatusOr<std::string> ModelHash(const std::string& path);
 
 // The plan of an analysis whose arena tensors are all sized; otherwise an

@@ -3,6 +3,8 @@
 // replay: cli/plan_cli_test.cc).
 #include "analyzer/plan/plan_file.h"
 
+#include <fstream>
+
 #include "absl/strings/match.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
@@ -44,7 +46,7 @@ AnalyzeOptions AllModes() {
 TEST(PlanFromAnalysis, CarriesOffsetsStepsAndSharingOfTheAnalysis) {
   absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), AllModes());
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "fnv1a64:0");
+  absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "mx64:0");
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->schedule, analysis->schedule);
   ASSERT_EQ(plan->tiers.size(), 1u);
@@ -72,7 +74,7 @@ TEST(PlanFromAnalysis, RefusesUnsizedTensorsNamingThemAndTheFlag) {
   builder.Input("x", kFloat, {std::string("batch"), 8}).Add("Relu", {"x"}, {"y"}, "relu").Output("y");
   absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder);
   ASSERT_TRUE(analysis.ok()) << analysis.status();
-  absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "fnv1a64:0");
+  absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "mx64:0");
   ASSERT_FALSE(plan.ok());
   EXPECT_TRUE(absl::StrContains(plan.status().message(), "'x'")) << plan.status();
   EXPECT_TRUE(absl::StrContains(plan.status().message(), "--dim")) << plan.status();
@@ -81,7 +83,7 @@ TEST(PlanFromAnalysis, RefusesUnsizedTensorsNamingThemAndTheFlag) {
 TEST(PlanJson, RoundTrips) {
   absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), AllModes());
   ASSERT_TRUE(analysis.ok());
-  absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "fnv1a64:0123456789abcdef");
+  absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "mx64:0123456789abcdef");
   ASSERT_TRUE(plan.ok());
   const std::string text = RenderPlanJson(*plan);
   absl::StatusOr<ArenaPlan> back = ParsePlanJson(text);
@@ -89,14 +91,14 @@ TEST(PlanJson, RoundTrips) {
   EXPECT_EQ(RenderPlanJson(*back), text);
   const nlohmann::json json = nlohmann::json::parse(text);
   EXPECT_EQ(json["plan_version"], kPlanVersion);
-  EXPECT_EQ(json["model"]["hash"], "fnv1a64:0123456789abcdef");
+  EXPECT_EQ(json["model"]["hash"], "mx64:0123456789abcdef");
   EXPECT_EQ(json["options"]["alias"], true);
 }
 
 TEST(PlanJson, RefusesMalformedPlansNamingTheField) {
   absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), AllModes());
   ASSERT_TRUE(analysis.ok());
-  const nlohmann::json good = nlohmann::json::parse(RenderPlanJson(*PlanFromAnalysis(*analysis, "fnv1a64:0")));
+  const nlohmann::json good = nlohmann::json::parse(RenderPlanJson(*PlanFromAnalysis(*analysis, "mx64:0")));
   const auto refused = [&](auto edit, const std::string& expected) {
     nlohmann::json bad = good;
     edit(bad);
@@ -118,13 +120,35 @@ TEST(PlanJson, RefusesMalformedPlansNamingTheField) {
 TEST(PlanHeader, HasTheFactsAsConstantsAndTables) {
   absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), AllModes());
   ASSERT_TRUE(analysis.ok());
-  const std::string header = RenderPlanHeader(*PlanFromAnalysis(*analysis, "fnv1a64:0"), "my-plan");
+  const std::string header = RenderPlanHeader(*PlanFromAnalysis(*analysis, "mx64:0"), "my-plan");
   EXPECT_TRUE(absl::StrContains(header, "#ifndef FP_PLAN_MY_PLAN_H_")) << header;
   EXPECT_TRUE(absl::StrContains(header, absl::StrCat("#define FP_ARENA_SIZE_ARENA ", analysis->memory.arena_bytes, "u"))) << header;
   EXPECT_TRUE(absl::StrContains(header, "FP_T_X = 0"));
   EXPECT_TRUE(absl::StrContains(header, "static const size_t fp_tensor_offset["));
   EXPECT_TRUE(absl::StrContains(header, "\"relu0\""));
   EXPECT_FALSE(absl::StrContains(header, "#include <string"));
+}
+
+TEST(ModelHash, ChangesWithAnyByteAndNamesAnUnreadableFile) {
+  const std::string dir = ::testing::TempDir();
+  std::string bytes(100001, 'x');
+  const auto hash_of = [&](const std::string& contents) {
+    const std::string path = dir + "/hash_me.onnx";
+    std::ofstream(path, std::ios::binary) << contents;
+    return *ModelHash(path);
+  };
+  const std::string original = hash_of(bytes);
+  EXPECT_TRUE(absl::StartsWith(original, "mx64:")) << original;
+  EXPECT_EQ(hash_of(bytes), original);
+  for (size_t at : {size_t{0}, size_t{31}, size_t{65536}, size_t{100000}}) {
+    std::string changed = bytes;
+    changed[at] = 'y';
+    EXPECT_NE(hash_of(changed), original) << at;
+  }
+  EXPECT_NE(hash_of(bytes + '\0'), original);  // The length counts too.
+  absl::StatusOr<std::string> missing = ModelHash(dir + "/no_such.onnx");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(absl::StrContains(missing.status().message(), "no_such.onnx"));
 }
 
 TEST(CIdentifier, SanitizesNames) {

@@ -38,7 +38,7 @@ ArenaPlan PlanOf(const ModelBuilder& builder, bool all_modes) {
   options.alias = options.inplace = options.optimize_schedule = all_modes;
   absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, options);
   EXPECT_TRUE(analysis.ok()) << analysis.status();
-  absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "fnv1a64:0");
+  absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "mx64:0");
   EXPECT_TRUE(plan.ok()) << plan.status();
   return *plan;
 }
