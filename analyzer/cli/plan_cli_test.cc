@@ -113,6 +113,18 @@ TEST_F(ReplayCli, ExitsTwoOnBadInput) {
   expect_two(RunCliCaptured({"replay", plan_, "--model"}), "--model needs a file name");
   expect_two(RunCliCaptured({"replay", plan_, "--model", "/no/such.onnx"}), "cannot read the model file");
   expect_two(RunCliCaptured({"replay", plan_, "--frobnicate"}), "unknown option --frobnicate");
+  expect_two(ReplayEdited([](nlohmann::json& j) { j["tiers"][0]["arena_bytes"] = int64_t{1} << 50; }, "huge.json"),
+             "too large to replay");
+}
+
+TEST(PlanHelp, NamesEmitPlanAndReplay) {
+  testing::CliRun run = RunCliCaptured({"--help"});
+  EXPECT_TRUE(absl::StrContains(run.out, "onnx-footprint replay PLAN.json")) << run.out;
+  run = RunCliCaptured({"analyze", "--help"});
+  EXPECT_TRUE(absl::StrContains(run.out, "--emit-plan FILE")) << run.out;
+  run = RunCliCaptured({"replay", "--help"});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(run.out, "Exit codes: 0 no live tensor was ever overwritten")) << run.out;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -87,7 +88,9 @@ class Replayer {
 
   absl::StatusOr<ReplayResult> Run() {
     if (absl::Status s = BuildTables(); !s.ok()) return s;
-    if (std::optional<ReplayResult> refused = InitArenas(); refused.has_value()) return *refused;
+    absl::StatusOr<std::optional<ReplayResult>> refused = InitArenas();
+    if (!refused.ok()) return refused.status();
+    if (refused->has_value()) return **refused;
     DeriveContentOwners();
     const int64_t steps = static_cast<int64_t>(plan_.schedule.size());
     std::vector<std::vector<int64_t>> inputs_at(std::max<int64_t>(steps, 1)), outputs_at(inputs_at.size()),
@@ -211,25 +214,32 @@ class Replayer {
     return absl::OkStatus();
   }
 
-  std::optional<ReplayResult> InitArenas() {
+  // An error status: a buffer that cannot be had (the plan is not wrong,
+  // this machine is too small for it). A result: the library refused the plan.
+  absl::StatusOr<std::optional<ReplayResult>> InitArenas() {
     arenas_.resize(plan_.tiers.size());
     for (size_t t = 0; t < plan_.tiers.size(); ++t) {
       const size_t alignment = std::max<size_t>(tier_alignment_[t], alignof(std::max_align_t));
       const size_t wanted = fp_arena_required_bytes(&table_, static_cast<uint32_t>(t));
+      if (wanted > (size_t{1} << 40) || alignment > (size_t{1} << 20)) {
+        return absl::ResourceExhaustedError(absl::StrCat("tier '", plan_.tiers[t].name, "': an arena of ", wanted,
+                                                         " bytes aligned to ", alignment, " is too large to replay"));
+      }
       const size_t bytes = (wanted + alignment - 1) / alignment * alignment;
       buffers_.emplace_back(static_cast<unsigned char*>(std::aligned_alloc(alignment, std::max(bytes, alignment))));
       if (buffers_.back() == nullptr) {
-        return Failure(-1, absl::StrCat("cannot allocate the ", wanted, "-byte arena of tier '", plan_.tiers[t].name, "'"));
+        return absl::ResourceExhaustedError(
+            absl::StrCat("cannot allocate the ", wanted, "-byte arena of tier '", plan_.tiers[t].name, "'"));
       }
       const fp_status status =
           fp_arena_init(&arenas_[t], &table_, static_cast<uint32_t>(t), buffers_.back().get(), wanted);
-      if (status == FP_ERR_BAD_PLAN) return Failure(-1, MisfitTensor(t));
+      if (status == FP_ERR_BAD_PLAN) return std::optional<ReplayResult>(Failure(-1, MisfitTensor(t)));
       if (status != FP_OK) {
-        return Failure(-1, absl::StrCat("tier '", plan_.tiers[t].name, "': ", fp_status_name(status)));
+        return absl::InternalError(absl::StrCat("tier '", plan_.tiers[t].name, "': ", fp_status_name(status)));
       }
       fp_arena_set_violation_handler(&arenas_[t], OnViolation, &violations_);
     }
-    return std::nullopt;
+    return std::optional<ReplayResult>();
   }
 
   std::string MisfitTensor(size_t tier) const {
@@ -241,7 +251,7 @@ class Replayer {
         return absl::StrCat("tensor '", tensor.name, "' at offset ", tensor.offset, " is not aligned to the ",
                             t.alignment, " bytes of tier '", t.name, "'");
       }
-      if (tensor.offset + tensor.aligned_size > t.arena_bytes) {
+      if (tensor.offset > t.arena_bytes || tensor.aligned_size > t.arena_bytes - tensor.offset) {
         return absl::StrCat("tensor '", tensor.name, "' [", tensor.offset, ", ", tensor.offset + tensor.aligned_size,
                             ") ends past the ", t.arena_bytes, "-byte arena of tier '", t.name, "'");
       }
