@@ -3,6 +3,8 @@
 // guard checks.
 #include "runtime/fp_arena.h"
 
+#include "runtime/fp_arena.hpp"
+
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -192,6 +194,31 @@ TEST(FpChecked, ReportsAWritePastTheTierEndIntoTheGuard) {
   EXPECT_EQ(seen.tensor[0], 1u);  // b, live at step 2, ends last.
   EXPECT_EQ(seen.step[0], 2);
   EXPECT_EQ(fp_arena_guard_intact(&arena), 1);  // Rearmed: each overrun is reported once.
+}
+
+TEST(FpArenaCpp, WrapsInitTensorsStepsAndViolations) {
+  SmallPlan p;
+  Block block(512);
+  fp::Arena refused(p.plan, 0, block.base + 16, 400);
+  EXPECT_EQ(refused.status(), FP_ERR_MISALIGNED);
+  EXPECT_EQ(refused.Tensor(0), nullptr);
+  fp::Arena arena(p.plan, 0, block.base, 512);
+  ASSERT_TRUE(arena.ok());
+  int seen = 0;
+  auto count = [&](fp_violation what, uint32_t tensor, int32_t step) {
+    EXPECT_EQ(what, FP_VIOLATION_NOT_LIVE);
+    EXPECT_EQ(tensor, 2u);
+    ++seen;
+  };
+  arena.OnViolation(count);
+  arena.Step(1);
+  EXPECT_EQ(arena.step(), 1);
+  EXPECT_EQ(arena.Tensor<float>(1), reinterpret_cast<float*>(block.base + 128));
+  EXPECT_EQ(arena.TensorBytes(1), 100u);
+  EXPECT_EQ(arena.TensorBytes(9), 0u);
+  arena.Tensor(2);  // c [2,3] at step 1.
+  EXPECT_EQ(seen, kChecked ? 1 : 0);
+  EXPECT_EQ(arena.violations(), kChecked ? 1u : 0u);
 }
 
 }  // namespace

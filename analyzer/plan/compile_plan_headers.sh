@@ -15,6 +15,9 @@ models=$(for p in "$@"; do [ -e "$p" ] && find "$p" -name '*.onnx' -type f; done
 cat > "$work/serve.c" <<'C'
 #include "plan.h"
 #include "runtime/fp_arena.h"
+#ifdef __cplusplus
+#include "runtime/fp_arena.hpp"  /* The C++17 face compiles beside it. */
+#endif
 static const fp_plan kPlan = FP_PLAN_INITIALIZER;
 size_t ArenaOfFirstTier(void) { return kPlan.num_tiers > 0 ? kPlan.tier_arena_size[0] : 0u; }
 C

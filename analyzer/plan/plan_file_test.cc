@@ -151,6 +151,22 @@ TEST(ModelHash, ChangesWithAnyByteAndNamesAnUnreadableFile) {
   EXPECT_TRUE(absl::StrContains(missing.status().message(), "no_such.onnx"));
 }
 
+TEST(PlanHeader, NamesThatClashOrBreakCommentsStayValidC) {
+  ArenaPlan plan;
+  plan.model_path = "models/*/x.onnx";  // "*/" would end the header's comment.
+  plan.model_hash = "mx64:0";
+  plan.schedule = {"n?\"0\\"};
+  plan.tiers = {{.name = "l2-ram", .arena_bytes = 64, .alignment = 64}, {.name = "l2_ram", .arena_bytes = 0, .alignment = 64}};
+  plan.tensors = {{.name = "a.b", .size = 4, .aligned_size = 64}, {.name = "a/b", .size = 4, .aligned_size = 64}};
+  const std::string header = RenderPlanHeader(plan, "clash");
+  EXPECT_TRUE(absl::StrContains(header, "models/* /x.onnx")) << header;
+  EXPECT_TRUE(absl::StrContains(header, "#define FP_ARENA_SIZE_L2_RAM 64u")) << header;
+  EXPECT_TRUE(absl::StrContains(header, "#define FP_ARENA_SIZE_L2_RAM_1 0u")) << header;
+  EXPECT_TRUE(absl::StrContains(header, "FP_T_A_B = 0")) << header;
+  EXPECT_TRUE(absl::StrContains(header, "FP_T_A_B_1 = 1")) << header;
+  EXPECT_TRUE(absl::StrContains(header, "\"n\\077\\\"0\\\\\"")) << header;  // '?' (trigraphs) in octal.
+}
+
 TEST(CIdentifier, SanitizesNames) {
   EXPECT_EQ(CIdentifier("conv1/Relu:0"), "CONV1_RELU_0");
   EXPECT_EQ(CIdentifier(""), "_");
