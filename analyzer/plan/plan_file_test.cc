@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "absl/strings/match.h"
+#include "analyzer/plan/plan_test_util.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
@@ -17,34 +18,13 @@ namespace {
 using ::footprint::testing::AnalyzeBuilt;
 using ::footprint::testing::FindTensor;
 using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::ModesOptions;
+using ::footprint::testing::SharingModel;
 
 constexpr int kFloat = onnx::TensorProto::FLOAT;
 
-// x -> Relu -> a -> Reshape(alias) -> b -> Relu(in-place) -> c -> Add(c, x2)
-ModelBuilder SharingModel() {
-  ModelBuilder builder;
-  builder.Input("x", kFloat, {4, 8})
-      .Input("x2", kFloat, {4, 8})
-      .Int64Initializer("shape", {8, 4})
-      .Add("Relu", {"x"}, {"a"}, "relu0")
-      .Add("Reshape", {"a", "shape"}, {"b"}, "reshape")
-      .Add("Relu", {"b"}, {"c"}, "relu1")
-      .Add("Sigmoid", {"x2"}, {"d"}, "sig")
-      .Output("c", kFloat, {8, 4})
-      .Output("d", kFloat, {4, 8});
-  return builder;
-}
-
-AnalyzeOptions AllModes() {
-  AnalyzeOptions options;
-  options.alias = true;
-  options.inplace = true;
-  options.optimize_schedule = true;
-  return options;
-}
-
 TEST(PlanFromAnalysis, CarriesOffsetsStepsAndSharingOfTheAnalysis) {
-  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), AllModes());
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), ModesOptions(true));
   ASSERT_TRUE(analysis.ok()) << analysis.status();
   absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "mx64:0");
   ASSERT_TRUE(plan.ok()) << plan.status();
@@ -81,7 +61,7 @@ TEST(PlanFromAnalysis, RefusesUnsizedTensorsNamingThemAndTheFlag) {
 }
 
 TEST(PlanJson, RoundTrips) {
-  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), AllModes());
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), ModesOptions(true));
   ASSERT_TRUE(analysis.ok());
   absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "mx64:0123456789abcdef");
   ASSERT_TRUE(plan.ok());
@@ -96,7 +76,7 @@ TEST(PlanJson, RoundTrips) {
 }
 
 TEST(PlanJson, RefusesMalformedPlansNamingTheField) {
-  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), AllModes());
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), ModesOptions(true));
   ASSERT_TRUE(analysis.ok());
   const nlohmann::json good = nlohmann::json::parse(RenderPlanJson(*PlanFromAnalysis(*analysis, "mx64:0")));
   const auto refused = [&](auto edit, const std::string& expected) {
@@ -118,7 +98,7 @@ TEST(PlanJson, RefusesMalformedPlansNamingTheField) {
 }
 
 TEST(PlanHeader, HasTheFactsAsConstantsAndTables) {
-  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), AllModes());
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(SharingModel(), ModesOptions(true));
   ASSERT_TRUE(analysis.ok());
   const std::string header = RenderPlanHeader(*PlanFromAnalysis(*analysis, "mx64:0"), "my-plan");
   EXPECT_TRUE(absl::StrContains(header, "#ifndef FP_PLAN_MY_PLAN_H_")) << header;

@@ -5,38 +5,21 @@
 #include "analyzer/plan/replay.h"
 
 #include "absl/strings/match.h"
+#include "analyzer/plan/plan_test_util.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
-#include "onnx/onnx_pb.h"
 
 namespace footprint {
 namespace {
 
 using ::footprint::testing::AnalyzeBuilt;
 using ::footprint::testing::ModelBuilder;
-
-constexpr int kFloat = onnx::TensorProto::FLOAT;
-
-// x -> Relu a -> Reshape b (alias of a) -> Relu c (in place over b); x2 -> Sigmoid d.
-ModelBuilder SharingModel() {
-  ModelBuilder builder;
-  builder.Input("x", kFloat, {4, 8})
-      .Input("x2", kFloat, {4, 8})
-      .Int64Initializer("shape", {8, 4})
-      .Add("Relu", {"x"}, {"a"}, "relu0")
-      .Add("Reshape", {"a", "shape"}, {"b"}, "reshape")
-      .Add("Relu", {"b"}, {"c"}, "relu1")
-      .Add("Sigmoid", {"x2"}, {"d"}, "sig")
-      .Output("c", kFloat, {8, 4})
-      .Output("d", kFloat, {4, 8});
-  return builder;
-}
+using ::footprint::testing::ModesOptions;
+using ::footprint::testing::SharingModel;
 
 ArenaPlan PlanOf(const ModelBuilder& builder, bool all_modes) {
-  AnalyzeOptions options;
-  options.alias = options.inplace = options.optimize_schedule = all_modes;
-  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, options);
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, ModesOptions(all_modes));
   EXPECT_TRUE(analysis.ok()) << analysis.status();
   absl::StatusOr<ArenaPlan> plan = PlanFromAnalysis(*analysis, "mx64:0");
   EXPECT_TRUE(plan.ok()) << plan.status();
