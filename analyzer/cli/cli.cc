@@ -3,12 +3,14 @@
 #include <iostream>
 #include <optional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "analyzer/cli/cli_reports.h"
 #include "analyzer/cli/output_file.h"
 #include "analyzer/cli/progress.h"
+#include "analyzer/cli/replay_command.h"
 #include "analyzer/cli/size_flags.h"
 #include "analyzer/loader/model_loader.h"
 #include "analyzer/memory/analysis.h"
@@ -32,6 +34,7 @@ Usage:
   onnx-footprint devices [--format text|json]
   onnx-footprint plan FILE.csv [--time-limit SECONDS] [--output FILE]
   onnx-footprint diff OLD.json NEW.json [--max-increase PCT|SIZE] [--format text|md|json] [--output FILE]
+  onnx-footprint replay PLAN.json [--model FILE]
   onnx-footprint --version | --help
 
 Commands:
@@ -39,6 +42,7 @@ Commands:
   devices   List the built-in hardware profiles and their memory tiers.
   plan      Solve an offset-assignment problem in MiniMalloc's CSV (id,lower,upper,size[,alignment][,offset]).
   diff      Compare two JSON reports of a model; fail when a figure grew past a threshold.
+  replay    Walk a plan from `analyze --emit-plan` against real memory; fail if a live tensor is overwritten.
 
 Run `onnx-footprint COMMAND --help` for a command's options.
 Exit codes: 0 success, 1 over a budget or the device's capacity (or, for diff, growth past the
@@ -84,6 +88,9 @@ Options:
                          md    Markdown for a pull-request comment (figures table, top 10 tensors);
                          html  one self-contained page (arena picture, live bytes, sortable table).
   --output FILE        Write the report to FILE instead of stdout (written whole or not at all).
+  --emit-plan FILE     Also write the arena plan a runtime serves (one model, all tensors sized):
+                       FILE.json (read by `onnx-footprint replay`) or FILE.h (a C99 header for
+                       runtime/fp_arena.h), chosen by the extension; written whole or not at all.
   --time-limit SECONDS Planner budget beyond its heuristics (default 0.3; 0 = heuristics only).
   --max-peak SIZE      Budgets: exit 1, with one line on stderr per exceeded budget, when the
   --max-arena SIZE     peak, arena or weights figure is larger than SIZE (the report is still
@@ -244,6 +251,13 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
       report.output_path = *value;
       continue;
     }
+    if (std::optional<std::string> value = TakeValue(args, i, "--emit-plan", &error)) {
+      if (!absl::EndsWith(*value, ".json") && !absl::EndsWith(*value, ".h")) {
+        return UsageError(absl::StrCat("--emit-plan expects a FILE ending in .json or .h, got '", *value, "'"));
+      }
+      report.plan_path = *value;
+      continue;
+    }
     if (std::optional<std::string> value = TakeValue(args, i, "--baseline-report", &error)) {
       if (value->empty()) return UsageError("--baseline-report needs a file name");
       report.baseline_report_path = *value;
@@ -309,6 +323,7 @@ int RunCli(const std::vector<std::string>& args) {
   if (args[0] == "devices") return devices::RunDevicesCommand(rest);
   if (args[0] == "plan") return planner::RunPlanCommand(rest);
   if (args[0] == "diff") return RunDiffCommand(rest);
+  if (args[0] == "replay") return RunReplayCommand(rest);
   std::cerr << kProgram << ": unknown command '" << args[0] << "' (see `onnx-footprint --help`)\n";
   return kExitBadInput;
 }

@@ -9,6 +9,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/cli/output_file.h"
 #include "analyzer/cli/size_flags.h"
+#include "analyzer/plan/plan_file.h"
 #include "analyzer/report/diff.h"
 #include "analyzer/report/html.h"
 #include "analyzer/report/json_writer.h"
@@ -117,6 +118,9 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
     if (!baseline.ok()) return Fail(absl::StrCat(request.baseline_report_path, ": ", baseline.status().message()));
     run.baseline = *baseline;
   }
+  if (!request.plan_path.empty() && models.size() != 1) {
+    return Fail(absl::StrCat("--emit-plan writes the plan of one model, but ", models.size(), " were given"));
+  }
   std::vector<std::string> run_errors;
   const std::vector<ModelReport> reports = AnalyzeModels(models, run, &run_errors);
   if (!run_errors.empty()) {
@@ -127,6 +131,15 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
   const bool single = reports.size() == 1;
   if (single && !reports[0].analysis.has_value()) {
     return Fail(absl::StrCat(reports[0].path, ": ", reports[0].error));
+  }
+
+  // The plan is made before any output: a model it cannot be made for
+  // writes neither the report nor the plan.
+  std::string plan_text;
+  if (!request.plan_path.empty()) {
+    absl::StatusOr<std::string> text = PlanFileFor(*reports[0].analysis, request.plan_path);
+    if (!text.ok()) return Fail(absl::StrCat(reports[0].path, ": ", text.status().message()));
+    plan_text = *std::move(text);
   }
 
   int emitted = kExitOk;
@@ -140,6 +153,11 @@ int AnalyzeAndReport(const std::vector<std::string>& model_arguments, const Batc
     emitted = Emit(RenderBatchText(reports), request.output_path);
   }
   if (emitted != kExitOk) return emitted;
+  if (!request.plan_path.empty()) {
+    if (absl::Status status = WriteFileAtomically(request.plan_path, plan_text); !status.ok()) {
+      return Fail(absl::StrCat(request.plan_path, ": ", status.message()));
+    }
+  }
 
   for (const ModelReport& report : reports) {
     if (!report.analysis.has_value()) {

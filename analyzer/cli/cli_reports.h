@@ -17,6 +17,7 @@ struct ReportRequest {
   std::string format = "text";       // text, json, md or html.
   std::string output_path;           // "" = stdout; else written whole or not at all.
   std::string baseline_report_path;  // --baseline-report OLD.json, "" = none.
+  std::string plan_path;             // --emit-plan FILE.json|FILE.h, "" = none (one model only).
 };
 
 // True for the formats `analyze --format` takes.
