@@ -135,11 +135,16 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   // Bindings and ONNX's pass write into the model: only then is it copied (a
   // copy of an 18,000-node graph costs as much as its shape inference).
   std::optional<onnx::ModelProto> bound_model;
-  if (run_onnx_pass || !input_dims.empty() || !options.input_shapes.empty() || options.dim_default.has_value()) {
+  absl::StatusOr<symbolic::InputValues> input_values = symbolic::ParseInputValues(options.input_values, source);
+  if (!input_values.ok()) return input_values.status();
+  if (run_onnx_pass || !input_dims.empty() || !options.input_shapes.empty() || options.dim_default.has_value() ||
+      !options.input_values.empty()) {
     bound_model.emplace(source);
     if (absl::Status status = BindDims(input_dims, *bound_model); !status.ok()) return status;
-    if (absl::Status status = symbolic::ApplyInputBindings(
-            {.input_shapes = options.input_shapes, .dim_default = options.dim_default}, *bound_model);
+    if (absl::Status status = symbolic::ApplyInputBindings({.input_shapes = options.input_shapes,
+                                                            .dim_default = options.dim_default,
+                                                            .input_values = options.input_values},
+                                                           *bound_model);
         !status.ok()) {
       return status;
     }
@@ -167,7 +172,7 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
       // A dry run in a child: ONNX's per-node functions may crash on this model.
       absl::StatusOr<std::string> dry_run = RunIsolated(
           [&]() {
-            (void)symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values);
+            (void)symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, true, *input_values);
             return std::string("ok");
           },
           kOnnxInferenceDeadline);
@@ -178,10 +183,11 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
       }
     }
     analysis.phase_seconds["shape_engine_dry_run"] = absl::ToDoubleSeconds(absl::Now() - engine_start);
-    auto run_engine = [&tables, &model, &options, &analysis, symbol_values, onnx_fallback] {
+    auto run_engine = [&tables, &model, &options, &analysis, &input_values, symbol_values, onnx_fallback] {
       const absl::Time tables_start = absl::Now();
       try {
-        tables = symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, onnx_fallback);
+        tables = symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, onnx_fallback,
+                                               *input_values);
       } catch (const std::exception& error) {  // ONNX's per-node functions throw; nothing may escape a thread.
         tables = absl::InternalError(absl::StrCat("shape inference failed: ", error.what()));
       }
@@ -209,6 +215,9 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
     }
     shapes = *std::move(*tables);
     for (std::string& warning : shapes->warnings) analysis.warnings.push_back(std::move(warning));
+    for (const symbolic::IfDecision& decision : shapes->if_decisions) {
+      analysis.if_branches.push_back({.node = decision.node, .branch = decision.branch, .decided_by = decision.decided_by});
+    }
     return *shapes_status;
   };
 

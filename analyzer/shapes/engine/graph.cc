@@ -21,6 +21,17 @@ constexpr int kMaxDepth = 64;
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+// True when `graph` or a body in it has an If node.
+bool HasIf(const onnx::GraphProto& graph) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() == "If") return true;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g() && HasIf(attribute.g())) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 // "float32 [batch,3] ints=[..]" for FOOTPRINT_SHAPES_TRACE.
@@ -62,6 +73,10 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
       continue;
     }
     if (initializers.contains(input.name())) continue;  // An input with a default value.
+    if (auto given = input_values_.find(input.name()); outer == nullptr && given != input_values_.end()) {
+      table.Set(input.name(), given->second);  // --input-value: known like a Constant's.
+      continue;
+    }
     SymValue v = FromTypeProto(input.has_type() ? &input.type() : nullptr);
     if (v.shape.has_value() && outer == nullptr) {
       // An unnamed dim of a main-graph input gets a name of its own, so that
@@ -84,6 +99,18 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
   // nearly always in order, so this stays linear).
   std::vector<const onnx::NodeProto*> pending;
   for (const onnx::NodeProto& node : graph.node()) pending.push_back(&node);
+  if (outer == nullptr) {
+    model_has_if_ = HasIf(graph);
+    for (const onnx::ValueInfoProto& input : graph.input()) {
+      if (!initializers.contains(input.name())) main_inputs_.insert(input.name());
+    }
+  }
+  if (model_has_if_) {
+    // Only models with an If ask which inputs a value comes from.
+    for (const onnx::NodeProto& node : graph.node()) {
+      for (const std::string& output : node.output()) producers_[output] = &node;
+    }
+  }
   std::vector<SymValue> outputs;
   bool progress = true;
   while (!pending.empty()) {
