@@ -148,9 +148,21 @@ std::vector<std::string> Engine::DecidingBindings(const std::string& value, cons
   }
   std::vector<std::string> bindings;
   for (const std::string& name : by_value) bindings.push_back(absl::StrCat("--input-value ", name, "=..."));
+  std::set<std::string> dims;  // The symbols in the shapes read: --dim binds them.
   for (const std::string& name : by_shape) {
-    if (!by_value.contains(name)) bindings.push_back(absl::StrCat("--input-shape ", name, "=..."));
+    if (by_value.contains(name)) continue;
+    const SymValue* v = scope.Find(name);
+    std::set<std::string> symbols;
+    if (v != nullptr && v->shape.has_value()) {
+      for (const Expr& d : *v->shape) d.CollectSymbols(symbols);
+    }
+    if (symbols.empty()) {
+      bindings.push_back(absl::StrCat("--input-shape ", name, "=..."));
+    } else {
+      dims.insert(symbols.begin(), symbols.end());
+    }
   }
+  for (const std::string& dim : dims) bindings.push_back(absl::StrCat("--dim ", dim, "=..."));
   return bindings;
 }
 

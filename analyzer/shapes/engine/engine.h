@@ -83,7 +83,8 @@ class Engine {
   bool InferScan(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
   bool InferWithOnnx(const OpContext& ctx, std::vector<SymValue>& outputs);
   // The bindings that would make `value` known: --input-value for main-graph
-  // inputs it is computed from, --input-shape for those whose shape it reads.
+  // inputs it is computed from, --dim (or --input-shape) for those whose
+  // shape it reads.
   std::vector<std::string> DecidingBindings(const std::string& value, const Scope& scope) const;
   void RecordIf(const onnx::NodeProto& node, IfDecision decision);
 

@@ -1,0 +1,120 @@
+// --input-value on the command line: Ifs it decides, the bound of the Ifs it
+// leaves undecided, and its errors.
+#include <string>
+#include <vector>
+
+#include "analyzer/cli/cli.h"
+#include "analyzer/testing/cli_runner.h"
+#include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/value_models.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace footprint {
+namespace {
+
+using ::footprint::testing::CliRun;
+using ::footprint::testing::ExpectOneLineError;
+using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::RunCliCaptured;
+
+// The model written to a scratch file of this test's own name.
+std::string Write(const ModelBuilder& builder) {
+  return testing::WriteScratchFile(
+      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".onnx", builder.Serialize());
+}
+
+nlohmann::json Json(const std::vector<std::string>& args) {
+  std::vector<std::string> full = {"analyze"};
+  full.insert(full.end(), args.begin(), args.end());
+  full.insert(full.end(), {"--format", "json", "--time-limit", "0"});
+  const CliRun run = RunCliCaptured(full);
+  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
+  return run.exit_code == kExitOk ? nlohmann::json::parse(run.out) : nlohmann::json::object();
+}
+
+const nlohmann::json& Tensor(const nlohmann::json& report, const std::string& name) {
+  for (const nlohmann::json& tensor : report["tensors"]) {
+    if (tensor["name"] == name) return tensor;
+  }
+  ADD_FAILURE() << "no tensor " << name;
+  static const nlohmann::json kNone;
+  return kNone;
+}
+
+TEST(ValuesCliTest, InputValueTakesOneBranch) {
+  const std::string model = Write(testing::SampleRateIfModel());
+  nlohmann::json at_16k = Json({model, "--input-value", "sr=16000"});
+  EXPECT_EQ(at_16k["options"]["input_values"]["sr"], "16000");
+  EXPECT_EQ(Tensor(at_16k, "y")["bytes"], 4096);
+  EXPECT_FALSE(Tensor(at_16k, "y").contains("bound"));
+  ASSERT_EQ(at_16k["if_branches"].size(), 1u);
+  EXPECT_EQ(at_16k["if_branches"][0]["node"], "pick_rate");
+  EXPECT_EQ(at_16k["if_branches"][0]["branch"], "then");
+  EXPECT_TRUE(at_16k["if_branches"][0]["decided_by"].is_null());
+  EXPECT_TRUE(at_16k["memory"]["complete"]);
+  nlohmann::json at_8k = Json({model, "--input-value=sr=8000"});
+  EXPECT_EQ(Tensor(at_8k, "y")["bytes"], 2048);
+  EXPECT_EQ(at_8k["if_branches"][0]["branch"], "else");
+  const CliRun text = RunCliCaptured({"analyze", model, "--input-value", "sr=16000"});
+  EXPECT_NE(text.out.find("  if      pick_rate: then\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("dims sr=16000"), std::string::npos) << text.out;
+}
+
+TEST(ValuesCliTest, UndecidedIfIsBoundByTheLargerBranchWithAWarning) {
+  const std::string model = Write(testing::SampleRateIfModel());
+  nlohmann::json report = Json({model});
+  EXPECT_EQ(Tensor(report, "y")["bytes"], 4096);
+  EXPECT_EQ(Tensor(report, "y")["bound"], "max_over_branches");
+  EXPECT_EQ(report["if_branches"][0]["branch"], "undecided");
+  EXPECT_EQ(report["if_branches"][0]["decided_by"], "--input-value sr=...");
+  bool warned = false;
+  for (const nlohmann::json& warning : report["warnings"]) {
+    warned = warned || warning.get<std::string>().find("decide it with --input-value sr=...") != std::string::npos;
+  }
+  EXPECT_TRUE(warned) << report["warnings"];
+  EXPECT_TRUE(report["memory"]["complete"]);
+}
+
+TEST(ValuesCliTest, BoolInputAndNestedShapeConditions) {
+  const std::string model = Write(testing::CacheBranchModel());
+  nlohmann::json cached = Json({model, "--input-value", "use_cache_branch=1", "--dim", "past=4"});
+  EXPECT_EQ(Tensor(cached, "y")["bytes"], 12 * 16 * 4);
+  EXPECT_TRUE(cached["memory"]["complete"]);
+  for (const nlohmann::json& decision : cached["if_branches"]) EXPECT_NE(decision["branch"], "undecided") << decision;
+  nlohmann::json fresh = Json({model, "--input-value", "use_cache_branch=false", "--dim", "past=4"});
+  EXPECT_EQ(Tensor(fresh, "y")["bytes"], 8 * 16 * 4);
+  nlohmann::json unknown = Json({model, "--dim", "past=4"});
+  EXPECT_EQ(Tensor(unknown, "y")["bytes"], 12 * 16 * 4);
+  EXPECT_EQ(Tensor(unknown, "y")["bound"], "max_over_branches");
+}
+
+TEST(ValuesCliTest, StftIntoLstmIsFullySized) {
+  const std::string model = Write(testing::StftLstmModel());
+  nlohmann::json at_16k = Json({model, "--input-value", "sr=16000"});
+  EXPECT_EQ(at_16k["memory"]["unsized_tensors"], 0);
+  EXPECT_EQ(Tensor(at_16k, "y")["bytes"], 13 * 64 * 4);
+  nlohmann::json unknown = Json({model});
+  EXPECT_EQ(unknown["memory"]["unsized_tensors"], 0);
+  EXPECT_EQ(Tensor(unknown, "y")["bytes"], 26 * 64 * 4);
+  EXPECT_EQ(Tensor(unknown, "y")["bound"], "max_over_branches");
+}
+
+TEST(ValuesCliTest, BadInputValuesNameTheInput) {
+  ModelBuilder builder = testing::SampleRateIfModel();
+  builder.Input("image", onnx::TensorProto::FLOAT, {1, 3});
+  const std::string model = Write(builder);
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "rate=16000"}),
+                     "--input-value rate: no graph input named 'rate'");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "sr=16k"}),
+                     "--input-value sr: '16k' is not an integer (the input is INT64)");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "sr=1,2"}),
+                     "--input-value sr: the input is a scalar, but 2 values were given");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "image=1,2,3"}),
+                     "--input-value image: the input has rank 2");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "sr"}), "--input-value expects INPUT=V");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "sr="}), "--input-value expects INPUT=V");
+}
+
+}  // namespace
+}  // namespace footprint
