@@ -185,5 +185,27 @@ TEST(ValuesTest, InputValuesAreCheckedAgainstTheInput) {
   EXPECT_FALSE(ApplyInputBindings({.input_shapes = {{"ids", {2}}}, .input_values = {{"ids", "1,2,3"}}}, clash).ok());
 }
 
+
+TEST(ValuesTest, UnsizedReasonNamesTheFirstUnknownValueAndTheOpThatNeedsIt) {
+  // The pads chain, its torch pads a graph input instead of a Constant.
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 8, 100}).Input("torch_pads", kInt64, {2});
+  ::footprint::testing::TorchPad(builder, "x", 3, {0, 0}, "reflect", "y");
+  onnx::NodeProto& pad_constant = *builder.graph().mutable_node(0);
+  ASSERT_EQ(pad_constant.output(0), "y_pad");
+  pad_constant.set_op_type("Identity");
+  pad_constant.clear_attribute();
+  pad_constant.add_input("torch_pads");
+  builder.Output("y");
+  const onnx::ModelProto model = builder.Build();
+  ShapeTables unknown = InferWithValues(model, {});
+  const std::string& reason = unknown.graphs.at(&model.graph()).Find("y")->reason;
+  EXPECT_NE(reason.find("Pad needs the value of 'y_pads', computed from 'torch_pads', a graph input: bind it with "
+                        "--input-value torch_pads=..."),
+            std::string::npos)
+      << reason;
+  EXPECT_EQ(ShapeOf(InferWithValues(model, {{"torch_pads", "3,4"}}), model, "y"), "1,8,107");
+}
+
 }  // namespace
 }  // namespace footprint::symbolic::engine_test

@@ -87,6 +87,9 @@ class Engine {
   // shape it reads.
   std::vector<std::string> DecidingBindings(const std::string& value, const Scope& scope) const;
   void RecordIf(const onnx::NodeProto& node, IfDecision decision);
+  // For a node that needs a value not known: "; Pad needs the value of 'pads',
+  // computed from 'sr', a graph input: bind it with --input-value sr=...".
+  std::string UnknownValueChain(const onnx::NodeProto& node, const onnx::GraphProto& graph, const Scope& scope);
 
   bool onnx_fallback_;  // Ask ONNX's per-node shape functions for ops we have none for.
   ShapeTables& tables_;
@@ -97,6 +100,9 @@ class Engine {
   absl::flat_hash_map<std::string, const onnx::NodeProto*> producers_;  // Node outputs, when model_has_if_.
   absl::flat_hash_set<std::string> main_inputs_;                        // The main graph's inputs (no initializers).
   absl::flat_hash_map<const onnx::NodeProto*, size_t> if_index_;        // Into tables_.if_decisions.
+  // Per graph, its node outputs' writers: built at the first value a node needs and lacks.
+  absl::flat_hash_map<const onnx::GraphProto*, absl::flat_hash_map<std::string, const onnx::NodeProto*>>
+      graph_producers_;
  public:
   std::set<std::string> used_tensor_shapes_;  // Names of tensor_shapes_ some node writes.
   std::set<std::string> used_symbol_values_;  // Names of symbol_values_ the engine's own symbols have.

@@ -159,6 +159,12 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
           v.floats.reset();
           v.reason = v.elem_type == 0 ? "element type unknown (the op has no shape function)" : "";
         } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
+                   v.reason.find("values not known before running") != std::string::npos) {
+          // Which value the op needs, and the first unknown one upstream: what to bind.
+          const std::string chain = UnknownValueChain(*node, graph, scope);
+          absl::StrAppend(&v.reason, chain, chain.empty() ? " (give" : " (or give", " it with --tensor-shape ",
+                          node->output(o), "=DIMS)");
+        } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
                    (v.reason.find("data-dependent") != std::string::npos ||
                     v.reason.find("before running") != std::string::npos ||
                     v.reason.find("no shape function") != std::string::npos)) {
@@ -173,6 +179,67 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
     progress = later.size() < pending.size();
     pending.swap(later);
   }
+}
+
+namespace {
+
+// True for a value the op reads as numbers (shapes, pads, indices, scales)
+// that the engine does not know.
+bool UnknownNumbers(const SymValue* v) {
+  return v != nullptr && v->kind == SymValue::Kind::kTensor && (IsIntegerType(v->elem_type) || v->elem_type == onnx::TensorProto::BOOL || IsFloatType(v->elem_type)) &&
+         !v->ints.has_value() && !v->floats.has_value();
+}
+
+}  // namespace
+
+std::string Engine::UnknownValueChain(const onnx::NodeProto& node, const onnx::GraphProto& graph, const Scope& scope) {
+  auto& producers = graph_producers_[&graph];
+  if (producers.empty()) {
+    for (const onnx::NodeProto& n : graph.node()) {
+      for (const std::string& output : n.output()) producers[output] = &n;
+    }
+  }
+  // The needed value: the first input after the data input whose numbers are unknown.
+  std::string needed;
+  for (int i = 1; i < node.input_size() && needed.empty(); ++i) {
+    if (!node.input(i).empty() && UnknownNumbers(scope.Find(node.input(i)))) needed = node.input(i);
+  }
+  if (needed.empty()) return "";
+  // Upstream while some input's numbers are unknown too; bounded, as a chain is a few ops long.
+  std::string first = needed;
+  const onnx::NodeProto* writer = nullptr;
+  for (int hops = 0; hops < 256; ++hops) {
+    auto it = producers.find(first);
+    if (it == producers.end()) {
+      writer = nullptr;
+      break;
+    }
+    writer = it->second;
+    if (writer->op_type() == "Shape" || writer->op_type() == "Size") break;  // Its input's shape is what is unknown.
+    std::string next;
+    for (const std::string& input : writer->input()) {
+      if (!input.empty() && UnknownNumbers(scope.Find(input))) {
+        next = input;
+        break;
+      }
+    }
+    if (next.empty()) break;
+    first = next;
+  }
+  std::string where;
+  if (writer == nullptr && main_inputs_.contains(first)) {
+    where = absl::StrCat(", a graph input: bind it with --input-value ", first, "=...");
+  } else if (writer == nullptr) {
+    where = ", from outside this graph";
+  } else if (writer->op_type() == "Shape" || writer->op_type() == "Size") {
+    where = absl::StrCat(", the ", writer->op_type() == "Shape" ? "shape" : "size", " of '",
+                         writer->input_size() > 0 ? writer->input(0) : "", "'");
+  } else {
+    where = absl::StrCat(", written by ", writer->op_type(), writer->name().empty() ? "" : absl::StrCat(" '", writer->name(), "'"));
+  }
+  return absl::StrCat("; ", node.op_type(), " needs the value of '", needed, "'",
+                      first == needed ? absl::StrCat(", not known", where)
+                                      : absl::StrCat(", computed from '", first, "'", where));
 }
 
 void Engine::InferNode(const onnx::NodeProto& node, const Scope& scope, int depth, std::vector<SymValue>& outputs) {
