@@ -116,5 +116,30 @@ TEST(ValuesCliTest, BadInputValuesNameTheInput) {
   ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "sr="}), "--input-value expects INPUT=V");
 }
 
+
+TEST(ValuesCliTest, ContradictoryDimDefaultIsNamedOnceAtTheTop) {
+  // mask [total] + Concat(past [past], new [seq]): total must be past + seq.
+  ModelBuilder builder;
+  builder.Input("mask", onnx::TensorProto::FLOAT, {"total"})
+      .Input("past", onnx::TensorProto::FLOAT, {"past_len"})
+      .Input("new", onnx::TensorProto::FLOAT, {"seq"});
+  onnx::NodeProto& concat = builder.Node("Concat", {"past", "new"}, {"joined"}, "join");
+  onnx::AttributeProto* axis = concat.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  builder.Add("Add", {"mask", "joined"}, {"y"}, "add").Output("y");
+  const std::string model = Write(builder);
+  const std::string expected =
+      "--dim-default 8 makes the model contradict itself: total (8) must equal past_len+seq (16) at Add 'add'; "
+      "bind them consistently, e.g. --dim past_len=0 or --dim total=16";
+  nlohmann::json report = Json({model, "--dim-default", "8"});
+  EXPECT_EQ(report["dim_default_conflict"], expected);
+  const CliRun text = RunCliCaptured({"analyze", model, "--dim-default", "8"});
+  EXPECT_EQ(text.out.find("  NOTE    " + expected + "\n"), text.out.find('\n') + 1) << text.out;
+  EXPECT_FALSE(Json({model, "--dim-default", "8", "--dim", "past_len=0"}).contains("dim_default_conflict"));
+  EXPECT_FALSE(Json({model, "--dim", "total=16", "--dim-default", "8"}).contains("dim_default_conflict"));
+}
+
 }  // namespace
 }  // namespace footprint

@@ -164,9 +164,9 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   absl::Cleanup join_engine = [&engine_thread] {
     if (engine_thread.joinable()) engine_thread.join();
   };
+  const symbolic::SymbolValues symbol_values(engine_dims.begin(), engine_dims.end());
+  bool onnx_fallback = true;
   if (!options.onnx_inference_only) {
-    const symbolic::SymbolValues symbol_values(engine_dims.begin(), engine_dims.end());
-    bool onnx_fallback = true;
     const absl::Time engine_start = absl::Now();
     if (needs_onnx_fallback) {
       // A dry run in a child: ONNX's per-node functions may crash on this model.
@@ -227,6 +227,37 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   if (absl::Status engine_status = await_shapes(); !engine_status.ok()) return engine_status;
   if (!main.ok()) return main.status();
   analysis.phase_seconds["schedule_and_plan"] = absl::ToDoubleSeconds(absl::Now() - graph_start);
+
+  if (options.dim_default.has_value() && shapes.has_value()) {
+    // --dim-default may bind dims the model ties together (a total length =
+    // past + sequence): then one line at the top says so, from the formulas
+    // of a run without it, rather than an unsized tensor deep inside.
+    auto graph = shapes->graphs.find(&model.graph());
+    const bool clash =
+        graph != shapes->graphs.end() &&
+        std::any_of(graph->second.values.begin(), graph->second.values.end(), [](const symbolic::SymValue& v) {
+          return v.reason.find("do not broadcast") != std::string::npos;
+        });
+    onnx::ModelProto unbound_model = source;
+    if (clash && BindDims(input_dims, unbound_model).ok() &&
+        symbolic::ApplyInputBindings({.input_shapes = options.input_shapes, .input_values = options.input_values},
+                                     unbound_model)
+            .ok()) {
+      absl::StatusOr<symbolic::ShapeTables> unbound = absl::UnknownError("not run");
+      try {
+        unbound = symbolic::InferSymbolicShapes(unbound_model, options.tensor_shapes, symbol_values, onnx_fallback,
+                                                *input_values);
+      } catch (const std::exception& error) {  // ONNX's per-node functions throw.
+        unbound = absl::InternalError(error.what());
+      }
+      if (unbound.ok()) {
+        if (std::optional<std::string> conflict =
+                symbolic::FindDimDefaultConflict(model, *shapes, unbound_model, *unbound, *options.dim_default)) {
+          analysis.dim_default_conflict = *conflict;
+        }
+      }
+    }
+  }
 
   analysis.file_order_was_valid = main->schedule.file_order_was_valid;
   if (!analysis.file_order_was_valid) {

@@ -330,6 +330,7 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
     json.Key("sweep");
     WriteSweep(*analysis.sweep, json);
   }
+  if (!analysis.dim_default_conflict.empty()) json.Key("dim_default_conflict").String(analysis.dim_default_conflict);
   if (!analysis.if_branches.empty()) {
     json.Key("if_branches").BeginArray();
     for (const IfBranch& branch : analysis.if_branches) {
@@ -386,6 +387,7 @@ std::string RenderText(const Analysis& analysis) {
     opsets.push_back(absl::StrCat(domain.empty() ? "ai.onnx" : domain, " ", version));
   }
   absl::StrAppend(&out, "onnx-footprint: ", analysis.model.path, "\n");
+  if (!analysis.dim_default_conflict.empty()) absl::StrAppend(&out, "  NOTE    ", analysis.dim_default_conflict, "\n");
   absl::StrAppend(&out, "  model   ", analysis.model.nodes, " nodes, IR ", analysis.model.ir_version, ", opsets ",
                   absl::StrJoin(opsets, ", "),
                   analysis.model.producer.empty() ? "" : absl::StrCat(", from ", analysis.model.producer), "\n");

@@ -162,6 +162,16 @@ absl::Status ApplyInputBindings(const InputBindings& bindings, onnx::ModelProto&
 absl::StatusOr<InputValues> ParseInputValues(const std::map<std::string, std::string>& texts,
                                              const onnx::ModelProto& model);
 
+// With --dim-default N, two dims a node needs equal may differ (a total
+// length that must be past + sequence, bound to N = N + N): the first such
+// node of the main graph, as one line naming both dims as formulas and a
+// consistent binding ("--dim past_sequence_length=0 or --dim
+// total_sequence_length=16"). `unbound` is the engine's run on the model
+// without --dim-default (same nodes), `bound` the one with it.
+std::optional<std::string> FindDimDefaultConflict(const onnx::ModelProto& bound_model, const ShapeTables& bound,
+                                                  const onnx::ModelProto& unbound_model, const ShapeTables& unbound,
+                                                  int64_t dim_default);
+
 // "1x3x224x224" -> {1, 3, 224, 224}; "scalar" -> {}.
 std::optional<std::vector<int64_t>> ParseShapeText(const std::string& text);
 
