@@ -3,6 +3,7 @@
 // or by shapes.
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -205,6 +206,32 @@ TEST(ValuesTest, UnsizedReasonNamesTheFirstUnknownValueAndTheOpThatNeedsIt) {
             std::string::npos)
       << reason;
   EXPECT_EQ(ShapeOf(InferWithValues(model, {{"torch_pads", "3,4"}}), model, "y"), "1,8,107");
+}
+
+
+TEST(ValuesTest, InputValueGivesALoopItsTripCount) {
+  // Loop(n, cond, acc [4]) -> body (i, cond, acc) -> (cond, acc, acc as a scan output): [n, 4].
+  onnx::GraphProto body;
+  body.set_name("body");
+  *body.add_input() = Info("i", kInt64, {});
+  *body.add_input() = Info("cond_in", kBool, {});
+  body.add_input()->set_name("acc_in");
+  for (const auto& [in, out] : {std::pair{"cond_in", "cond_out"}, std::pair{"acc_in", "acc_out"},
+                                std::pair{"acc_in", "scanned"}}) {
+    onnx::NodeProto* node = body.add_node();
+    node->set_op_type("Identity");
+    node->add_input(in);
+    node->add_output(out);
+  }
+  for (const char* name : {"cond_out", "acc_out", "scanned"}) body.add_output()->set_name(name);
+  ModelBuilder builder;
+  builder.Input("n", kInt64, {}).Input("go", kBool, {}).Input("acc", kFloat, {4});
+  onnx::NodeProto& loop = builder.Node("Loop", {"n", "go", "acc"}, {"acc_final", "stacked"}, "loop");
+  SetGraph(loop, "body", body);
+  builder.Output("stacked");
+  const onnx::ModelProto model = builder.Build();
+  EXPECT_EQ(ShapeOf(InferWithValues(model, {{"n", "5"}}), model, "stacked"), "5,4");
+  EXPECT_EQ(ShapeOf(InferWithValues(model, {}), model, "stacked"), "loop.trip_count,4");
 }
 
 }  // namespace
