@@ -1,5 +1,6 @@
 // --input-value on the command line: Ifs it decides, the bound of the Ifs it
 // leaves undecided, and its errors.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,24 @@ TEST(ValuesCliTest, ContradictoryDimDefaultIsNamedOnceAtTheTop) {
   EXPECT_EQ(text.out.find("  NOTE    " + expected + "\n"), text.out.find('\n') + 1) << text.out;
   EXPECT_FALSE(Json({model, "--dim-default", "8", "--dim", "past_len=0"}).contains("dim_default_conflict"));
   EXPECT_FALSE(Json({model, "--dim", "total=16", "--dim-default", "8"}).contains("dim_default_conflict"));
+}
+
+
+TEST(ValuesCliTest, DebianWindowModelNamesItsSizeInputAndIsSizedWithIt) {
+  // HannWindow expanded: Range(0, size) with the window size a graph input x (int32 scalar).
+  const std::string model = "/usr/share/libonnx-testdata/data/node/test_hannwindow_expanded/model.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "Debian's onnx test models are not installed";
+  nlohmann::json unknown = Json({model});
+  EXPECT_GT(unknown["memory"]["unsized_tensors"], 0);
+  bool named = false;
+  for (const nlohmann::json& tensor : unknown["tensors"]) {
+    if (!tensor.contains("unsized_reason")) continue;
+    named = named || tensor["unsized_reason"].get<std::string>().find(
+                         "computed from 'x', a graph input: bind it with --input-value x=...") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << unknown["tensors"];
+  nlohmann::json sized = Json({model, "--input-value", "x=10"});
+  EXPECT_EQ(sized["memory"]["unsized_tensors"], 0);
 }
 
 }  // namespace

@@ -159,7 +159,8 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
           v.floats.reset();
           v.reason = v.elem_type == 0 ? "element type unknown (the op has no shape function)" : "";
         } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
-                   v.reason.find("values not known before running") != std::string::npos) {
+                   (v.reason.find("values not known before running") != std::string::npos ||
+                    v.reason.rfind("Range bounds not known", 0) == 0)) {
           // Which value the op needs, and the first unknown one upstream: what to bind.
           const std::string chain = UnknownValueChain(*node, graph, scope);
           absl::StrAppend(&v.reason, chain, chain.empty() ? " (give" : " (or give", " it with --tensor-shape ",
@@ -199,9 +200,11 @@ std::string Engine::UnknownValueChain(const onnx::NodeProto& node, const onnx::G
       for (const std::string& output : n.output()) producers[output] = &n;
     }
   }
-  // The needed value: the first input after the data input whose numbers are unknown.
+  // The needed value: the first input after the data input (Range and
+  // ConstantOfShape have none) whose numbers are unknown.
   std::string needed;
-  for (int i = 1; i < node.input_size() && needed.empty(); ++i) {
+  const int first_value = node.op_type() == "Range" || node.op_type() == "ConstantOfShape" ? 0 : 1;
+  for (int i = first_value; i < node.input_size() && needed.empty(); ++i) {
     if (!node.input(i).empty() && UnknownNumbers(scope.Find(node.input(i)))) needed = node.input(i);
   }
   if (needed.empty()) return "";
