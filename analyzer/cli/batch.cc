@@ -87,6 +87,7 @@ ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request, boo
     const ModelNames names = NamesOf(loaded->model);
     options.dims = Named(request.options.dims, names.dims, "--dim ", used_dims);
     options.input_shapes = Named(request.options.input_shapes, names.inputs, "--input-shape ", used_dims);
+    options.input_values = Named(request.options.input_values, names.inputs, "--input-value ", used_dims);
     options.tensor_shapes = Named(request.options.tensor_shapes, names.values, "--tensor-shape ", used_dims);
   }
   absl::StatusOr<Analysis> analysis = AnalyzeModel(*loaded, options);
@@ -188,6 +189,7 @@ std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, con
     };
     report_unused(request.options.dims, "--dim ", "a dimension named");
     report_unused(request.options.input_shapes, "--input-shape ", "an input named");
+    report_unused(request.options.input_values, "--input-value ", "an input named");
     report_unused(request.options.tensor_shapes, "--tensor-shape ", "a tensor named");
   }
   return reports;

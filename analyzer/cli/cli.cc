@@ -64,6 +64,9 @@ Options:
                        also binds dims the model leaves unnamed.
   --dim-default N      Bind every input dim still unbound to N (after --dim and --input-shape).
                        Dims left unbound make sizes formulas in them (bytes_expr in JSON).
+  --input-value INPUT=V  The value of a scalar or small 1-D integer, float or bool input (repeatable),
+                       e.g. --input-value sr=16000, --input-value use_cache_branch=1, --input-value ids=1,2,3;
+                       it propagates like a constant (Ifs it decides take one branch) and sets the input's shape.
   --tensor-shape NAME=DIMS  Give the shape of a tensor no shape function can know (a decoded image,
                        NonZero's output), e.g. --tensor-shape bgr_data=480x640x3 (repeatable).
   --sweep NAME=V1,V2,...  Plan the model at each value of the dim NAME and list the figures per value.
@@ -202,6 +205,16 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
                                        *value, "'"));
       }
       options.input_shapes[value->substr(0, equals)] = *dims;
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--input-value", &error)) {
+      // The value's type and rank are checked against the input when the model is read.
+      const size_t equals = value->find('=');
+      if (equals == std::string::npos || equals == 0 || equals + 1 == value->size()) {
+        return UsageError(absl::StrCat("--input-value expects INPUT=V with V a value or a list like 1,2,3, got '",
+                                       *value, "'"));
+      }
+      options.input_values[value->substr(0, equals)] = value->substr(equals + 1);
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--tensor-shape", &error)) {

@@ -28,6 +28,7 @@ struct AnalyzeOptions {
   std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape INPUT=1x3x224x224.
   std::optional<int64_t> dim_default;                 // --dim-default N: every input dim still unbound.
   std::map<std::string, std::vector<int64_t>> tensor_shapes;  // --tensor-shape NAME=DIMS: data-dependent values.
+  std::map<std::string, std::string> input_values;    // --input-value NAME=V: a small input's values, as typed.
   bool onnx_inference_only = false;                   // Skip our shape engine (coverage benchmark).
   DeviceSpec device;                                  // Used when no profile is given.
   std::optional<devices::DeviceProfile> device_profile;  // When set: its name and alignment, and
@@ -72,6 +73,7 @@ struct TensorRecord {
   std::string shares_with;                   // The tensor whose bytes it occupies (alias or in-place); "" if its own.
   int64_t shares_with_index = -1;            // That tensor's index in the same tensor list; -1 if its own.
   std::string sharing;                       // "alias" or "inplace" when shares_with is set, else "".
+  std::string bound;                         // "max_over_branches": an undecided If's output, the larger branch's size.
 };
 
 // One memory tier of the device, as planned.
@@ -192,6 +194,13 @@ inline bool AllWithinBudget(const std::vector<BudgetCheck>& checks) {
   return true;
 }
 
+// Which branch of an If runs, as far as the values known before running say.
+struct IfBranch {
+  std::string node;        // The If node's name.
+  std::string branch;      // "then", "else", or "undecided" (both analyzed; differing outputs bound by the larger).
+  std::string decided_by;  // Undecided: the bindings that would decide it ("--input-value sr=..."), or "".
+};
+
 struct Analysis {
   ModelSummary model;
   DeviceSpec device;
@@ -214,6 +223,8 @@ struct Analysis {
   std::vector<BudgetCheck> budgets;     // The user's budgets, in the order peak, arena, weights (budgets.h).
   std::optional<SymbolicMemory> symbolic_memory;  // Set when sizes are formulas in unbound dims.
   std::optional<SweepFigures> sweep;               // --sweep NAME=V1,V2,...: the figures planned per value.
+  std::string dim_default_conflict;                // --dim-default N contradicts the model: both dims, a consistent binding.
+  std::vector<IfBranch> if_branches;               // Which branch each If takes (bodies' Ifs too), as first met.
 };
 
 }  // namespace footprint

@@ -135,11 +135,16 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   // Bindings and ONNX's pass write into the model: only then is it copied (a
   // copy of an 18,000-node graph costs as much as its shape inference).
   std::optional<onnx::ModelProto> bound_model;
-  if (run_onnx_pass || !input_dims.empty() || !options.input_shapes.empty() || options.dim_default.has_value()) {
+  absl::StatusOr<symbolic::InputValues> input_values = symbolic::ParseInputValues(options.input_values, source);
+  if (!input_values.ok()) return input_values.status();
+  if (run_onnx_pass || !input_dims.empty() || !options.input_shapes.empty() || options.dim_default.has_value() ||
+      !options.input_values.empty()) {
     bound_model.emplace(source);
     if (absl::Status status = BindDims(input_dims, *bound_model); !status.ok()) return status;
-    if (absl::Status status = symbolic::ApplyInputBindings(
-            {.input_shapes = options.input_shapes, .dim_default = options.dim_default}, *bound_model);
+    if (absl::Status status = symbolic::ApplyInputBindings({.input_shapes = options.input_shapes,
+                                                            .dim_default = options.dim_default,
+                                                            .input_values = options.input_values},
+                                                           *bound_model);
         !status.ok()) {
       return status;
     }
@@ -159,15 +164,15 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   absl::Cleanup join_engine = [&engine_thread] {
     if (engine_thread.joinable()) engine_thread.join();
   };
+  const symbolic::SymbolValues symbol_values(engine_dims.begin(), engine_dims.end());
+  bool onnx_fallback = true;
   if (!options.onnx_inference_only) {
-    const symbolic::SymbolValues symbol_values(engine_dims.begin(), engine_dims.end());
-    bool onnx_fallback = true;
     const absl::Time engine_start = absl::Now();
     if (needs_onnx_fallback) {
       // A dry run in a child: ONNX's per-node functions may crash on this model.
       absl::StatusOr<std::string> dry_run = RunIsolated(
           [&]() {
-            (void)symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values);
+            (void)symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, true, *input_values);
             return std::string("ok");
           },
           kOnnxInferenceDeadline);
@@ -178,10 +183,11 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
       }
     }
     analysis.phase_seconds["shape_engine_dry_run"] = absl::ToDoubleSeconds(absl::Now() - engine_start);
-    auto run_engine = [&tables, &model, &options, &analysis, symbol_values, onnx_fallback] {
+    auto run_engine = [&tables, &model, &options, &analysis, &input_values, symbol_values, onnx_fallback] {
       const absl::Time tables_start = absl::Now();
       try {
-        tables = symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, onnx_fallback);
+        tables = symbolic::InferSymbolicShapes(model, options.tensor_shapes, symbol_values, onnx_fallback,
+                                               *input_values);
       } catch (const std::exception& error) {  // ONNX's per-node functions throw; nothing may escape a thread.
         tables = absl::InternalError(absl::StrCat("shape inference failed: ", error.what()));
       }
@@ -209,6 +215,9 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
     }
     shapes = *std::move(*tables);
     for (std::string& warning : shapes->warnings) analysis.warnings.push_back(std::move(warning));
+    for (const symbolic::IfDecision& decision : shapes->if_decisions) {
+      analysis.if_branches.push_back({.node = decision.node, .branch = decision.branch, .decided_by = decision.decided_by});
+    }
     return *shapes_status;
   };
 
@@ -218,6 +227,37 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   if (absl::Status engine_status = await_shapes(); !engine_status.ok()) return engine_status;
   if (!main.ok()) return main.status();
   analysis.phase_seconds["schedule_and_plan"] = absl::ToDoubleSeconds(absl::Now() - graph_start);
+
+  if (options.dim_default.has_value() && shapes.has_value()) {
+    // --dim-default may bind dims the model ties together (a total length =
+    // past + sequence): then one line at the top says so, from the formulas
+    // of a run without it, rather than an unsized tensor deep inside.
+    auto graph = shapes->graphs.find(&model.graph());
+    const bool clash =
+        graph != shapes->graphs.end() &&
+        std::any_of(graph->second.values.begin(), graph->second.values.end(), [](const symbolic::SymValue& v) {
+          return v.reason.find("do not broadcast") != std::string::npos;
+        });
+    onnx::ModelProto unbound_model = source;
+    if (clash && BindDims(input_dims, unbound_model).ok() &&
+        symbolic::ApplyInputBindings({.input_shapes = options.input_shapes, .input_values = options.input_values},
+                                     unbound_model)
+            .ok()) {
+      absl::StatusOr<symbolic::ShapeTables> unbound = absl::UnknownError("not run");
+      try {
+        unbound = symbolic::InferSymbolicShapes(unbound_model, options.tensor_shapes, symbol_values, onnx_fallback,
+                                                *input_values);
+      } catch (const std::exception& error) {  // ONNX's per-node functions throw.
+        unbound = absl::InternalError(error.what());
+      }
+      if (unbound.ok()) {
+        if (std::optional<std::string> conflict =
+                symbolic::FindDimDefaultConflict(model, *shapes, unbound_model, *unbound, *options.dim_default)) {
+          analysis.dim_default_conflict = *conflict;
+        }
+      }
+    }
+  }
 
   analysis.file_order_was_valid = main->schedule.file_order_was_valid;
   if (!analysis.file_order_was_valid) {

@@ -114,6 +114,7 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
       engine_value = engine_shapes->Find(value.name);
     }
     if (engine_value != nullptr) {
+      if (engine_value->max_over_branches) record.bound = "max_over_branches";
       absl::StatusOr<symbolic::SymbolicSize> symbolic_size = symbolic::SizeOfSymValue(*engine_value);
       if (symbolic_size.ok()) {
         if (!symbolic_size->sized.bytes.has_value() && symbolic_size->bytes.known()) {

@@ -119,6 +119,7 @@ void WriteTensor(const TensorRecord& tensor, JsonWriter& json) {
   WriteStringOrNull(tensor.sharing, json);
   if (!tensor.bytes.has_value()) json.Key("unsized_reason").String(tensor.unsized_reason);
   if (!tensor.bytes_expr.empty()) json.Key("bytes_expr").String(tensor.bytes_expr);
+  if (!tensor.bound.empty()) json.Key("bound").String(tensor.bound);
   json.EndObject();
 }
 
@@ -292,6 +293,11 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
     json.Key("tensor_shapes");
     WriteShapeBindings(options.tensor_shapes, json);
   }
+  if (!options.input_values.empty()) {
+    json.Key("input_values").BeginObject();
+    for (const auto& [name, value] : options.input_values) json.Key(name).String(value);
+    json.EndObject();
+  }
   json.EndObject();
 
   json.Key("memory");
@@ -323,6 +329,19 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
   if (analysis.sweep.has_value()) {
     json.Key("sweep");
     WriteSweep(*analysis.sweep, json);
+  }
+  if (!analysis.dim_default_conflict.empty()) json.Key("dim_default_conflict").String(analysis.dim_default_conflict);
+  if (!analysis.if_branches.empty()) {
+    json.Key("if_branches").BeginArray();
+    for (const IfBranch& branch : analysis.if_branches) {
+      json.BeginObject();
+      json.Key("node").String(branch.node);
+      json.Key("branch").String(branch.branch);
+      json.Key("decided_by");
+      WriteStringOrNull(branch.decided_by, json);
+      json.EndObject();
+    }
+    json.EndArray();
   }
   json.Key("fits");
   if (analysis.fits.has_value()) {
@@ -368,6 +387,7 @@ std::string RenderText(const Analysis& analysis) {
     opsets.push_back(absl::StrCat(domain.empty() ? "ai.onnx" : domain, " ", version));
   }
   absl::StrAppend(&out, "onnx-footprint: ", analysis.model.path, "\n");
+  if (!analysis.dim_default_conflict.empty()) absl::StrAppend(&out, "  NOTE    ", analysis.dim_default_conflict, "\n");
   absl::StrAppend(&out, "  model   ", analysis.model.nodes, " nodes, IR ", analysis.model.ir_version, ", opsets ",
                   absl::StrJoin(opsets, ", "),
                   analysis.model.producer.empty() ? "" : absl::StrCat(", from ", analysis.model.producer), "\n");
@@ -379,13 +399,27 @@ std::string RenderText(const Analysis& analysis) {
     dims.push_back(absl::StrCat(name, "=", shape.empty() ? "scalar" : absl::StrJoin(shape, "x")));
   }
   if (analysis.options.dim_default.has_value()) dims.push_back(absl::StrCat("others=", *analysis.options.dim_default));
+  for (const auto& [name, value] : analysis.options.input_values) dims.push_back(absl::StrCat(name, "=", value));
   absl::StrAppend(&out, "  mode    schedule ", analysis.options.optimize_schedule ? "optimized" : "given",
                   analysis.file_order_was_valid ? "" : " (file order sorted topologically)",
                   ", alias ", analysis.options.alias ? "on" : "off", ", in-place ",
                   !analysis.options.inplace           ? "off"
                   : analysis.modes.inplace.enabled ? "on"
                                                    : "off (the device does not allow it)", dims.empty() ? "" : ", dims " + absl::StrJoin(dims, " "),
-                  "\n\n");
+                  "\n");
+  if (!analysis.if_branches.empty()) {
+    // Which branch each If takes: bound values decide them (--input-value).
+    constexpr size_t kShown = 4;
+    std::vector<std::string> ifs;
+    for (size_t i = 0; i < analysis.if_branches.size() && i < kShown; ++i) {
+      const IfBranch& branch = analysis.if_branches[i];
+      ifs.push_back(absl::StrCat(branch.node, ": ", branch.branch,
+                                 branch.decided_by.empty() ? "" : absl::StrCat(" (", branch.decided_by, ")")));
+    }
+    if (analysis.if_branches.size() > kShown) ifs.push_back(absl::StrCat("+", analysis.if_branches.size() - kShown, " more"));
+    absl::StrAppend(&out, "  if      ", absl::StrJoin(ifs, "; "), "\n");
+  }
+  absl::StrAppend(&out, "\n");
 
   absl::StrAppend(&out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
   absl::StrAppend(&out, FigureLine("peak", memory.peak_bytes, "  = weights + arena"));

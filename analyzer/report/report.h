@@ -4,7 +4,8 @@
 //   {"schema_version": 1,
 //    "model": {"path", "ir_version", "opsets", "nodes", "producer"},
 //    "device": {"name", "alignment_bytes"},
-//    "options": {"schedule", "alias", "inplace", "dims", "input_shapes"?, "dim_default"?, "tensor_shapes"?},
+//    "options": {"schedule", "alias", "inplace", "dims", "input_shapes"?, "dim_default"?, "tensor_shapes"?,
+//                "input_values"? ({"sr": "16000"}, as given)},
 //    "memory": {"weights_bytes", "arena_bytes", "lower_bound_bytes", "naive_bytes",
 //               "reuse_savings_bytes", "reuse_savings_percent", "peak_bytes",
 //               "unsized_tensors", "complete", "tiers": [...],
@@ -23,12 +24,17 @@
 //                 "first_step", "last_step", "offset", "producer", "tier", "tier_offset",
 //                 "shares_with": null | "owner tensor name", "sharing": null | "alias" | "inplace",
 //                 "unsized_reason"?,
-//                 "bytes_expr"? (the size as a formula in unbound dims, e.g. "6291456*batch*seq")}],
+//                 "bytes_expr"? (the size as a formula in unbound dims, e.g. "6291456*batch*seq"),
+//                 "bound"? ("max_over_branches": an If output whose condition is not known and whose
+//                          branches differ, sized as the larger branch's)}],
 //      A tensor that shares bytes sits at its owner's offset; the group (owner and members)
 //      may overlap itself in time, nothing else overlaps it (modes.h).
 //    "weights": [{"name", "dtype", "shape", "bytes", "source", "graph"?}],
 //    "schedule": ["node name", ...] (the order used), "schedule_is_file_order": bool,
 //    "live_bytes_per_step": [...], "fits": true | false | null, "warnings": [...],
+//    "dim_default_conflict"? (with --dim-default N that makes two dims the model ties differ: one line),
+//    "if_branches"? (models with an If): [{"node", "branch": "then" | "else" | "undecided",
+//               "decided_by": null | "--input-value sr=..."}] (bodies' Ifs too, as first met),
 //    "sweep"? (with --sweep): {"dim", "points": [{"value", "peak_bytes", "arena_bytes",
 //               "lower_bound_bytes", "naive_bytes", "unsized_tensors"}]},
 //    "budgets": [{"figure": "peak" | "arena" | "weights", "limit_bytes", "actual_bytes", "ok"}],

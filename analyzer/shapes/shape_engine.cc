@@ -83,9 +83,10 @@ bool GraphNeedsOnnxFallback(const onnx::GraphProto& graph) {
 bool NeedsOnnxFallback(const onnx::ModelProto& model) { return GraphNeedsOnnxFallback(model.graph()); }
 
 absl::StatusOr<ShapeTables> InferSymbolicShapes(const onnx::ModelProto& model, const TensorShapes& tensor_shapes,
-                                                const SymbolValues& symbol_values, bool onnx_fallback) {
+                                                const SymbolValues& symbol_values, bool onnx_fallback,
+                                                const InputValues& input_values) {
   ShapeTables tables;
-  Engine engine(model, tensor_shapes, symbol_values, onnx_fallback, tables);
+  Engine engine(model, tensor_shapes, symbol_values, onnx_fallback, tables, input_values);
   engine.InferGraph(model.graph(), nullptr, nullptr, 0);
   engine.Finish();
   for (const auto& [name, value] : symbol_values) {

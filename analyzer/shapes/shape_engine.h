@@ -26,7 +26,9 @@
 // Not guaranteed: ops whose output shape depends on input values we do not
 // know stay unsized (--tensor-shape gives them); loop-carried values whose
 // shape changes each iteration are unsized inside the body; an If whose
-// branches differ takes the larger dims (an upper bound).
+// condition is not known and whose branches differ takes the larger branch's
+// shape (by element count; per dim when symbolic): an upper bound, marked
+// max_over_branches, with a warning naming what would decide it.
 #ifndef ONNX_FOOTPRINT_ANALYZER_SHAPES_SHAPE_ENGINE_H_
 #define ONNX_FOOTPRINT_ANALYZER_SHAPES_SHAPE_ENGINE_H_
 
@@ -66,6 +68,7 @@ struct SymValue {
   std::vector<SymValue> elements;          // kSequence: the elements, when `elements_known`.
   bool elements_known = false;             // kSequence: elements is the whole sequence.
   std::string reason;                      // Why the shape (or a dim) is unknown.
+  bool max_over_branches = false;          // An If output whose branches differ: the larger one's shape.
 
   bool HasFullShape() const;                  // Rank known and every dim known.
   bool HasConcreteShape() const;              // Every dim a constant.
@@ -95,12 +98,20 @@ struct GraphShapes {
   void Set(absl::string_view name, SymValue value);
 };
 
+// Which branch an If takes, as far as the values known before running say.
+struct IfDecision {
+  std::string node;        // The If node's name (its first output's when unnamed).
+  std::string branch;      // "then", "else", or "undecided" (both analyzed).
+  std::string decided_by;  // Undecided: the bindings that would decide it ("--input-value sr=..."), or "".
+};
+
 struct ShapeTables {
   // Keyed by the model's own graphs; node-based, so a graph's entry stays put while its bodies are added.
   std::unordered_map<const onnx::GraphProto*, GraphShapes> graphs;
   std::vector<std::string> warnings;  // Summaries (ops without a shape function, ...).
   int64_t onnx_fallback_nodes = 0;    // Nodes sized by ONNX's per-node shape functions.
   std::vector<std::string> unused_symbol_values;  // Names in symbol_values no made-up symbol has.
+  std::vector<IfDecision> if_decisions;  // Every If (bodies' too), in the order first met.
 };
 
 // Runs the engine on `model` after ONNX's whole-model inference (its
@@ -117,8 +128,12 @@ using TensorShapes = std::map<std::string, std::vector<int64_t>>;
 // per-node shape function. Those can crash on odd models (ONNX 1.12 indexes
 // attributes unchecked); the analysis tries them in a child process first
 // (NeedsOnnxFallback, isolated_call.h) and turns this off when they crash.
+// `input_values` (--input-value, ParseInputValues) are main-graph inputs
+// whose values are known: they propagate like a Constant's.
+using InputValues = std::map<std::string, SymValue>;
 absl::StatusOr<ShapeTables> InferSymbolicShapes(const onnx::ModelProto& model, const TensorShapes& tensor_shapes = {},
-                                                const SymbolValues& symbol_values = {}, bool onnx_fallback = true);
+                                                const SymbolValues& symbol_values = {}, bool onnx_fallback = true,
+                                                const InputValues& input_values = {});
 
 // True when some node (bodies included) of the default or com.microsoft
 // domain has no shape function of ours, so that InferSymbolicShapes may call
@@ -130,11 +145,32 @@ bool NeedsOnnxFallback(const onnx::ModelProto& model);
 // --dim-default N (every dim of a graph input still unbound, named or not).
 // Errors name the input: unknown input, rank mismatch, a fixed dim that
 // differs.
+// --input-value NAME=V also fixes that input's shape (its values' count).
 struct InputBindings {
   std::map<std::string, std::vector<int64_t>> input_shapes;  // --input-shape.
   std::optional<int64_t> dim_default;                        // --dim-default.
+  std::map<std::string, std::string> input_values;           // --input-value NAME=V, V as typed ("1,2,3").
 };
 absl::Status ApplyInputBindings(const InputBindings& bindings, onnx::ModelProto& model);
+
+// --input-value NAME=V: V is one value ("16000", "1", "true", "0.5") or a
+// comma-separated list ("1,2,3"), read as the input's element type (an
+// integer, float or bool type). One value fits a scalar input, a list a 1-D
+// one (its length must match a fixed dim). Errors name the input: none of
+// that name, a type or rank that does not fit, a value that is not of the
+// type.
+absl::StatusOr<InputValues> ParseInputValues(const std::map<std::string, std::string>& texts,
+                                             const onnx::ModelProto& model);
+
+// With --dim-default N, two dims a node needs equal may differ (a total
+// length that must be past + sequence, bound to N = N + N): the first such
+// node of the main graph, as one line naming both dims as formulas and a
+// consistent binding ("--dim past_sequence_length=0 or --dim
+// total_sequence_length=16"). `unbound` is the engine's run on the model
+// without --dim-default (same nodes), `bound` the one with it.
+std::optional<std::string> FindDimDefaultConflict(const onnx::ModelProto& bound_model, const ShapeTables& bound,
+                                                  const onnx::ModelProto& unbound_model, const ShapeTables& unbound,
+                                                  int64_t dim_default);
 
 // "1x3x224x224" -> {1, 3, 224, 224}; "scalar" -> {}.
 std::optional<std::vector<int64_t>> ParseShapeText(const std::string& text);

@@ -1,10 +1,12 @@
 // Control flow: If, Loop and Scan, their bodies inferred recursively with the
 // outer graph's values in scope.
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/shapes/engine/engine.h"
 #include "analyzer/shapes/op_context.h"
 
@@ -18,9 +20,10 @@ const onnx::GraphProto* Body(const onnx::NodeProto& node, const std::string& nam
   return nullptr;
 }
 
-// The value either branch may produce: equal dims stay, different ones
-// become the larger (an If's output is one branch's, so the max is an upper
-// bound that sizes the arena safely).
+// The value either branch may produce when the condition is not known:
+// equal shapes stay; otherwise the branch with more elements sizes it (an
+// If's output is one branch's, so the larger is an upper bound that sizes
+// the arena safely), or, with symbolic dims, each dim's larger.
 SymValue JoinBranches(const SymValue& a, const SymValue& b) {
   if (a.kind != b.kind || a.kind == SymValue::Kind::kUnknown) {
     return UnknownValue("If branches disagree on the output type");
@@ -37,16 +40,22 @@ SymValue JoinBranches(const SymValue& a, const SymValue& b) {
     out.reason = "If branch output of unknown rank";
     return out;
   }
-  if (a.shape->size() != b.shape->size()) {
-    // Different ranks: the branch with more elements sizes the output (an
-    // upper bound, as for differing dims below).
-    std::optional<int64_t> count_a = ElementCount(*a.shape).AsConstant();
-    std::optional<int64_t> count_b = ElementCount(*b.shape).AsConstant();
-    if (!count_a.has_value() || !count_b.has_value()) {
-      out.reason = "If branches give different ranks";
-      return out;
-    }
+  if (*a.shape == *b.shape) {
+    out.shape = a.shape;
+    if (a.ints.has_value() && b.ints.has_value() && *a.ints == *b.ints) out.ints = a.ints;
+    out.reason = !a.reason.empty() ? a.reason : b.reason;
+    out.max_over_branches = a.max_over_branches || b.max_over_branches;
+    return out;
+  }
+  out.max_over_branches = true;
+  std::optional<int64_t> count_a = ElementCount(*a.shape).AsConstant();
+  std::optional<int64_t> count_b = ElementCount(*b.shape).AsConstant();
+  if (count_a.has_value() && count_b.has_value()) {
     out.shape = *count_a >= *count_b ? a.shape : b.shape;
+    return out;
+  }
+  if (a.shape->size() != b.shape->size()) {
+    out.reason = "If branches give different ranks";
     return out;
   }
   out.shape.emplace();
@@ -54,11 +63,6 @@ SymValue JoinBranches(const SymValue& a, const SymValue& b) {
     const Expr& x = (*a.shape)[i];
     const Expr& y = (*b.shape)[i];
     out.shape->push_back(x == y ? x : Expr::Max(x, y));
-  }
-  if (a.ints.has_value() && b.ints.has_value() && a.ints->size() == b.ints->size()) {
-    bool same = true;
-    for (size_t i = 0; i < a.ints->size(); ++i) same = same && (*a.ints)[i] == (*b.ints)[i];
-    if (same) out.ints = a.ints;
   }
   return out;
 }
@@ -71,21 +75,95 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
   const onnx::GraphProto* then_branch = Body(ctx.node, "then_branch");
   const onnx::GraphProto* else_branch = Body(ctx.node, "else_branch");
   if (then_branch == nullptr || else_branch == nullptr) return false;
+  // Both branches are inferred whatever the condition: the memory stage
+  // plans each (the spec holds the larger branch's peak at the If's step).
   std::vector<SymValue> then_out = InferBody(*then_branch, &scope, {}, depth + 1);
   std::vector<SymValue> else_out = InferBody(*else_branch, &scope, {}, depth + 1);
   std::optional<bool> condition;
-  if (const SymValue* cond = ctx.Input(0); cond != nullptr && cond->ints.has_value() && cond->ints->size() == 1) {
+  const SymValue* cond = ctx.Input(0);
+  if (cond != nullptr && cond->ints.has_value() && cond->ints->size() == 1) {
     if (std::optional<int64_t> c = (*cond->ints)[0].AsConstant()) condition = *c != 0;
+  } else if (cond != nullptr && cond->floats.has_value() && cond->floats->size() == 1) {
+    condition = (*cond->floats)[0] != 0;
   }
+  IfDecision decision{.node = ctx.node.name().empty() && ctx.node.output_size() > 0 ? ctx.node.output(0)
+                                                                                    : ctx.node.name()};
+  bool any_differs = false;
   for (size_t o = 0; o < outputs.size(); ++o) {
     if (o >= then_out.size() || o >= else_out.size()) break;
     if (condition.has_value()) {
       outputs[o] = *condition ? then_out[o] : else_out[o];
     } else {
       outputs[o] = JoinBranches(then_out[o], else_out[o]);
+      any_differs = any_differs || outputs[o].max_over_branches;
     }
   }
+  if (condition.has_value()) {
+    decision.branch = *condition ? "then" : "else";
+  } else {
+    decision.branch = "undecided";
+    if (ctx.node.input_size() > 0) decision.decided_by = absl::StrJoin(DecidingBindings(ctx.node.input(0), scope), " ");
+    if (any_differs) {
+      tables_.warnings.push_back(absl::StrCat(
+          "If '", decision.node, "': its condition is not known before running; both branches analyzed, and outputs "
+          "that differ are sized as the larger branch's (an upper bound)",
+          decision.decided_by.empty() ? "" : absl::StrCat("; decide it with ", decision.decided_by)));
+    }
+  }
+  RecordIf(ctx.node, std::move(decision));
   return true;
+}
+
+void Engine::RecordIf(const onnx::NodeProto& node, IfDecision decision) {
+  auto [it, inserted] = if_index_.try_emplace(&node, tables_.if_decisions.size());
+  if (inserted) {
+    tables_.if_decisions.push_back(std::move(decision));
+  } else {
+    tables_.if_decisions[it->second] = std::move(decision);  // A Loop body inferred again: the last pass counts.
+  }
+}
+
+std::vector<std::string> Engine::DecidingBindings(const std::string& value, const Scope& scope) const {
+  // Backwards from the value over producers; through Shape and Size only
+  // the input's shape matters. Bounded: a condition is a few ops deep.
+  constexpr int kMaxVisits = 4096;
+  std::set<std::string> by_value, by_shape;
+  std::vector<std::pair<std::string, bool>> stack = {{value, false}};  // (name, only its shape matters)
+  std::set<std::pair<std::string, bool>> seen;
+  while (!stack.empty() && static_cast<int>(seen.size()) < kMaxVisits) {
+    auto [name, shape_only] = stack.back();
+    stack.pop_back();
+    if (name.empty() || !seen.insert({name, shape_only}).second) continue;
+    if (main_inputs_.contains(name)) {
+      const SymValue* v = scope.Find(name);
+      if (shape_only && (v == nullptr || !v->HasConcreteShape())) by_shape.insert(name);
+      if (!shape_only && (v == nullptr || (!v->ints.has_value() && !v->floats.has_value()))) by_value.insert(name);
+      continue;
+    }
+    auto producer = producers_.find(name);
+    if (producer == producers_.end()) continue;
+    const onnx::NodeProto& node = *producer->second;
+    const bool reads_shape = node.op_type() == "Shape" || node.op_type() == "Size";
+    for (const std::string& input : node.input()) stack.push_back({input, shape_only || reads_shape});
+  }
+  std::vector<std::string> bindings;
+  for (const std::string& name : by_value) bindings.push_back(absl::StrCat("--input-value ", name, "=..."));
+  std::set<std::string> dims;  // The symbols in the shapes read: --dim binds them.
+  for (const std::string& name : by_shape) {
+    if (by_value.contains(name)) continue;
+    const SymValue* v = scope.Find(name);
+    std::set<std::string> symbols;
+    if (v != nullptr && v->shape.has_value()) {
+      for (const Expr& d : *v->shape) d.CollectSymbols(symbols);
+    }
+    if (symbols.empty()) {
+      bindings.push_back(absl::StrCat("--input-shape ", name, "=..."));
+    } else {
+      dims.insert(symbols.begin(), symbols.end());
+    }
+  }
+  for (const std::string& dim : dims) bindings.push_back(absl::StrCat("--dim ", dim, "=..."));
+  return bindings;
 }
 
 // Loop(M, cond, v_initial...) -> (v_final..., scan_outputs...); body

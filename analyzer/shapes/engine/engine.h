@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/shapes/op_context.h"
@@ -37,8 +39,12 @@ struct Scope {
 class Engine {
  public:
   Engine(const onnx::ModelProto& model, const TensorShapes& tensor_shapes, const SymbolValues& symbol_values,
-         bool onnx_fallback, ShapeTables& tables)
-      : onnx_fallback_(onnx_fallback), tables_(tables), tensor_shapes_(tensor_shapes), symbol_values_(symbol_values) {
+         bool onnx_fallback, ShapeTables& tables, const InputValues& input_values)
+      : onnx_fallback_(onnx_fallback),
+        tables_(tables),
+        tensor_shapes_(tensor_shapes),
+        symbol_values_(symbol_values),
+        input_values_(input_values) {
     for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
       opsets_[opset.domain() == "ai.onnx" ? "" : opset.domain()] = static_cast<int>(opset.version());
     }
@@ -76,11 +82,27 @@ class Engine {
   bool InferLoop(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
   bool InferScan(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
   bool InferWithOnnx(const OpContext& ctx, std::vector<SymValue>& outputs);
+  // The bindings that would make `value` known: --input-value for main-graph
+  // inputs it is computed from, --dim (or --input-shape) for those whose
+  // shape it reads.
+  std::vector<std::string> DecidingBindings(const std::string& value, const Scope& scope) const;
+  void RecordIf(const onnx::NodeProto& node, IfDecision decision);
+  // For a node that needs a value not known: "; Pad needs the value of 'pads',
+  // computed from 'sr', a graph input: bind it with --input-value sr=...".
+  std::string UnknownValueChain(const onnx::NodeProto& node, const onnx::GraphProto& graph, const Scope& scope);
 
   bool onnx_fallback_;  // Ask ONNX's per-node shape functions for ops we have none for.
   ShapeTables& tables_;
   const TensorShapes& tensor_shapes_;
   const SymbolValues& symbol_values_;
+  const InputValues& input_values_;  // --input-value: main-graph inputs with known values.
+  bool model_has_if_ = false;                                           // Set by the main graph's InferGraph.
+  absl::flat_hash_map<std::string, const onnx::NodeProto*> producers_;  // Node outputs, when model_has_if_.
+  absl::flat_hash_set<std::string> main_inputs_;                        // The main graph's inputs (no initializers).
+  absl::flat_hash_map<const onnx::NodeProto*, size_t> if_index_;        // Into tables_.if_decisions.
+  // Per graph, its node outputs' writers: built at the first value a node needs and lacks.
+  absl::flat_hash_map<const onnx::GraphProto*, absl::flat_hash_map<std::string, const onnx::NodeProto*>>
+      graph_producers_;
  public:
   std::set<std::string> used_tensor_shapes_;  // Names of tensor_shapes_ some node writes.
   std::set<std::string> used_symbol_values_;  // Names of symbol_values_ the engine's own symbols have.

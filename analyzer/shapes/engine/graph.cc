@@ -21,6 +21,17 @@ constexpr int kMaxDepth = 64;
 
 bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+// True when `graph` or a body in it has an If node.
+bool HasIf(const onnx::GraphProto& graph) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() == "If") return true;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g() && HasIf(attribute.g())) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 // "float32 [batch,3] ints=[..]" for FOOTPRINT_SHAPES_TRACE.
@@ -62,6 +73,10 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
       continue;
     }
     if (initializers.contains(input.name())) continue;  // An input with a default value.
+    if (auto given = input_values_.find(input.name()); outer == nullptr && given != input_values_.end()) {
+      table.Set(input.name(), given->second);  // --input-value: known like a Constant's.
+      continue;
+    }
     SymValue v = FromTypeProto(input.has_type() ? &input.type() : nullptr);
     if (v.shape.has_value() && outer == nullptr) {
       // An unnamed dim of a main-graph input gets a name of its own, so that
@@ -84,6 +99,18 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
   // nearly always in order, so this stays linear).
   std::vector<const onnx::NodeProto*> pending;
   for (const onnx::NodeProto& node : graph.node()) pending.push_back(&node);
+  if (outer == nullptr) {
+    model_has_if_ = HasIf(graph);
+    for (const onnx::ValueInfoProto& input : graph.input()) {
+      if (!initializers.contains(input.name())) main_inputs_.insert(input.name());
+    }
+  }
+  if (model_has_if_) {
+    // Only models with an If ask which inputs a value comes from.
+    for (const onnx::NodeProto& node : graph.node()) {
+      for (const std::string& output : node.output()) producers_[output] = &node;
+    }
+  }
   std::vector<SymValue> outputs;
   bool progress = true;
   while (!pending.empty()) {
@@ -132,6 +159,13 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
           v.floats.reset();
           v.reason = v.elem_type == 0 ? "element type unknown (the op has no shape function)" : "";
         } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
+                   (v.reason.find("values not known before running") != std::string::npos ||
+                    v.reason.rfind("Range bounds not known", 0) == 0)) {
+          // Which value the op needs, and the first unknown one upstream: what to bind.
+          const std::string chain = UnknownValueChain(*node, graph, scope);
+          absl::StrAppend(&v.reason, chain, chain.empty() ? " (give" : " (or give", " it with --tensor-shape ",
+                          node->output(o), "=DIMS)");
+        } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
                    (v.reason.find("data-dependent") != std::string::npos ||
                     v.reason.find("before running") != std::string::npos ||
                     v.reason.find("no shape function") != std::string::npos)) {
@@ -146,6 +180,69 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
     progress = later.size() < pending.size();
     pending.swap(later);
   }
+}
+
+namespace {
+
+// True for a value the op reads as numbers (shapes, pads, indices, scales)
+// that the engine does not know.
+bool UnknownNumbers(const SymValue* v) {
+  return v != nullptr && v->kind == SymValue::Kind::kTensor && (IsIntegerType(v->elem_type) || v->elem_type == onnx::TensorProto::BOOL || IsFloatType(v->elem_type)) &&
+         !v->ints.has_value() && !v->floats.has_value();
+}
+
+}  // namespace
+
+std::string Engine::UnknownValueChain(const onnx::NodeProto& node, const onnx::GraphProto& graph, const Scope& scope) {
+  auto& producers = graph_producers_[&graph];
+  if (producers.empty()) {
+    for (const onnx::NodeProto& n : graph.node()) {
+      for (const std::string& output : n.output()) producers[output] = &n;
+    }
+  }
+  // The needed value: the first input after the data input (Range and
+  // ConstantOfShape have none) whose numbers are unknown.
+  std::string needed;
+  const int first_value = node.op_type() == "Range" || node.op_type() == "ConstantOfShape" ? 0 : 1;
+  for (int i = first_value; i < node.input_size() && needed.empty(); ++i) {
+    if (!node.input(i).empty() && UnknownNumbers(scope.Find(node.input(i)))) needed = node.input(i);
+  }
+  if (needed.empty()) return "";
+  // Upstream while some input's numbers are unknown too; bounded, as a chain is a few ops long.
+  std::string first = needed;
+  const onnx::NodeProto* writer = nullptr;
+  for (int hops = 0; hops < 256; ++hops) {
+    auto it = producers.find(first);
+    if (it == producers.end()) {
+      writer = nullptr;
+      break;
+    }
+    writer = it->second;
+    if (writer->op_type() == "Shape" || writer->op_type() == "Size") break;  // Its input's shape is what is unknown.
+    std::string next;
+    for (const std::string& input : writer->input()) {
+      if (!input.empty() && UnknownNumbers(scope.Find(input))) {
+        next = input;
+        break;
+      }
+    }
+    if (next.empty()) break;
+    first = next;
+  }
+  std::string where;
+  if (writer == nullptr && main_inputs_.contains(first)) {
+    where = absl::StrCat(", a graph input: bind it with --input-value ", first, "=...");
+  } else if (writer == nullptr) {
+    where = ", from outside this graph";
+  } else if (writer->op_type() == "Shape" || writer->op_type() == "Size") {
+    where = absl::StrCat(", the ", writer->op_type() == "Shape" ? "shape" : "size", " of '",
+                         writer->input_size() > 0 ? writer->input(0) : "", "'");
+  } else {
+    where = absl::StrCat(", written by ", writer->op_type(), writer->name().empty() ? "" : absl::StrCat(" '", writer->name(), "'"));
+  }
+  return absl::StrCat("; ", node.op_type(), " needs the value of '", needed, "'",
+                      first == needed ? absl::StrCat(", not known", where)
+                                      : absl::StrCat(", computed from '", first, "'", where));
 }
 
 void Engine::InferNode(const onnx::NodeProto& node, const Scope& scope, int depth, std::vector<SymValue>& outputs) {

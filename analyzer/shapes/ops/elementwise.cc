@@ -164,6 +164,25 @@ ShapeFunction ArithFunction(Arith op) {
 
 enum class Compare { kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual, kAnd, kOr, kXor };
 
+// e >= 1 whatever its symbols' values >= 0 (a dim may be 0): a constant >= 1
+// plus symbols with positive coefficients. Decides Equal(seq + 1, 0) and
+// Equal(seq, -1) (the "-1 means keep" of exported Expand shapes) with dims unbound.
+bool AtLeastOneForAnyDims(const Expr& e) {
+  if (!e.known()) return false;
+  int64_t constant = 0;
+  for (const Term& term : e.terms()) {
+    if (term.factors.empty()) {
+      constant = term.coeff;
+      continue;
+    }
+    if (term.coeff <= 0) return false;
+    for (const AtomPtr& atom : term.factors) {
+      if (atom->kind != AtomKind::kSymbol) return false;
+    }
+  }
+  return constant >= 1;
+}
+
 ShapeFunction CompareFunction(Compare op) {
   return [op](const OpContext& ctx, Outputs& out) {
     std::optional<std::vector<Expr>> shape = BroadcastInputs(ctx);
@@ -181,6 +200,8 @@ ShapeFunction CompareFunction(Compare op) {
           const Expr& x = (*a)[(*ia)[i]];
           const Expr& y = (*b)[(*ib)[i]];
           std::optional<int64_t> d = (x - y).AsConstant();
+          if (!d.has_value() && AtLeastOneForAnyDims(x - y)) d = 1;    // Only its sign matters below.
+          if (!d.has_value() && AtLeastOneForAnyDims(y - x)) d = -1;
           std::optional<int64_t> cx = x.AsConstant(), cy = y.AsConstant();
           std::optional<bool> r;
           switch (op) {

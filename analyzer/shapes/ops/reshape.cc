@@ -220,6 +220,28 @@ bool GatherFunction(const OpContext& ctx, Outputs& out) {
   return true;
 }
 
+// The elements of a row-major tensor of `dims` at the cross product of
+// `kept` (per axis, the constant positions kept, in order).
+std::vector<Expr> GatherRowMajor(const std::vector<Expr>& values, const std::vector<int64_t>& dims,
+                                 const std::vector<std::vector<Expr>>& kept) {
+  std::vector<Expr> out;
+  const size_t rank = dims.size();
+  if (rank == 0) return values;
+  for (const std::vector<Expr>& axis : kept) {
+    if (axis.empty()) return out;
+  }
+  std::vector<size_t> at(rank, 0);
+  while (true) {
+    int64_t flat = 0;
+    for (size_t a = 0; a < rank; ++a) flat = flat * dims[a] + *kept[a][at[a]].AsConstant();
+    if (flat < 0 || flat >= static_cast<int64_t>(values.size())) return {};
+    out.push_back(values[flat]);
+    size_t a = rank;
+    while (a > 0 && ++at[a - 1] == kept[a - 1].size()) at[--a] = 0;
+    if (a == 0) return out;
+  }
+}
+
 // One axis of a Slice: start, end, step as given (possibly symbolic), dim D.
 Expr SliceLength(const Expr& dim, const Expr& start_in, const Expr& end_in, int64_t step, std::vector<Expr>* picked,
                  const std::vector<Expr>* values) {
@@ -306,17 +328,33 @@ bool SliceFunction(const OpContext& ctx, Outputs& out) {
   if (!steps.has_value()) steps = std::vector<int64_t>(starts->size(), 1);
   if (axes->size() != starts->size() || steps->size() != starts->size()) return false;
   std::vector<Expr> shape = *x->shape;
-  std::vector<Expr> picked;
-  const bool propagate = rank == 1 && x->ints.has_value() && starts->size() == 1;
+  // The indices each axis keeps, for the values of a small concrete tensor
+  // (a pads matrix reversed row by row, a shape's tail).
+  const std::optional<std::vector<int64_t>> in_dims = x->ConcreteShape();
+  const bool propagate = x->ints.has_value() && in_dims.has_value();
+  std::vector<std::vector<Expr>> kept(rank);
+  if (propagate) {
+    for (int64_t a = 0; a < rank; ++a) {
+      for (int64_t k = 0; k < (*in_dims)[a]; ++k) kept[a].push_back(Expr(k));
+    }
+  }
   for (size_t i = 0; i < starts->size(); ++i) {
     std::optional<int64_t> axis = NormalizeAxis((*axes)[i], rank);
     if (!axis.has_value() || (*steps)[i] == 0) return false;
+    std::vector<Expr> positions;
+    if (propagate) {
+      for (int64_t k = 0; k < (*in_dims)[*axis]; ++k) positions.push_back(Expr(k));
+    }
+    std::vector<Expr> picked;
     shape[*axis] = SliceLength((*x->shape)[*axis], (*starts)[i], (*ends)[i], (*steps)[i],
-                               propagate ? &picked : nullptr, propagate ? &*x->ints : nullptr);
+                               propagate ? &picked : nullptr, propagate ? &positions : nullptr);
+    if (propagate) kept[*axis] = std::move(picked);
   }
   SymValue result = TensorOf(x->elem_type, std::move(shape));
-  if (propagate && result.shape->at(0).AsConstant() == static_cast<int64_t>(picked.size())) {
-    SetInts(result, std::move(picked));
+  if (std::optional<std::vector<int64_t>> out_dims = result.ConcreteShape(); propagate && out_dims.has_value()) {
+    bool consistent = true;
+    for (int64_t a = 0; a < rank; ++a) consistent = consistent && static_cast<int64_t>(kept[a].size()) == (*out_dims)[a];
+    if (consistent) SetInts(result, GatherRowMajor(*x->ints, *in_dims, kept));
   }
   out[0] = std::move(result);
   return true;
@@ -376,7 +414,28 @@ bool TransposeFunction(const OpContext& ctx, Outputs& out) {
     seen[axis] = true;
     shape.push_back((*x->shape)[axis]);
   }
-  out[0] = TensorOf(x->elem_type, std::move(shape));
+  SymValue result = TensorOf(x->elem_type, std::move(shape));
+  if (std::optional<std::vector<int64_t>> dims = x->ConcreteShape(); dims.has_value() && x->ints.has_value()) {
+    // Small integer matrices (pads as [rank, 2]) keep their values: read
+    // the input at the permuted index of each output element.
+    std::optional<std::vector<int64_t>> out_dims = result.ConcreteShape();
+    std::vector<int64_t> in_strides(rank, 1);
+    for (size_t a = rank; a-- > 1;) in_strides[a - 1] = in_strides[a] * (*dims)[a];
+    std::vector<Expr> values;
+    const int64_t count = CheckedElementCount(*out_dims).value_or(-1);
+    std::vector<int64_t> at(rank, 0);
+    for (int64_t e = 0; e < count; ++e) {
+      int64_t flat = 0;
+      for (size_t a = 0; a < rank; ++a) flat += at[a] * in_strides[perm[a]];
+      values.push_back((*x->ints)[flat]);
+      for (size_t a = rank; a-- > 0;) {
+        if (++at[a] < (*out_dims)[a]) break;
+        at[a] = 0;
+      }
+    }
+    if (count >= 0 && values.size() == x->ints->size()) SetInts(result, std::move(values));
+  }
+  out[0] = std::move(result);
   return true;
 }
 

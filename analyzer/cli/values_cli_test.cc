@@ -1,0 +1,164 @@
+// --input-value on the command line: Ifs it decides, the bound of the Ifs it
+// leaves undecided, and its errors.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analyzer/cli/cli.h"
+#include "analyzer/testing/cli_runner.h"
+#include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/value_models.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace footprint {
+namespace {
+
+using ::footprint::testing::CliRun;
+using ::footprint::testing::ExpectOneLineError;
+using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::RunCliCaptured;
+
+// The model written to a scratch file of this test's own name.
+std::string Write(const ModelBuilder& builder) {
+  return testing::WriteScratchFile(
+      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".onnx", builder.Serialize());
+}
+
+nlohmann::json Json(const std::vector<std::string>& args) {
+  std::vector<std::string> full = {"analyze"};
+  full.insert(full.end(), args.begin(), args.end());
+  full.insert(full.end(), {"--format", "json", "--time-limit", "0"});
+  const CliRun run = RunCliCaptured(full);
+  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
+  return run.exit_code == kExitOk ? nlohmann::json::parse(run.out) : nlohmann::json::object();
+}
+
+const nlohmann::json& Tensor(const nlohmann::json& report, const std::string& name) {
+  for (const nlohmann::json& tensor : report["tensors"]) {
+    if (tensor["name"] == name) return tensor;
+  }
+  ADD_FAILURE() << "no tensor " << name;
+  static const nlohmann::json kNone;
+  return kNone;
+}
+
+TEST(ValuesCliTest, InputValueTakesOneBranch) {
+  const std::string model = Write(testing::SampleRateIfModel());
+  nlohmann::json at_16k = Json({model, "--input-value", "sr=16000"});
+  EXPECT_EQ(at_16k["options"]["input_values"]["sr"], "16000");
+  EXPECT_EQ(Tensor(at_16k, "y")["bytes"], 4096);
+  EXPECT_FALSE(Tensor(at_16k, "y").contains("bound"));
+  ASSERT_EQ(at_16k["if_branches"].size(), 1u);
+  EXPECT_EQ(at_16k["if_branches"][0]["node"], "pick_rate");
+  EXPECT_EQ(at_16k["if_branches"][0]["branch"], "then");
+  EXPECT_TRUE(at_16k["if_branches"][0]["decided_by"].is_null());
+  EXPECT_TRUE(at_16k["memory"]["complete"]);
+  nlohmann::json at_8k = Json({model, "--input-value=sr=8000"});
+  EXPECT_EQ(Tensor(at_8k, "y")["bytes"], 2048);
+  EXPECT_EQ(at_8k["if_branches"][0]["branch"], "else");
+  const CliRun text = RunCliCaptured({"analyze", model, "--input-value", "sr=16000"});
+  EXPECT_NE(text.out.find("  if      pick_rate: then\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("dims sr=16000"), std::string::npos) << text.out;
+}
+
+TEST(ValuesCliTest, UndecidedIfIsBoundByTheLargerBranchWithAWarning) {
+  const std::string model = Write(testing::SampleRateIfModel());
+  nlohmann::json report = Json({model});
+  EXPECT_EQ(Tensor(report, "y")["bytes"], 4096);
+  EXPECT_EQ(Tensor(report, "y")["bound"], "max_over_branches");
+  EXPECT_EQ(report["if_branches"][0]["branch"], "undecided");
+  EXPECT_EQ(report["if_branches"][0]["decided_by"], "--input-value sr=...");
+  bool warned = false;
+  for (const nlohmann::json& warning : report["warnings"]) {
+    warned = warned || warning.get<std::string>().find("decide it with --input-value sr=...") != std::string::npos;
+  }
+  EXPECT_TRUE(warned) << report["warnings"];
+  EXPECT_TRUE(report["memory"]["complete"]);
+}
+
+TEST(ValuesCliTest, BoolInputAndNestedShapeConditions) {
+  const std::string model = Write(testing::CacheBranchModel());
+  nlohmann::json cached = Json({model, "--input-value", "use_cache_branch=1", "--dim", "past=4"});
+  EXPECT_EQ(Tensor(cached, "y")["bytes"], 12 * 16 * 4);
+  EXPECT_TRUE(cached["memory"]["complete"]);
+  for (const nlohmann::json& decision : cached["if_branches"]) EXPECT_NE(decision["branch"], "undecided") << decision;
+  nlohmann::json fresh = Json({model, "--input-value", "use_cache_branch=false", "--dim", "past=4"});
+  EXPECT_EQ(Tensor(fresh, "y")["bytes"], 8 * 16 * 4);
+  nlohmann::json unknown = Json({model, "--dim", "past=4"});
+  EXPECT_EQ(Tensor(unknown, "y")["bytes"], 12 * 16 * 4);
+  EXPECT_EQ(Tensor(unknown, "y")["bound"], "max_over_branches");
+}
+
+TEST(ValuesCliTest, StftIntoLstmIsFullySized) {
+  const std::string model = Write(testing::StftLstmModel());
+  nlohmann::json at_16k = Json({model, "--input-value", "sr=16000"});
+  EXPECT_EQ(at_16k["memory"]["unsized_tensors"], 0);
+  EXPECT_EQ(Tensor(at_16k, "y")["bytes"], 13 * 64 * 4);
+  nlohmann::json unknown = Json({model});
+  EXPECT_EQ(unknown["memory"]["unsized_tensors"], 0);
+  EXPECT_EQ(Tensor(unknown, "y")["bytes"], 26 * 64 * 4);
+  EXPECT_EQ(Tensor(unknown, "y")["bound"], "max_over_branches");
+}
+
+TEST(ValuesCliTest, BadInputValuesNameTheInput) {
+  ModelBuilder builder = testing::SampleRateIfModel();
+  builder.Input("image", onnx::TensorProto::FLOAT, {1, 3});
+  const std::string model = Write(builder);
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "rate=16000"}),
+                     "--input-value rate: no graph input named 'rate'");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "sr=16k"}),
+                     "--input-value sr: '16k' is not an integer (the input is INT64)");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "sr=1,2"}),
+                     "--input-value sr: the input is a scalar, but 2 values were given");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "image=1,2,3"}),
+                     "--input-value image: the input has rank 2");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "sr"}), "--input-value expects INPUT=V");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-value", "sr="}), "--input-value expects INPUT=V");
+}
+
+
+TEST(ValuesCliTest, ContradictoryDimDefaultIsNamedOnceAtTheTop) {
+  // mask [total] + Concat(past [past], new [seq]): total must be past + seq.
+  ModelBuilder builder;
+  builder.Input("mask", onnx::TensorProto::FLOAT, {"total"})
+      .Input("past", onnx::TensorProto::FLOAT, {"past_len"})
+      .Input("new", onnx::TensorProto::FLOAT, {"seq"});
+  onnx::NodeProto& concat = builder.Node("Concat", {"past", "new"}, {"joined"}, "join");
+  onnx::AttributeProto* axis = concat.add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  builder.Add("Add", {"mask", "joined"}, {"y"}, "add").Output("y");
+  const std::string model = Write(builder);
+  const std::string expected =
+      "--dim-default 8 makes the model contradict itself: total (8) must equal past_len+seq (16) at Add 'add'; "
+      "bind them consistently, e.g. --dim past_len=0 or --dim total=16";
+  nlohmann::json report = Json({model, "--dim-default", "8"});
+  EXPECT_EQ(report["dim_default_conflict"], expected);
+  const CliRun text = RunCliCaptured({"analyze", model, "--dim-default", "8"});
+  EXPECT_EQ(text.out.find("  NOTE    " + expected + "\n"), text.out.find('\n') + 1) << text.out;
+  EXPECT_FALSE(Json({model, "--dim-default", "8", "--dim", "past_len=0"}).contains("dim_default_conflict"));
+  EXPECT_FALSE(Json({model, "--dim", "total=16", "--dim-default", "8"}).contains("dim_default_conflict"));
+}
+
+
+TEST(ValuesCliTest, DebianWindowModelNamesItsSizeInputAndIsSizedWithIt) {
+  // HannWindow expanded: Range(0, size) with the window size a graph input x (int32 scalar).
+  const std::string model = "/usr/share/libonnx-testdata/data/node/test_hannwindow_expanded/model.onnx";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "Debian's onnx test models are not installed";
+  nlohmann::json unknown = Json({model});
+  EXPECT_GT(unknown["memory"]["unsized_tensors"], 0);
+  bool named = false;
+  for (const nlohmann::json& tensor : unknown["tensors"]) {
+    if (!tensor.contains("unsized_reason")) continue;
+    named = named || tensor["unsized_reason"].get<std::string>().find(
+                         "computed from 'x', a graph input: bind it with --input-value x=...") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << unknown["tensors"];
+  nlohmann::json sized = Json({model, "--input-value", "x=10"});
+  EXPECT_EQ(sized["memory"]["unsized_tensors"], 0);
+}
+
+}  // namespace
+}  // namespace footprint
