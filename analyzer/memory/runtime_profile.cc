@@ -171,6 +171,20 @@ int64_t ConvWorkspaceBytes(const IrGraph& graph, const IrNode& node, const Tenso
   return floats * 4;
 }
 
+// LRN's scratch (float32, 4-D): core/providers/cpu/nn/lrn.cc allocates a
+// scale buffer of the input's size and a padded square of (C + size - 1) *
+// H * W floats from the temp-space allocator for the run.
+int64_t LrnWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+  if (node.inputs.empty()) return 0;
+  const std::optional<KnownTensor> input = tensor_of(node.inputs[0]);
+  if (!input || input->dtype != "float32" || input->dims.size() != 4) return 0;
+  int64_t size = 0;
+  if (const onnx::AttributeProto* attribute = FindAttribute(*node.proto, "size")) size = attribute->i();
+  if (size <= 0) return 0;
+  const std::vector<int64_t>& d = input->dims;
+  return 4 * (d[0] * d[1] * d[2] * d[3] + (d[1] + size - 1) * d[2] * d[3]);
+}
+
 }  // namespace
 
 std::vector<std::string> KnownRuntimes() { return {kOnnxRuntimeCpu}; }
@@ -235,6 +249,7 @@ int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, c
                              const TensorLookup& tensor_of) {
   if (runtime != kOnnxRuntimeCpu || !IsDefaultDomain(*node.proto)) return 0;
   if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(graph, node, tensor_of);
+  if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
   return 0;
 }
 
