@@ -212,7 +212,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
     return *shapes_status;
   };
 
-  const Context context{.options = options, .shapes = &shapes, .await_shapes = await_shapes};
+  const Context context{
+      .options = options, .shapes = &shapes, .await_shapes = await_shapes, .ir_version = model.ir_version()};
   const absl::Time graph_start = absl::Now();
   absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);
   if (absl::Status engine_status = await_shapes(); !engine_status.ok()) return engine_status;

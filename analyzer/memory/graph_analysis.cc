@@ -98,7 +98,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   const bool main_graph = depth == 0;
   GraphResult result;
   if (absl::Status status = LoadGraph(graph, outer_names, graph_label, main_graph && options.fold_constants,
-                                        main_graph ? options.runtime : std::string(), result); !status.ok()) return status;
+                                        main_graph ? options.runtime : std::string(), context.ir_version, result); !status.ok()) return status;
   absl::StatusOr<GraphSizes> sizes = SizeArenaValues(graph, result, graph_label, context);
   if (!sizes.ok()) return sizes.status();
   for (WeightRecord& weight : sizes->folded_weights) result.weights.push_back(std::move(weight));

@@ -53,6 +53,7 @@ struct Context {
   const AnalyzeOptions& options;                                 // With the device's name and alignment set.
   const std::optional<symbolic::ShapeTables>* shapes = nullptr;  // Our engine's results; unset: ONNX's types only.
   std::function<absl::Status()> await_shapes;  // Fills *shapes (once); call before reading it.
+  int64_t ir_version = 0;                      // ModelProto.ir_version (what --runtime rules may read).
 };
 
 // One graph's values sized, before any schedule: what its modes and its plan
@@ -89,7 +90,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 // weights: all that needs no shape, so that it runs while the shape engine does.
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
                        const std::string& graph_label, bool fold, const std::string& runtime,
-                       GraphResult& result);
+                       int64_t ir_version, GraphResult& result);
 
 // sizes.kernel_workspace_of (the workspace of each node's kernel under
 // `runtime`, "" for none) and sizes.step_extra_of, once the bodies are sized.

@@ -56,12 +56,12 @@ absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, s
 
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
                        const std::string& graph_label, bool fold, const std::string& runtime,
-                       GraphResult& result) {
+                       int64_t ir_version, GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
   if (fold) result.folded = FoldConstants(result.ir);
-  if (!runtime.empty()) result.fusions = ApplyRuntimeFusions(runtime, result.ir);
+  if (!runtime.empty()) result.fusions = ApplyRuntimeFusions(runtime, ir_version, result.ir);
   absl::StatusOr<BaselineSchedule> schedule = MakeBaselineSchedule(result.ir);
   if (!schedule.ok()) return WithPrefix(schedule.status(), graph_label);
   result.schedule = *std::move(schedule);
@@ -206,7 +206,7 @@ void SizeKernelWorkspaces(const std::string& runtime, int64_t alignment, const G
       return known(it->second->shape, it->second->dtype);
     };
     for (size_t node = 0; node < g.nodes.size(); ++node) {
-      const int64_t bytes = KernelWorkspaceBytes(runtime, g, g.nodes[node], tensor_of);
+      const int64_t bytes = KernelWorkspaceBytes(runtime, g, result.fusions, g.nodes[node], tensor_of);
       absl::StatusOr<int64_t> aligned = AlignUp(bytes, alignment);
       sizes.kernel_workspace_of[node] = aligned.ok() ? *aligned : bytes;
     }

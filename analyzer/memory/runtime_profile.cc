@@ -20,7 +20,10 @@ constexpr char kOnnxRuntimeCpu[] = "onnxruntime-cpu";
 
 bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
-bool IsWeightValue(const IrValue& value) {
+// A weight ORT treats as constant (see FusionSummary::overridable).
+bool IsConstantWeight(const IrGraph& graph, const FusionSummary& summary, ValueId id) {
+  const IrValue& value = graph.values[id];
+  if (!summary.overridable.empty() && summary.overridable[id]) return false;
   return value.origin == ValueOrigin::kInitializer || value.origin == ValueOrigin::kConstant ||
          value.origin == ValueOrigin::kFolded;
 }
@@ -45,20 +48,21 @@ bool IsFusableActivation(const std::string& op) {
 //    (the Add's other input becomes FusedConv's Z, the sum input);
 //  - Conv (+ ...) + activation: core/optimizer/conv_activation_fusion.cc;
 //  - MatMul + Add of a weight: core/optimizer/matmul_add_fusion.cc (Gemm).
-bool JoinsChain(const IrGraph& graph, const IrNode& head, const IrNode& next, ValueId link, Absorbed& absorbed) {
+bool JoinsChain(const IrGraph& graph, const FusionSummary& summary, const IrNode& head, const IrNode& next,
+                ValueId link, Absorbed& absorbed) {
   const std::string& head_op = head.proto->op_type();
   const std::string& op = next.proto->op_type();
   if (!IsDefaultDomain(*next.proto) || !next.bodies.empty()) return false;
   auto others_are_weights = [&]() {
     for (ValueId input : next.inputs) {
-      if (input != link && !IsWeightValue(graph.values[input])) return false;
+      if (input != link && !IsConstantWeight(graph, summary, input)) return false;
     }
     return true;
   };
   if (head_op == "Conv") {
     if (op == "BatchNormalization" && absorbed == Absorbed::kNothing && next.inputs.size() == 5 &&
         next.inputs[0] == link && next.outputs.size() == 1 && head.inputs.size() >= 2 &&
-        IsWeightValue(graph.values[head.inputs[1]]) && others_are_weights()) {
+        IsConstantWeight(graph, summary, head.inputs[1]) && others_are_weights()) {
       absorbed = Absorbed::kBatchNorm;
       return true;
     }
@@ -110,7 +114,8 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std
 //    (MLAS_SGEMM_STRIDEN * MLAS_SGEMM_STRIDEK = 128 * 128) floats, or, with
 //    more than one batch or group, max(OutputSize * K, filters * OutputSize,
 //    that) floats.
-int64_t ConvWorkspaceBytes(const IrGraph& graph, const IrNode& node, const TensorLookup& tensor_of) {
+int64_t ConvWorkspaceBytes(const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
+                           const TensorLookup& tensor_of) {
   if (node.inputs.size() < 2 || node.outputs.empty()) return 0;
   const std::optional<KnownTensor> input = tensor_of(node.inputs[0]);
   const std::optional<KnownTensor> filter = tensor_of(node.inputs[1]);
@@ -146,13 +151,14 @@ int64_t ConvWorkspaceBytes(const IrGraph& graph, const IrNode& node, const Tenso
   // MLAS's block (MlasNchwcGetBlockSize: 8 with AVX2, 16 with AVX-512; this
   // profile is AVX2's, the machine bench/ground_truth measured on) and it is
   // ungrouped (input channels a multiple of the block, or fewer than it: the
-  // "NCHW input" variant) or depthwise on a multiple of the block. mnist's
+  // "NCHW input" variant) or depthwise on a multiple of the block, and its
+  // filter is a constant weight. mnist's
   // 8-filter 5x5 Convs measured no scratch at all (run peak 37,160 bytes
   // against 31,360 planned, where im2col alone would take 65,536).
   constexpr int64_t kNchwcBlock = 8;
   const int64_t output_channels = filter->dims[0];
   const int64_t all_input_channels = input->dims[1];
-  if (spatial == 2 && output_channels % kNchwcBlock == 0 &&
+  if (spatial == 2 && output_channels % kNchwcBlock == 0 && IsConstantWeight(graph, fusions, node.inputs[1]) &&
       ((group == 1 && (all_input_channels % kNchwcBlock == 0 || all_input_channels < kNchwcBlock)) ||
        (group == all_input_channels && group == output_channels))) {
     return 0;
@@ -194,9 +200,18 @@ bool IsKnownRuntime(const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-FusionSummary ApplyRuntimeFusions(const std::string& runtime, IrGraph& graph) {
+FusionSummary ApplyRuntimeFusions(const std::string& runtime, int64_t ir_version, IrGraph& graph) {
   FusionSummary summary;
   if (runtime != kOnnxRuntimeCpu) return summary;
+  if (ir_version >= 4) {
+    summary.overridable.assign(graph.values.size(), false);
+    for (const onnx::ValueInfoProto& input : graph.proto->input()) {
+      auto it = graph.value_by_name.find(input.name());
+      if (it != graph.value_by_name.end() && graph.values[it->second].origin == ValueOrigin::kInitializer) {
+        summary.overridable[it->second] = true;
+      }
+    }
+  }
   std::vector<bool> removed(graph.nodes.size(), false);
   for (size_t head_id = 0; head_id < graph.nodes.size(); ++head_id) {
     if (removed[head_id]) continue;
@@ -212,7 +227,7 @@ FusionSummary ApplyRuntimeFusions(const std::string& runtime, IrGraph& graph) {
       if (removed[next_id] || next_id == static_cast<NodeId>(head_id)) break;
       IrNode& next = graph.nodes[next_id];
       Absorbed after = absorbed;
-      if (!JoinsChain(graph, head, next, link, after)) break;
+      if (!JoinsChain(graph, summary, head, next, link, after)) break;
       if (after == Absorbed::kAdd && head_op == "Conv") {
         const ValueId residual = next.inputs[0] == link ? next.inputs[1] : next.inputs[0];
         if (summary.writes_over.empty()) summary.writes_over.assign(graph.values.size(), -1);
@@ -245,10 +260,10 @@ FusionSummary ApplyRuntimeFusions(const std::string& runtime, IrGraph& graph) {
   return summary;
 }
 
-int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const IrNode& node,
-                             const TensorLookup& tensor_of) {
+int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const FusionSummary& fusions,
+                             const IrNode& node, const TensorLookup& tensor_of) {
   if (runtime != kOnnxRuntimeCpu || !IsDefaultDomain(*node.proto)) return 0;
-  if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(graph, node, tensor_of);
+  if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(graph, fusions, node, tensor_of);
   if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
   return 0;
 }

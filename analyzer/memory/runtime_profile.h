@@ -32,13 +32,18 @@ struct FusionSummary {
   // bytes a fused node's output is written over (Conv + Add: the residual),
   // or -1. The in-place mode applies it when that input dies there.
   std::vector<ValueId> writes_over;
+  // Indexed like IrGraph::values: an initializer the caller may override
+  // (also listed as a graph input, IR version >= 4). ORT does not treat it as
+  // constant (core/graph/graph.cc, CanOverrideInitializer), so no rule that
+  // needs a constant weight applies to it.
+  std::vector<bool> overridable;
 };
 
 // Applies the fusions of `runtime` to `graph` in place: the first node of
 // each fused chain takes over the chain's inputs and final outputs, the
 // others leave graph.nodes, and the tensors between them become kFusedAway.
 // Graph outputs are never fused away.
-FusionSummary ApplyRuntimeFusions(const std::string& runtime, IrGraph& graph);
+FusionSummary ApplyRuntimeFusions(const std::string& runtime, int64_t ir_version, IrGraph& graph);
 
 // A value's shape and type when every dim is known (what the workspace
 // rules read).
@@ -50,8 +55,8 @@ using TensorLookup = std::function<std::optional<KnownTensor>(ValueId)>;
 
 // The scratch bytes the kernel of `node` allocates for one run under
 // `runtime` (0 when none or when a shape it needs is unknown).
-int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const IrNode& node,
-                             const TensorLookup& tensor_of);
+int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const FusionSummary& fusions,
+                             const IrNode& node, const TensorLookup& tensor_of);
 
 }  // namespace footprint
 

@@ -85,6 +85,22 @@ TEST(RuntimeProfileTest, BatchNormWithComputedParametersDoesNotFuse) {
   EXPECT_EQ(ort->modes.fused_nodes, 0);
 }
 
+TEST(RuntimeProfileTest, WeightsListedAsInputsAreNotConstant) {
+  // IR 8 with the filter also a graph input: ORT may see it overridden
+  // (CanOverrideInitializer), so no Conv+BN fusion and no NCHWc kernel: im2col.
+  ModelBuilder builder = ConvModel();
+  for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, onnx::TensorProto::FLOAT, {8});
+  builder.Add("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"}).Output("y");
+  onnx::ValueInfoProto* input = builder.graph().add_input();
+  input->set_name("w");
+  *input->mutable_type() = ::footprint::testing::TensorType(onnx::TensorProto::FLOAT, {8, 8, 3, 3});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_TRUE(IsArenaTensor(*ort, "c"));
+  EXPECT_EQ(ort->modes.fused_nodes, 0);
+  EXPECT_EQ(WorkspaceOf(*ort, "conv"), 128 * 128 * 4);  // 8 filters <= 256 output pixels: one MLAS segment.
+}
+
 TEST(RuntimeProfileTest, ConvActivationFuses) {
   ModelBuilder builder = ConvModel();
   builder.Add("Relu", {"c"}, {"y"}).Output("y");
