@@ -8,8 +8,9 @@ by more than 10% (the dangerous direction for a gate).
 Usage: python3 table.py results.jsonl [--markdown]
 """
 import json
-import os
 import sys
+
+kBig = 256 * 1024
 
 
 def short(path):
@@ -31,6 +32,8 @@ def main():
     table = []
     skipped = []
     within = under = measured = 0
+    big_within = big_under = big = 0  # Models whose ORT run peak is at least kBig: malloc noise is below 1%.
+    folded = folded_over = 0  # Models where folding applies, and those whose default arena is above ORT's.
     for row in rows:
         if 'skipped' in row:
             skipped.append((short(row['model']), row['skipped'].strip().split('\n')[0][:100]))
@@ -47,6 +50,13 @@ def main():
             q = r['arena_bytes'] / run
             within += abs(q - 1) <= 0.10
             under += q < 0.90
+            if run >= kBig:
+                big += 1
+                big_within += abs(q - 1) <= 0.10
+                big_under += q < 0.90
+        if d and (d.get('folded_weights_bytes') or 0) > 0:
+            folded += 1
+            folded_over += d['arena_bytes'] > run
         table.append(cells)
     if markdown:
         print('| ' + ' | '.join(header) + ' |')
@@ -67,6 +77,10 @@ def main():
     if measured:
         print('--runtime onnxruntime-cpu: %d models, within 10%% of ORT run peak: %d (%.0f%%), under by more '
               'than 10%%: %d' % (measured, within, 100.0 * within / measured, under))
+    if big:
+        print('  of them with an ORT run peak of at least %d KiB: %d, within 10%%: %d (%.0f%%), under by more than '
+              '10%%: %d' % (kBig // 1024, big, big_within, 100.0 * big_within / big, big_under))
+    print('default modes, models where folding applies: %d, arena above ORT run peak: %d' % (folded, folded_over))
     print('skipped (ORT refused or failed): %d' % len(skipped))
     for name, reason in skipped:
         print('  %s: %s' % (name, reason))
