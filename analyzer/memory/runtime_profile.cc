@@ -146,21 +146,22 @@ int64_t ConvWorkspaceBytes(const IrGraph& graph, const FusionSummary& fusions, c
     if ((auto_pad->s() == "SAME_UPPER" || auto_pad->s() == "SAME_LOWER") && kernel > 1) no_padding = false;
   }
   // At level "all" on x86-64, core/optimizer/nchwc_transformer.cc
-  // (TransformConv) turns a 2-D float Conv into the NCHWc NchwcConv, a direct
-  // kernel with no working buffer, when its output channels are a multiple of
-  // MLAS's block (MlasNchwcGetBlockSize: 8 with AVX2, 16 with AVX-512; this
-  // profile is AVX2's, the machine bench/ground_truth measured on) and it is
-  // ungrouped (input channels a multiple of the block, or fewer than it: the
-  // "NCHW input" variant) or depthwise on a multiple of the block, and its
-  // filter is a constant weight. mnist's
-  // 8-filter 5x5 Convs measured no scratch at all (run peak 37,160 bytes
+  // (TransformConv) turns a 2-D float Conv with a constant filter into the
+  // NCHWc NchwcConv, a direct kernel with no working buffer: ungrouped
+  // (fewer input channels than MLAS's block use the "NCHW input" variant;
+  // output channels are padded up to the block), depthwise, or grouped on
+  // whole blocks (MlasNchwcGetBlockSize: 8 with AVX2, this profile's machine).
+  // Measured (bench/ground_truth): pytorch-converted test_Conv2d (4 filters)
+  // and test_Conv2d_depthwise run as NchwcConv in ORT's optimized-model dump
+  // with no scratch, while the 1-D test_Conv1d_* keep ORT's Conv; mnist's
+  // 5x5 Convs (8 filters) took no scratch either (run peak 37,160 bytes
   // against 31,360 planned, where im2col alone would take 65,536).
   constexpr int64_t kNchwcBlock = 8;
   const int64_t output_channels = filter->dims[0];
   const int64_t all_input_channels = input->dims[1];
-  if (spatial == 2 && output_channels % kNchwcBlock == 0 && IsConstantWeight(graph, fusions, node.inputs[1]) &&
-      ((group == 1 && (all_input_channels % kNchwcBlock == 0 || all_input_channels < kNchwcBlock)) ||
-       (group == all_input_channels && group == output_channels))) {
+  if (spatial == 2 && IsConstantWeight(graph, fusions, node.inputs[1]) &&
+      (group == 1 || (group == all_input_channels && group == output_channels) ||
+       (input_channels % kNchwcBlock == 0 && filters % kNchwcBlock == 0))) {
     return 0;
   }
   constexpr int64_t kSegmentFloats = 128 * 128;

@@ -158,11 +158,11 @@ TEST(RuntimeProfileTest, NchwcConvHasNoWorkspace) {
 }
 
 TEST(RuntimeProfileTest, Im2colConvHoldsMlasSegmentsAtItsStep) {
-  // 4 filters: not a multiple of the NCHWc block, so MLAS's im2col path;
+  // A 1-D Conv: NCHWc takes 2-D ones only, so MLAS's im2col path;
   // 4 filters <= 64 output pixels: one segment of 128 x 128 floats.
   ModelBuilder builder;
-  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 8, 8}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 3, 3});
-  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 64}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 3});
+  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1});
   builder.Add("Relu", {"x"}, {"unfused"}).Output("c").Output("unfused");
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
   ASSERT_TRUE(ort.ok()) << ort.status();
@@ -179,14 +179,24 @@ TEST(RuntimeProfileTest, Im2colConvHoldsMlasSegmentsAtItsStep) {
 }
 
 TEST(RuntimeProfileTest, Im2colConvWithMoreFiltersThanPixelsExpandsFully) {
-  // 20 filters > 2x2 output pixels: the whole im2col matrix, 4 x (3*3*3) floats.
+  // 20 filters > 2 output pixels: the whole im2col matrix, 2 x (3*3) floats.
   ModelBuilder builder;
-  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 4, 4}).Initializer("w", onnx::TensorProto::FLOAT, {20, 3, 3, 3});
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 4}).Initializer("w", onnx::TensorProto::FLOAT, {20, 3, 3});
   builder.Node("Conv", {"x", "w"}, {"c"}, "conv");
   builder.Output("c");
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
   ASSERT_TRUE(ort.ok()) << ort.status();
-  EXPECT_EQ(WorkspaceOf(*ort, "conv"), 448);  // 432 bytes, aligned to 64.
+  EXPECT_EQ(WorkspaceOf(*ort, "conv"), 128);  // 72 bytes, aligned to 64.
+}
+
+TEST(RuntimeProfileTest, TwoDimensionalConvOfAnyWidthIsNchwc) {
+  ModelBuilder builder;  // 4 filters: NCHWc pads them to the block (pytorch-converted test_Conv2d, measured).
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 8, 8}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 3, 3});
+  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  builder.Output("c");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->memory.workspace_bytes, 0);
 }
 
 TEST(RuntimeProfileTest, PointwiseConvHasNoWorkspace) {
