@@ -8,6 +8,9 @@
 # Needs onnxruntime-node in BUILD_DIR/ground-truth/node_modules (make
 # ground-truth installs it); models ORT refuses are listed and skipped.
 # Prints one table (table.py) and keeps BUILD_DIR/ground-truth/results.jsonl.
+#   bash bench/ground_truth/run.sh BUILD_DIR --reanalyze
+# keeps ORT's figures of the last results.jsonl and runs only onnx-footprint
+# again (to try a rule without measuring ORT again).
 set -euo pipefail
 build=$(cd "${1:?usage: run.sh BUILD_DIR [MODEL ...]}" && pwd)
 shift
@@ -22,6 +25,31 @@ if [ ! -d "$modules/onnxruntime-node" ]; then
 fi
 mkdir -p "$work"
 gcc -O2 -shared -fPIC -Wall -o "$work/heap_shim.so" "$here/heap_shim.c"
+
+analyze() {  # MODEL ORT_JSON: the line of results.jsonl.
+  local model=$1 ort=$2 shape_flags default runtime
+  shape_flags=$(jq -r '.inputs | to_entries[] | "--input-shape=\(.key)=\(.value)"' <<< "$ort")
+  default=$("$tool" analyze "$model" $shape_flags --dim-default 1 --format json 2>/dev/null |
+            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes}') ||
+    default=null
+  runtime=$("$tool" analyze "$model" $shape_flags --dim-default 1 --runtime onnxruntime-cpu --format json 2>/dev/null |
+            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes}') ||
+    runtime=null
+  jq -c --argjson d "$default" --argjson r "$runtime" '. + {default: $d, runtime: $r}' <<< "$ort"
+}
+
+results="$work/results.jsonl"
+if [ "${1:-}" = "--reanalyze" ]; then
+  previous="$work/results.previous.jsonl"
+  cp "$results" "$previous"
+  : > "$results"
+  while IFS= read -r line; do
+    if jq -e 'has("skipped")' <<< "$line" > /dev/null; then echo "$line" >> "$results"; continue; fi
+    analyze "$(jq -r .model <<< "$line")" "$(jq -c 'del(.default, .runtime)' <<< "$line")" >> "$results"
+  done < "$previous"
+  python3 "$here/table.py" "$results"
+  exit 0
+fi
 
 models=()
 if [ $# -gt 0 ]; then
@@ -40,7 +68,6 @@ else
   while IFS= read -r f; do models+=("$f"); done < <(find "$debian/node" -name model.onnx | sort | awk 'NR % 4 == 1')
 fi
 
-results="$work/results.jsonl"
 : > "$results"
 report="$work/heap-report.$$"
 for model in "${models[@]}"; do
@@ -49,15 +76,7 @@ for model in "${models[@]}"; do
     echo "{\"model\": \"$model\", \"skipped\": $(jq -Rs . < "$work/ort.err")}" >> "$results"
     continue
   }
-  # The same input shapes ORT ran with.
-  shape_flags=$(jq -r '.inputs | to_entries[] | "--input-shape=\(.key)=\(.value)"' <<< "$ort")
-  default=$("$tool" analyze "$model" $shape_flags --dim-default 1 --format json 2>/dev/null |
-            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes}') ||
-    default=null
-  runtime=$("$tool" analyze "$model" $shape_flags --dim-default 1 --runtime onnxruntime-cpu --format json 2>/dev/null |
-            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes}') ||
-    runtime=null
-  jq -c --argjson d "$default" --argjson r "$runtime" '. + {default: $d, runtime: $r}' <<< "$ort" >> "$results"
+  analyze "$model" "$ort" >> "$results"  # The same input shapes ORT ran with.
 done
 rm -f "$report" "$report.ack"
 python3 "$here/table.py" "$results"
