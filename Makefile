@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build demo test bench clean test-sanitize fuzz
+.PHONY: all deps test-deps build demo test bench clean test-sanitize fuzz ground-truth
 
 all: build
 
@@ -46,6 +46,19 @@ bench: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# The ground truth against ONNX Runtime (bench/ground_truth/README.md): installs
+# onnxruntime-node from the npm registry into $(BUILD_DIR)/ground-truth (its
+# install script is skipped: it fetches GPU binaries), then measures every shared
+# model and a few hundred of Debian's test models, one at a time, one thread.
+ORT_NODE_VERSION ?= 1.30.0
+ground-truth: build
+	$(call install_missing,third_party/debian-packages-bench.txt)
+	@command -v npm > /dev/null || $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm
+	@mkdir -p $(BUILD_DIR)/ground-truth
+	@[ -d $(BUILD_DIR)/ground-truth/node_modules/onnxruntime-node ] || \
+	  (cd $(BUILD_DIR)/ground-truth && npm install --no-save --ignore-scripts onnxruntime-node@$(ORT_NODE_VERSION))
+	bash bench/ground_truth/run.sh $(BUILD_DIR)
 
 # Sanitizers: the whole suite and the model sweep under AddressSanitizer + UBSan.
 SANITIZE_DIR ?= build-sanitize

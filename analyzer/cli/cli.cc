@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "analyzer/cli/cli_reports.h"
 #include "analyzer/cli/output_file.h"
@@ -14,6 +15,7 @@
 #include "analyzer/cli/size_flags.h"
 #include "analyzer/loader/model_loader.h"
 #include "analyzer/memory/analysis.h"
+#include "analyzer/memory/runtime_profile.h"
 #include "analyzer/memory/sweep.h"
 #include "analyzer/report/report.h"
 #include "analyzer/shapes/shape_engine.h"
@@ -80,9 +82,16 @@ Options:
   --inplace, --no-inplace
                        An elementwise op writes over a same-size input that dies at its step, where
                        the device profile allows it (default on).
-  --baseline           The spec's baseline: the file's schedule, no aliasing, no in-place reuse
-                       (same as --schedule given --no-alias --no-inplace). The report always gives
-                       the baseline lower bound next to each mode's own.
+  --fold, --no-fold    Constant folding: a deterministic node whose inputs are all weights is
+                       evaluated at load, as runtimes do; its outputs are weights
+                       (folded_weights_bytes, part of peak), not arena tensors (default on).
+  --baseline           The spec's baseline: the file's schedule, no folding, no aliasing, no
+                       in-place reuse (same as --schedule given --no-fold --no-alias --no-inplace).
+                       The report always gives the baseline lower bound next to each mode's own.
+  --runtime NAME       Model what one runtime does to the graph before it plans memory: its
+                       fusions (tensors that no longer exist) and its kernels' workspaces (scratch
+                       live at their node's step, workspace_bytes). Names: onnxruntime-cpu.
+                       Independent of --device. Default: none (the runtime-independent plan).
   --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).
   --device-file FILE   Plan for a profile of your own (text-format DeviceProfile, see devices/).
   --format FORMAT      Report format (default text):
@@ -143,6 +152,7 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
   options.optimize_schedule = true;
   options.alias = true;
   options.inplace = true;
+  options.fold_constants = true;
   BatchRequest batch;
   ReportRequest report;
   std::string device_name(devices::kDefaultDeviceName);
@@ -159,6 +169,19 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
       options.optimize_schedule = false;
       options.alias = false;
       options.inplace = false;
+      options.fold_constants = false;
+      continue;
+    }
+    if (word == "--fold" || word == "--no-fold") {
+      options.fold_constants = word == "--fold";
+      continue;
+    }
+    if (std::optional<std::string> value = TakeValue(args, i, "--runtime", &error)) {
+      if (!IsKnownRuntime(*value)) {
+        return UsageError(absl::StrCat("--runtime must be one of ", absl::StrJoin(KnownRuntimes(), ", "), ", got '",
+                                       *value, "'"));
+      }
+      options.runtime = *value;
       continue;
     }
     if (word == "--alias" || word == "--no-alias") {

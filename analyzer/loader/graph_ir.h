@@ -28,6 +28,8 @@ enum class ValueOrigin {
   kConstant,     // The output of a Constant node (weight).
   kNodeOutput,   // The output of a scheduled node.
   kOuterScope,   // Defined by an enclosing graph (only in subgraphs).
+  kFolded,       // The output of a node evaluated at load (set by the analysis's constant folding): a weight.
+  kFusedAway,    // Between two nodes a runtime fuses (set by the analysis's runtime profile): never exists.
 };
 
 struct IrValue {
@@ -38,6 +40,7 @@ struct IrValue {
   bool is_graph_output = false;    // Listed in the graph's outputs.
   const onnx::TensorProto* initializer = nullptr;  // For kInitializer.
   const onnx::NodeProto* constant = nullptr;       // For kConstant: the Constant node.
+  const onnx::NodeProto* folded_from = nullptr;    // For kFolded: the node that computed it at load.
 };
 
 struct IrNode {

@@ -12,6 +12,8 @@ const char* TensorRoleName(TensorRole role) {
       return "graph_output";
     case TensorRole::kSubgraphWorkspace:
       return "subgraph_workspace";
+    case TensorRole::kKernelWorkspace:
+      return "kernel_workspace";
   }
   return "activation";
 }

@@ -44,6 +44,8 @@ struct AnalyzeOptions {
   absl::Duration schedule_time_limit = absl::Milliseconds(300);  // Its budget beyond the greedy passes.
   bool alias = false;              // View ops share their dying input's bytes.
   bool inplace = false;            // Elementwise ops write over a dying input (if the device allows).
+  bool fold_constants = false;     // Nodes of weights only are evaluated at load (folding.h); main graph only.
+  std::string runtime;             // --runtime NAME (runtime_profile.h); "" for none.
 };
 
 enum class TensorRole {
@@ -51,6 +53,7 @@ enum class TensorRole {
   kActivation,         // A node output that is not a graph output.
   kGraphOutput,        // A node output (or input) the graph returns.
   kSubgraphWorkspace,  // The peak of an If/Loop/Scan body, held at its node's step.
+  kKernelWorkspace,    // A kernel's scratch under the --runtime profile, held at its node's step.
 };
 const char* TensorRoleName(TensorRole role);
 
@@ -97,16 +100,19 @@ struct WeightRecord {
   std::vector<Dim> shape;                 // Its dims.
   std::optional<int64_t> bytes;           // nullopt for strings.
   bool from_constant_node = false;        // A Constant node's value rather than an initializer.
+  bool folded = false;                    // Computed at load by constant folding (folding.h).
   std::string graph;                      // "" for the main graph, else the body holding it.
 };
 
 struct MemoryFigures {
-  int64_t weights_bytes = 0;        // Sum of weight sizes (resident, never in the arena).
+  int64_t weights_bytes = 0;        // Sum of the sizes of initializers and Constant values (resident).
+  int64_t folded_weights_bytes = 0;  // Sum of the sizes of values folded at load (resident, never in the arena).
   int64_t arena_bytes = 0;          // Planned arena: max over tensors of offset + aligned size.
+  int64_t workspace_bytes = 0;      // Sum of the kernel workspaces of --runtime (planned in the arena).
   int64_t lower_bound_bytes = 0;    // Max over steps of live aligned bytes.
   int64_t naive_bytes = 0;          // Sum of aligned sizes: one buffer each.
   int64_t reuse_savings_bytes = 0;  // naive_bytes - arena_bytes.
-  int64_t peak_bytes = 0;           // weights_bytes + arena_bytes.
+  int64_t peak_bytes = 0;           // weights_bytes + folded_weights_bytes + arena_bytes.
   int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
 };
@@ -171,8 +177,17 @@ struct SharingMode {
 
 // What each mode beyond the baseline did, in the order they apply. The
 // figures of MemoryFigures are those of all the enabled modes together.
+// Constant folding (folding.h), applied before the schedule.
+struct FoldMode {
+  bool enabled = false;           // Requested (AnalyzeOptions::fold_constants).
+  int64_t nodes = 0;              // Nodes evaluated at load.
+  int64_t weights_bytes = 0;      // The bytes of their outputs, now weights.
+};
+
 struct ModesSummary {
-  int64_t baseline_lower_bound_bytes = 0;  // The spec's baseline: given order, no sharing.
+  int64_t baseline_lower_bound_bytes = 0;  // Given order, no sharing (of the folded graph when fold is on).
+  FoldMode fold;
+  int64_t fused_nodes = 0;                 // Nodes merged by the --runtime profile's fusions.
   ScheduleMode schedule;
   SharingMode alias;
   SharingMode inplace;

@@ -221,7 +221,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
     return *shapes_status;
   };
 
-  const Context context{.options = options, .shapes = &shapes, .await_shapes = await_shapes};
+  const Context context{
+      .options = options, .shapes = &shapes, .await_shapes = await_shapes, .ir_version = model.ir_version()};
   const absl::Time graph_start = absl::Now();
   absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);
   if (absl::Status engine_status = await_shapes(); !engine_status.ok()) return engine_status;
@@ -260,7 +261,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   }
 
   analysis.file_order_was_valid = main->schedule.file_order_was_valid;
-  if (!analysis.file_order_was_valid) {
+  // A fused node reads its chain's inputs, which the file may define later: not the file's fault.
+  if (!analysis.file_order_was_valid && main->fusions.fused_nodes == 0) {
     analysis.warnings.push_back(
         "the file's node order is not a valid topological order; the baseline schedule is a stable topological "
         "sort of it");
@@ -275,15 +277,17 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
       ++memory.unsized_tensors;
       continue;
     }
-    absl::StatusOr<int64_t> sum = CheckedAdd(memory.weights_bytes, *weight.bytes);
+    int64_t& total = weight.folded ? memory.folded_weights_bytes : memory.weights_bytes;
+    absl::StatusOr<int64_t> sum = CheckedAdd(total, *weight.bytes);
     if (!sum.ok()) return absl::OutOfRangeError("the weights' total byte size overflows 64 bits");
-    memory.weights_bytes = *sum;
+    total = *sum;
   }
   for (const TensorRecord& tensor : main->tensors) {
     if (!tensor.bytes.has_value()) {
       ++memory.unsized_tensors;
       continue;
     }
+    if (tensor.role == TensorRole::kKernelWorkspace) memory.workspace_bytes += tensor.aligned_bytes;
     absl::StatusOr<int64_t> sum = CheckedAdd(memory.naive_bytes, tensor.aligned_bytes);
     if (!sum.ok()) return absl::OutOfRangeError("the arena tensors' total byte size overflows 64 bits");
     memory.naive_bytes = *sum;
@@ -293,7 +297,11 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   memory.arena_bytes = main->plan.arena_bytes;
   memory.lower_bound_bytes = main->plan.lower_bound;
   memory.reuse_savings_bytes = memory.naive_bytes - memory.arena_bytes;
-  absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes, memory.arena_bytes);
+  analysis.modes.fold = FoldMode{.enabled = options.fold_constants,
+                                 .nodes = main->folded.folded_nodes,
+                                 .weights_bytes = memory.folded_weights_bytes};
+  analysis.modes.fused_nodes = main->fusions.fused_nodes;
+  absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes + memory.folded_weights_bytes, memory.arena_bytes);
   if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");
   memory.peak_bytes = *peak;
   if (!memory.complete) {
@@ -327,7 +335,7 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
     const size_t step = static_cast<size_t>(profile.first_step) + k;
     if (step < analysis.live_bytes_per_step.size()) analysis.live_bytes_per_step[step] = profile.live_bytes[k];
   }
-  analysis.symbolic_memory = SymbolicFigures(main->tensors, memory.weights_bytes, options.device.alignment_bytes,
+  analysis.symbolic_memory = SymbolicFigures(main->tensors, memory.weights_bytes + memory.folded_weights_bytes, options.device.alignment_bytes,
                                              static_cast<int64_t>(main->schedule.order.size()));
   analysis.tensors = std::move(main->tensors);
   analysis.weights = std::move(main->weights);

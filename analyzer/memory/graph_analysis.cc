@@ -97,12 +97,16 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   const AnalyzeOptions& options = context.options;
   const bool main_graph = depth == 0;
   GraphResult result;
-  if (absl::Status status = LoadGraph(graph, outer_names, graph_label, result); !status.ok()) return status;
+  if (absl::Status status = LoadGraph(graph, outer_names, graph_label, main_graph && options.fold_constants,
+                                        main_graph ? options.runtime : std::string(), context.ir_version, result); !status.ok()) return status;
   absl::StatusOr<GraphSizes> sizes = SizeArenaValues(graph, result, graph_label, context);
   if (!sizes.ok()) return sizes.status();
+  for (WeightRecord& weight : sizes->folded_weights) result.weights.push_back(std::move(weight));
   if (absl::Status status = AnalyzeBodies(outer_names, graph_label, depth, context, *sizes, result); !status.ok()) {
     return status;
   }
+  SizeKernelWorkspaces(main_graph ? options.runtime : std::string(), options.device.alignment_bytes, result,
+                       *sizes);
   if (absl::Status status = RunScheduleMode(*sizes, main_graph, options, graph_label, result); !status.ok()) {
     return status;
   }

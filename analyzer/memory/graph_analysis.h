@@ -20,6 +20,8 @@
 #include "absl/status/statusor.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/analysis.h"
+#include "analyzer/memory/folding.h"
+#include "analyzer/memory/runtime_profile.h"
 #include "analyzer/memory/modes.h"
 #include "analyzer/memory/schedule.h"
 #include "analyzer/shapes/shape_engine.h"
@@ -37,6 +39,8 @@ struct GraphResult {
   ModesSummary modes;                       // Meaningful for the main graph only.
   std::vector<TensorRecord> tensors;        // Arena tensors (sized and unsized) and workspaces.
   std::vector<WeightRecord> weights;        // This graph's weights and its bodies'.
+  FoldedGraph folded;                       // What constant folding took out of the graph.
+  FusionSummary fusions;                    // What the runtime profile's fusions took out.
   planner::Problem problem;                 // Sized arena tensors, in `tensors` order.
   std::vector<size_t> tensor_of_buffer;     // problem.buffers[i] is tensors[tensor_of_buffer[i]].
   planner::PlanResult plan;                 // Validated.
@@ -49,6 +53,7 @@ struct Context {
   const AnalyzeOptions& options;                                 // With the device's name and alignment set.
   const std::optional<symbolic::ShapeTables>* shapes = nullptr;  // Our engine's results; unset: ONNX's types only.
   std::function<absl::Status()> await_shapes;  // Fills *shapes (once); call before reading it.
+  int64_t ir_version = 0;                      // ModelProto.ir_version (what --runtime rules may read).
 };
 
 // One graph's values sized, before any schedule: what its modes and its plan
@@ -60,6 +65,9 @@ struct GraphSizes {
   std::vector<int64_t> sized_bytes;   // Aligned size; -1 for unsized values and weights.
   std::vector<ValueFacts> facts;      // What the sharing rules read.
   std::vector<int64_t> workspace_of;  // Indexed like IrGraph::nodes: the planned peak of its largest body, or 0.
+  std::vector<WeightRecord> folded_weights;  // The folded values, sized like arena values.
+  std::vector<int64_t> kernel_workspace_of;  // Indexed like IrGraph::nodes: the runtime's kernel scratch, or 0.
+  std::vector<int64_t> step_extra_of;        // workspace_of + kernel_workspace_of: held at the node's step.
 };
 
 // "in LABEL: " ("" for the main graph): every error about a body names it.
@@ -77,10 +85,18 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 
 // Builds the problem (graph_problem.cc), in this order:
 
-// The graph view of one graph, its baseline schedule and its weights: all
-// that needs no shape, so that it runs while the shape engine does.
+// The graph view of one graph (constant-folded when `fold`, then rewritten
+// by the fusions of `runtime` unless ""), its baseline schedule and its
+// weights: all that needs no shape, so that it runs while the shape engine does.
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
-                       const std::string& graph_label, GraphResult& result);
+                       const std::string& graph_label, bool fold, const std::string& runtime,
+                       int64_t ir_version, GraphResult& result);
+
+// sizes.kernel_workspace_of (the workspace of each node's kernel under
+// `runtime`, "" for none) and sizes.step_extra_of, once the bodies are sized.
+// Each workspace is rounded up to `alignment`.
+void SizeKernelWorkspaces(const std::string& runtime, int64_t alignment, const GraphResult& result,
+                          GraphSizes& sizes);
 
 // Every arena value's type and size (graph inputs, then each node's outputs
 // in the baseline order), before any schedule: the optimizer needs sizes.

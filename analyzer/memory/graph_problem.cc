@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -54,10 +55,13 @@ absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, s
 }  // namespace
 
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
-                       const std::string& graph_label, GraphResult& result) {
+                       const std::string& graph_label, bool fold, const std::string& runtime,
+                       int64_t ir_version, GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
+  if (fold) result.folded = FoldConstants(result.ir);
+  if (!runtime.empty()) result.fusions = ApplyRuntimeFusions(runtime, ir_version, result.ir);
   absl::StatusOr<BaselineSchedule> schedule = MakeBaselineSchedule(result.ir);
   if (!schedule.ok()) return WithPrefix(schedule.status(), graph_label);
   result.schedule = *std::move(schedule);
@@ -80,6 +84,9 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
   for (NodeId node_id : result.schedule.order) {
     for (ValueId id : g.nodes[node_id].outputs) arena_values.push_back(id);
   }
+  const size_t arena_value_count = arena_values.size();
+  // Folded values are sized as arena values would be, then become weights.
+  for (ValueId id : result.folded.folded_values) arena_values.push_back(id);
   // What needs no shape first (the engine may still be running), then sizes.
   GraphSizes sizes;
   std::vector<TensorRecord>& records = sizes.records;
@@ -152,7 +159,63 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
     if (record.bytes.has_value()) sizes.sized_bytes[id] = record.aligned_bytes;
     sizes.facts[id] = ValueFacts{.bytes = record.bytes, .dtype = record.dtype};
   }
+  for (size_t i = arena_value_count; i < arena_values.size(); ++i) {
+    const ValueId id = arena_values[i];
+    TensorRecord& record = records[sizes.record_of[id]];
+    sizes.folded_weights.push_back(WeightRecord{
+        .name = record.name,
+        .dtype = record.dtype,
+        .shape = record.shape.value_or(std::vector<Dim>{}),
+        .bytes = record.bytes,
+        .folded = true,
+        .graph = graph_label,
+    });
+    sizes.record_of[id] = -1;
+    sizes.aligned_of[id] = 0;
+    sizes.sized_bytes[id] = -1;
+    sizes.facts[id] = ValueFacts{};
+  }
+  records.resize(arena_value_count);
   return sizes;
+}
+
+void SizeKernelWorkspaces(const std::string& runtime, int64_t alignment, const GraphResult& result,
+                          GraphSizes& sizes) {
+  const IrGraph& g = result.ir;
+  sizes.kernel_workspace_of.assign(g.nodes.size(), 0);
+  if (!runtime.empty()) {
+    absl::flat_hash_map<std::string, const WeightRecord*> weight_by_name;
+    for (const WeightRecord& weight : result.weights) {
+      if (weight.graph.empty()) weight_by_name.emplace(weight.name, &weight);
+    }
+    auto known = [](const std::vector<Dim>& shape, const std::string& dtype) -> std::optional<KnownTensor> {
+      KnownTensor tensor{.dtype = dtype};
+      for (const Dim& dim : shape) {
+        if (!dim.value.has_value()) return std::nullopt;
+        tensor.dims.push_back(*dim.value);
+      }
+      return tensor;
+    };
+    const TensorLookup tensor_of = [&](ValueId id) -> std::optional<KnownTensor> {
+      if (sizes.record_of[id] >= 0) {
+        const TensorRecord& record = sizes.records[sizes.record_of[id]];
+        if (!record.shape.has_value()) return std::nullopt;
+        return known(*record.shape, record.dtype);
+      }
+      auto it = weight_by_name.find(g.values[id].name);
+      if (it == weight_by_name.end()) return std::nullopt;
+      return known(it->second->shape, it->second->dtype);
+    };
+    for (size_t node = 0; node < g.nodes.size(); ++node) {
+      const int64_t bytes = KernelWorkspaceBytes(runtime, g, result.fusions, g.nodes[node], tensor_of);
+      absl::StatusOr<int64_t> aligned = AlignUp(bytes, alignment);
+      sizes.kernel_workspace_of[node] = aligned.ok() ? *aligned : bytes;
+    }
+  }
+  sizes.step_extra_of.resize(g.nodes.size());
+  for (size_t node = 0; node < g.nodes.size(); ++node) {
+    sizes.step_extra_of[node] = sizes.workspace_of[node] + sizes.kernel_workspace_of[node];
+  }
 }
 
 void ArrangeTensors(const std::vector<planner::Lifespan>& lifespans, const std::vector<planner::Step>& step_of,
@@ -195,6 +258,22 @@ void ArrangeTensors(const std::vector<planner::Lifespan>& lifespans, const std::
         .shape = std::nullopt,
         .bytes = sizes.workspace_of[node_id],
         .aligned_bytes = sizes.workspace_of[node_id],  // A planned arena of aligned tensors is already aligned.
+        .first_step = step_of[node_id],
+        .last_step = step_of[node_id],
+        .producer = node.display_name,
+    });
+  }
+  for (NodeId node_id : result.order) {
+    const int64_t bytes = sizes.kernel_workspace_of[node_id];
+    if (bytes == 0) continue;
+    const IrNode& node = g.nodes[node_id];
+    result.tensors.push_back(TensorRecord{
+        .name = absl::StrCat(node.display_name, "/workspace"),
+        .role = TensorRole::kKernelWorkspace,
+        .dtype = "",
+        .shape = std::nullopt,
+        .bytes = bytes,
+        .aligned_bytes = bytes,  // Already aligned (SizeKernelWorkspaces).
         .first_step = step_of[node_id],
         .last_step = step_of[node_id],
         .producer = node.display_name,

@@ -92,6 +92,10 @@ std::vector<Sharing> PlanSharing(const IrGraph& graph, const std::vector<NodeId>
       if (!node.inputs.empty() && node.proto->input_size() > 0 && !node.proto->input(0).empty()) {
         candidates.push_back(node.inputs[0]);  // The data input; the others are shapes or axes.
       }
+    } else if (options.inplace && options.runtime_writes_over != nullptr && node.outputs.size() == 1 &&
+               (*options.runtime_writes_over)[node.outputs[0]] >= 0) {
+      kind = SharingKind::kInPlace;  // A fused kernel that sums into its residual input (runtime_profile.h).
+      candidates.push_back((*options.runtime_writes_over)[node.outputs[0]]);
     } else if (options.inplace && IsElementwiseOp(*node.proto)) {
       kind = SharingKind::kInPlace;
       if (IsBinaryElementwise(node.proto->op_type())) {

@@ -56,6 +56,9 @@ struct ValueFacts {
 struct SharingOptions {
   bool alias = false;    // View ops reuse their input's bytes.
   bool inplace = false;  // Elementwise ops write over a dying input.
+  // With inplace: per value, the input its (fused) producer writes over
+  // under the --runtime profile (runtime_profile.h), or -1; empty for none.
+  const std::vector<ValueId>* runtime_writes_over = nullptr;
 };
 
 enum class SharingKind {

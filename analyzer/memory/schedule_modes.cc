@@ -50,7 +50,7 @@ int64_t LowerBoundOf(const IrGraph& graph, const std::vector<int64_t>& sized_byt
     }
   }
   for (size_t node = 0; node < graph.nodes.size(); ++node) {
-    if (graph.nodes[node].bodies.empty()) continue;
+    if (workspace_of[node] == 0) continue;
     problem.buffers.push_back({.lifespan = {step_of[node], step_of[node]}, .size = workspace_of[node]});
   }
   const std::vector<int64_t> live = planner::ComputeLiveProfile(problem).live_bytes;
@@ -65,7 +65,7 @@ absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const Ana
   result.order = result.schedule.order;
   ModesSummary& modes = result.modes;
   modes.baseline_lower_bound_bytes =
-      LowerBoundOf(g, sizes.sized_bytes, result.schedule.order, sizes.workspace_of, /*sharing=*/nullptr);
+      LowerBoundOf(g, sizes.sized_bytes, result.schedule.order, sizes.step_extra_of, /*sharing=*/nullptr);
   modes.schedule.lower_bound_bytes = modes.baseline_lower_bound_bytes;
   if (main_graph && options.optimize_schedule && g.nodes.empty()) {
     // No node, one (empty) order. The scheduler counts no step at all there,
@@ -73,7 +73,7 @@ absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const Ana
     modes.schedule.name = "optimized";
     modes.schedule.proven_optimal = true;
   } else if (main_graph && options.optimize_schedule) {
-    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, sizes.aligned_of, sizes.workspace_of);
+    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, sizes.aligned_of, sizes.step_extra_of);
     absl::StatusOr<scheduler::ScheduleResult> scheduled =
         scheduler::OptimizeSchedule(dataflow, result.schedule.order, {.time_limit = options.schedule_time_limit});
     if (!scheduled.ok()) return WithPrefix(scheduled.status(), graph_label);
@@ -85,7 +85,7 @@ absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const Ana
         // The same order has the same bound (the optimizer keeps the given order when nothing beats it).
         .lower_bound_bytes = result.order == result.schedule.order
                                  ? modes.baseline_lower_bound_bytes
-                                 : LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.workspace_of, nullptr),
+                                 : LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.step_extra_of, nullptr),
         .seconds = scheduled->seconds,
     };
     // The scheduler's peaks and the spec's lower bound are one definition
@@ -120,12 +120,15 @@ std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<
     const bool any_alias = std::any_of(aliased.begin(), aliased.end(),
                                        [](const Sharing& sharing) { return sharing.kind != SharingKind::kOwner; });
     if (any_alias) {
-      modes.alias.lower_bound_bytes = LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.workspace_of, &aliased);
+      modes.alias.lower_bound_bytes = LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.step_extra_of, &aliased);
     }
   }
   modes.alias.saved_bytes = modes.schedule.lower_bound_bytes - modes.alias.lower_bound_bytes;
   return PlanSharing(g, result.order, lifespans, sizes.facts,
-                     {.alias = modes.alias.enabled, .inplace = modes.inplace.enabled});
+                     {.alias = modes.alias.enabled,
+                      .inplace = modes.inplace.enabled,
+                      .runtime_writes_over =
+                          result.fusions.writes_over.empty() ? nullptr : &result.fusions.writes_over});
 }
 
 absl::Status FinishInPlaceMode(const std::string& graph_label, GraphResult& result) {

@@ -133,6 +133,7 @@ std::string RoleColor(TensorRole role, size_t index) {
     case TensorRole::kGraphInput: return absl::StrFormat("hsl(152,48%%,%d%%)", lightness);
     case TensorRole::kGraphOutput: return absl::StrFormat("hsl(275,45%%,%d%%)", lightness + 4);
     case TensorRole::kSubgraphWorkspace: return absl::StrFormat("hsl(32,70%%,%d%%)", lightness + 4);
+    case TensorRole::kKernelWorkspace: return absl::StrFormat("hsl(0,60%%,%d%%)", lightness + 4);
     case TensorRole::kActivation: break;
   }
   return absl::StrFormat("hsl(212,62%%,%d%%)", lightness + 2);
@@ -351,6 +352,10 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
   absl::StrAppend(out, "<div class=\"figures\" style=\"margin-top:14px\">");
   AppendFigure(out, report, "Peak", "peak_bytes", memory.peak_bytes, "weights + arena", true);
   AppendFigure(out, report, "Weights", "weights_bytes", memory.weights_bytes, "resident");
+  if (analysis.options.fold_constants) {
+    AppendFigure(out, report, "Folded weights", "folded_weights_bytes", memory.folded_weights_bytes,
+                 absl::StrCat(analysis.modes.fold.nodes, " nodes at load"));
+  }
   AppendFigure(out, report, "Arena", "arena_bytes", memory.arena_bytes,
                analysis.plan.proven_optimal ? "optimal" : analysis.plan.algorithm);
   const double ratio = memory.lower_bound_bytes == 0

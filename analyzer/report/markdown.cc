@@ -50,6 +50,10 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
   absl::StrAppend(&out, "|---|---:|---:|", with_change ? "---:|" : "", "---|\n");
   AppendFigureRow(&out, report, "**peak**", "peak_bytes", memory.peak_bytes, "weights + arena");
   AppendFigureRow(&out, report, "weights", "weights_bytes", memory.weights_bytes, "resident, outside the arena");
+  if (analysis.options.fold_constants) {
+    AppendFigureRow(&out, report, "folded weights", "folded_weights_bytes", memory.folded_weights_bytes,
+                    absl::StrCat(analysis.modes.fold.nodes, " nodes evaluated at load; resident"));
+  }
   AppendFigureRow(&out, report, "arena", "arena_bytes", memory.arena_bytes,
                   absl::StrCat(MarkdownCell(analysis.plan.algorithm),
                                analysis.plan.proven_optimal ? ", optimal" : ", not proven optimal"));

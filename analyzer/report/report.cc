@@ -131,7 +131,7 @@ void WriteWeight(const WeightRecord& weight, JsonWriter& json) {
   WriteShape(weight.shape, json);
   json.Key("bytes");
   WriteIntOrNull(weight.bytes, json);
-  json.Key("source").String(weight.from_constant_node ? "constant" : "initializer");
+  json.Key("source").String(weight.folded ? "folded" : weight.from_constant_node ? "constant" : "initializer");
   if (!weight.graph.empty()) json.Key("graph").String(weight.graph);
   json.EndObject();
 }
@@ -157,7 +157,9 @@ void WriteMemory(const Analysis& analysis, JsonWriter& json) {
   const MemoryFigures& memory = analysis.memory;
   json.BeginObject();
   json.Key("weights_bytes").Int(memory.weights_bytes);
+  json.Key("folded_weights_bytes").Int(memory.folded_weights_bytes);
   json.Key("arena_bytes").Int(memory.arena_bytes);
+  json.Key("workspace_bytes").Int(memory.workspace_bytes);
   json.Key("lower_bound_bytes").Int(memory.lower_bound_bytes);
   json.Key("naive_bytes").Int(memory.naive_bytes);
   json.Key("reuse_savings_bytes").Int(memory.reuse_savings_bytes);
@@ -281,6 +283,9 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
   json.Key("schedule").String(options.optimize_schedule ? "optimized" : "given");
   json.Key("alias").Bool(options.alias);
   json.Key("inplace").Bool(options.inplace);
+  json.Key("fold").Bool(options.fold_constants);
+  json.Key("runtime");
+  WriteStringOrNull(options.runtime, json);
   json.Key("dims").BeginObject();
   for (const auto& [name, value] : options.dims) json.Key(name).Int(value);
   json.EndObject();
@@ -402,6 +407,7 @@ std::string RenderText(const Analysis& analysis) {
   for (const auto& [name, value] : analysis.options.input_values) dims.push_back(absl::StrCat(name, "=", value));
   absl::StrAppend(&out, "  mode    schedule ", analysis.options.optimize_schedule ? "optimized" : "given",
                   analysis.file_order_was_valid ? "" : " (file order sorted topologically)",
+                  ", fold ", analysis.options.fold_constants ? "on" : "off",
                   ", alias ", analysis.options.alias ? "on" : "off", ", in-place ",
                   !analysis.options.inplace           ? "off"
                   : analysis.modes.inplace.enabled ? "on"
@@ -422,11 +428,22 @@ std::string RenderText(const Analysis& analysis) {
   absl::StrAppend(&out, "\n");
 
   absl::StrAppend(&out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
-  absl::StrAppend(&out, FigureLine("peak", memory.peak_bytes, "  = weights + arena"));
+  absl::StrAppend(&out, FigureLine("peak", memory.peak_bytes,
+                                   analysis.options.fold_constants ? "  = weights + folded + arena"
+                                                                   : "  = weights + arena"));
   absl::StrAppend(&out, FigureLine("weights", memory.weights_bytes));
+  if (analysis.options.fold_constants) {
+    absl::StrAppend(&out, FigureLine("folded weights", memory.folded_weights_bytes,
+                                     absl::StrCat("  ", analysis.modes.fold.nodes, " nodes evaluated at load")));
+  }
   absl::StrAppend(&out, FigureLine("arena", memory.arena_bytes,
                                    absl::StrFormat("  %s, %s", analysis.plan.algorithm,
                                                    analysis.plan.proven_optimal ? "optimal" : "not proven optimal")));
+  if (!analysis.options.runtime.empty()) {
+    absl::StrAppend(&out, FigureLine("kernel workspaces", memory.workspace_bytes,
+                                     absl::StrCat("  in the arena; runtime ", analysis.options.runtime, ", ",
+                                                  analysis.modes.fused_nodes, " nodes fused")));
+  }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0
                            : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);

@@ -1,0 +1,75 @@
+// The folding and runtime-profile flags: --fold/--no-fold, --baseline, --runtime.
+#include <string>
+
+#include "analyzer/cli/cli.h"
+#include "analyzer/testing/cli_runner.h"
+#include "analyzer/testing/model_builder.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace footprint {
+namespace {
+
+using ::footprint::testing::CliRun;
+using ::footprint::testing::ExpectOneLineError;
+using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::RunCliCaptured;
+using ::footprint::testing::WriteScratchFile;
+
+// x (1x64 float) MatMul a 64x64 weight built by ConstantOfShape: one folded node.
+std::string FoldableModel() {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 64})
+      .Int64Initializer("shape", {64, 64})
+      .Add("ConstantOfShape", {"shape"}, {"w"})
+      .Add("MatMul", {"x", "w"}, {"y"})
+      .Output("y");
+  return builder.Serialize();
+}
+
+nlohmann::json Json(const std::vector<std::string>& args) {
+  const CliRun run = RunCliCaptured(args);
+  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
+  return nlohmann::json::parse(run.out);
+}
+
+TEST(RuntimeCliTest, FoldingIsOnByDefaultAndOffInTheBaseline) {
+  const std::string path = WriteScratchFile("foldable.onnx", FoldableModel());
+  nlohmann::json json = Json({"analyze", path, "--format", "json"});
+  EXPECT_EQ(json["options"]["fold"], true);
+  EXPECT_EQ(json["memory"]["folded_weights_bytes"], 64 * 64 * 4);
+  EXPECT_EQ(json["memory"]["peak_bytes"], json["memory"]["weights_bytes"].get<int64_t>() + 64 * 64 * 4 +
+                                              json["memory"]["arena_bytes"].get<int64_t>());
+  EXPECT_TRUE(json["options"]["runtime"].is_null());
+  for (const char* off : {"--no-fold", "--baseline"}) {
+    json = Json({"analyze", path, "--format", "json", off});
+    EXPECT_EQ(json["options"]["fold"], false) << off;
+    EXPECT_EQ(json["memory"]["folded_weights_bytes"], 0) << off;
+    EXPECT_EQ(json["memory"]["arena_bytes"], 256 + 256 + 64 * 64 * 4) << off;  // w is an arena tensor again.
+  }
+  json = Json({"analyze", path, "--format", "json", "--baseline", "--fold"});  // Later flags win.
+  EXPECT_EQ(json["options"]["fold"], true);
+}
+
+TEST(RuntimeCliTest, TextReportNamesTheFoldedWeights) {
+  const std::string path = WriteScratchFile("foldable.onnx", FoldableModel());
+  const CliRun run = RunCliCaptured({"analyze", path, "--runtime", "onnxruntime-cpu"});
+  ASSERT_EQ(run.exit_code, kExitOk) << run.err;
+  EXPECT_NE(run.out.find("folded weights"), std::string::npos);
+  EXPECT_NE(run.out.find("kernel workspaces"), std::string::npos);
+  EXPECT_NE(run.out.find("= weights + folded + arena"), std::string::npos);
+}
+
+TEST(RuntimeCliTest, RuntimeFlag) {
+  const std::string path = WriteScratchFile("foldable.onnx", FoldableModel());
+  nlohmann::json json = Json({"analyze", path, "--format", "json", "--runtime=onnxruntime-cpu"});
+  EXPECT_EQ(json["options"]["runtime"], "onnxruntime-cpu");
+  EXPECT_EQ(json["memory"]["workspace_bytes"], 0);
+  ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime", "unknown-name"}),
+                     "--runtime must be one of onnxruntime-cpu, got 'unknown-name'");
+  ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime"}), "--runtime needs a value");
+  ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime="}), "--runtime must be one of");
+}
+
+}  // namespace
+}  // namespace footprint

@@ -1,0 +1,87 @@
+#include "analyzer/memory/folding.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "analyzer/loader/graph_ir.h"
+
+namespace footprint {
+namespace {
+
+// Ops whose output differs from run to run: ORT's IsOperationDeterministic
+// (onnxruntime/core/optimizer/utils.cc) lists exactly these of ai.onnx.
+bool IsRandomOp(const std::string& op_type) {
+  static const absl::flat_hash_set<std::string>* const kRandom = new absl::flat_hash_set<std::string>{
+      "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli"};
+  return kRandom->contains(op_type);
+}
+
+bool IsWeight(ValueOrigin origin) {
+  return origin == ValueOrigin::kInitializer || origin == ValueOrigin::kConstant || origin == ValueOrigin::kFolded;
+}
+
+}  // namespace
+
+bool IsFoldableOp(const onnx::NodeProto& node) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+  if (IsRandomOp(node.op_type())) return false;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g() || attribute.graphs_size() > 0) return false;
+  }
+  return true;
+}
+
+FoldedGraph FoldConstants(IrGraph& graph) {
+  FoldedGraph folded;
+  std::vector<bool> is_folded(graph.nodes.size(), false);
+  // Folded values feed later folds: repeat until nothing changes, as ORT's
+  // topological pass does in one sweep (the file's order need not be one).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t node_id = 0; node_id < graph.nodes.size(); ++node_id) {
+      if (is_folded[node_id]) continue;
+      const IrNode& node = graph.nodes[node_id];
+      if (node.inputs.empty() || !node.implicit_inputs.empty() || !IsFoldableOp(*node.proto)) continue;
+      bool foldable = true;
+      for (ValueId input : node.inputs) foldable = foldable && IsWeight(graph.values[input].origin);
+      for (ValueId output : node.outputs) foldable = foldable && !graph.values[output].is_graph_output;
+      if (!foldable) continue;
+      is_folded[node_id] = true;
+      changed = true;
+      ++folded.folded_nodes;
+      for (ValueId output : node.outputs) {
+        IrValue& value = graph.values[output];
+        value.origin = ValueOrigin::kFolded;
+        value.producer = -1;
+        value.folded_from = node.proto;
+        folded.folded_values.push_back(output);
+      }
+    }
+  }
+  if (folded.folded_nodes > 0) RemoveNodes(is_folded, graph);
+  return folded;
+}
+
+void RemoveNodes(const std::vector<bool>& removed, IrGraph& graph) {
+  std::vector<NodeId> new_id(graph.nodes.size(), -1);
+  std::vector<IrNode> kept;
+  kept.reserve(graph.nodes.size());
+  for (size_t node_id = 0; node_id < graph.nodes.size(); ++node_id) {
+    if (removed[node_id]) continue;
+    new_id[node_id] = static_cast<NodeId>(kept.size());
+    kept.push_back(std::move(graph.nodes[node_id]));
+  }
+  graph.nodes = std::move(kept);
+  for (IrValue& value : graph.values) {
+    if (value.producer >= 0) value.producer = new_id[value.producer];
+    std::vector<NodeId> consumers;
+    consumers.reserve(value.consumers.size());
+    for (NodeId consumer : value.consumers) {
+      if (new_id[consumer] >= 0) consumers.push_back(new_id[consumer]);
+    }
+    value.consumers = std::move(consumers);
+  }
+}
+
+}  // namespace footprint

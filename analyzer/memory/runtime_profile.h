@@ -1,0 +1,63 @@
+// Runtime profiles (--runtime NAME): what one runtime does to the graph
+// before it plans memory, as ../shared/spec/memory-model.md ("Constant
+// folding and runtime profiles") defines them: the fusions that change which
+// tensors exist (a graph rewrite before the schedule), and the kernels'
+// workspaces (scratch live at their node's step only). Each rule of
+// runtime_profile.cc cites the runtime's source or a measurement of
+// bench/ground_truth/.
+#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_PROFILE_H_
+#define ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_PROFILE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/loader/graph_ir.h"
+
+namespace footprint {
+
+// The names --runtime takes, in the order --help lists them.
+std::vector<std::string> KnownRuntimes();
+
+// True when `name` is one of KnownRuntimes().
+bool IsKnownRuntime(const std::string& name);
+
+// What the fusions did to one graph.
+struct FusionSummary {
+  int64_t fused_nodes = 0;                 // Nodes merged into the node before them.
+  std::vector<std::string> fused_tensors;  // Tensors that no longer exist (ValueOrigin::kFusedAway).
+  // Indexed like IrGraph::values (empty when nothing fused): the input whose
+  // bytes a fused node's output is written over (Conv + Add: the residual),
+  // or -1. The in-place mode applies it when that input dies there.
+  std::vector<ValueId> writes_over;
+  // Indexed like IrGraph::values: an initializer the caller may override
+  // (also listed as a graph input, IR version >= 4). ORT does not treat it as
+  // constant (core/graph/graph.cc, CanOverrideInitializer), so no rule that
+  // needs a constant weight applies to it.
+  std::vector<bool> overridable;
+};
+
+// Applies the fusions of `runtime` to `graph` in place: the first node of
+// each fused chain takes over the chain's inputs and final outputs, the
+// others leave graph.nodes, and the tensors between them become kFusedAway.
+// Graph outputs are never fused away.
+FusionSummary ApplyRuntimeFusions(const std::string& runtime, int64_t ir_version, IrGraph& graph);
+
+// A value's shape and type when every dim is known (what the workspace
+// rules read).
+struct KnownTensor {
+  std::vector<int64_t> dims;  // Every dim known.
+  std::string dtype;          // "float32", ... (shapes.h DataTypeName).
+};
+using TensorLookup = std::function<std::optional<KnownTensor>(ValueId)>;
+
+// The scratch bytes the kernel of `node` allocates for one run under
+// `runtime` (0 when none or when a shape it needs is unknown).
+int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const FusionSummary& fusions,
+                             const IrNode& node, const TensorLookup& tensor_of);
+
+}  // namespace footprint
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_PROFILE_H_

@@ -1,0 +1,223 @@
+// The onnxruntime-cpu profile (runtime_profile.h): each fusion and each
+// workspace rule on a built model, and nothing of it without --runtime.
+#include "analyzer/memory/runtime_profile.h"
+
+#include <string>
+
+#include "analyzer/memory/analyze.h"
+#include "analyzer/testing/analyze_built.h"
+#include "analyzer/testing/model_builder.h"
+#include "gtest/gtest.h"
+
+namespace footprint {
+namespace {
+
+using ::footprint::testing::AnalyzeBuilt;
+using ::footprint::testing::FindTensor;
+using ::footprint::testing::ModelBuilder;
+
+const AnalyzeOptions kOrt = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu"};
+
+bool IsArenaTensor(const Analysis& analysis, const std::string& name) {
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (tensor.name == name) return true;
+  }
+  return false;
+}
+
+int64_t WorkspaceOf(const Analysis& analysis, const std::string& node) {
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (tensor.role == TensorRole::kKernelWorkspace && tensor.producer == node) return tensor.aligned_bytes;
+  }
+  return 0;
+}
+
+void SetInts(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INTS);
+  for (int64_t value : values) attribute->add_ints(value);
+}
+
+void SetInt(onnx::NodeProto& node, const std::string& name, int64_t value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INT);
+  attribute->set_i(value);
+}
+
+// x -> Conv (8 filters, 3x3, pad 1) -> c, so that NCHWc takes it (no workspace).
+ModelBuilder ConvModel(ModelBuilder builder = ModelBuilder()) {
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16}).Initializer("w", onnx::TensorProto::FLOAT, {8, 8, 3, 3});
+  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  return builder;
+}
+
+TEST(RuntimeProfileTest, KnownNames) {
+  EXPECT_TRUE(IsKnownRuntime("onnxruntime-cpu"));
+  EXPECT_FALSE(IsKnownRuntime("tflite"));
+  EXPECT_FALSE(IsKnownRuntime(""));
+}
+
+TEST(RuntimeProfileTest, ConvBatchNormFuses) {
+  ModelBuilder builder = ConvModel();
+  for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, onnx::TensorProto::FLOAT, {8});
+  builder.Add("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"}).Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "c"));  // conv_bn_fusion.cc folds the BatchNormalization into the Conv.
+  EXPECT_EQ(ort->modes.fused_nodes, 1);
+  EXPECT_EQ(ort->memory.arena_bytes, 2 * 8 * 16 * 16 * 4);  // x and y.
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_TRUE(IsArenaTensor(*plain, "c"));
+  EXPECT_EQ(plain->modes.fused_nodes, 0);
+}
+
+TEST(RuntimeProfileTest, BatchNormWithComputedParametersDoesNotFuse) {
+  ModelBuilder builder = ConvModel();
+  builder.Input("scale", onnx::TensorProto::FLOAT, {8});
+  for (const char* name : {"bias", "mean", "var"}) builder.Initializer(name, onnx::TensorProto::FLOAT, {8});
+  builder.Add("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"}).Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_TRUE(IsArenaTensor(*ort, "c"));
+  EXPECT_EQ(ort->modes.fused_nodes, 0);
+}
+
+TEST(RuntimeProfileTest, WeightsListedAsInputsAreNotConstant) {
+  // IR 8 with the filter also a graph input: ORT may see it overridden
+  // (CanOverrideInitializer), so no Conv+BN fusion and no NCHWc kernel: im2col.
+  ModelBuilder builder = ConvModel();
+  for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, onnx::TensorProto::FLOAT, {8});
+  builder.Add("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"}).Output("y");
+  onnx::ValueInfoProto* input = builder.graph().add_input();
+  input->set_name("w");
+  *input->mutable_type() = ::footprint::testing::TensorType(onnx::TensorProto::FLOAT, {8, 8, 3, 3});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_TRUE(IsArenaTensor(*ort, "c"));
+  EXPECT_EQ(ort->modes.fused_nodes, 0);
+  EXPECT_EQ(WorkspaceOf(*ort, "conv"), 128 * 128 * 4);  // 8 filters <= 256 output pixels: one MLAS segment.
+}
+
+TEST(RuntimeProfileTest, ConvActivationFuses) {
+  ModelBuilder builder = ConvModel();
+  builder.Add("Relu", {"c"}, {"y"}).Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.runtime = "onnxruntime-cpu"});  // No in-place.
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "c"));
+  EXPECT_EQ(ort->memory.arena_bytes, 2 * 8 * 16 * 16 * 4);
+}
+
+TEST(RuntimeProfileTest, ConvAddActivationWritesOverTheResidual) {
+  ModelBuilder builder = ConvModel();
+  builder.Add("Sigmoid", {"x"}, {"residual"})
+      .Add("Add", {"c", "residual"}, {"sum"})
+      .Add("Relu", {"sum"}, {"y"})
+      .Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "c"));
+  EXPECT_FALSE(IsArenaTensor(*ort, "sum"));
+  EXPECT_EQ(ort->modes.fused_nodes, 2);
+  const TensorRecord& y = FindTensor(*ort, "y");
+  EXPECT_EQ(y.shares_with, "residual");  // FusedConv's Z / NchwcConv's Sum input is the output buffer.
+  EXPECT_EQ(y.sharing, "inplace");
+}
+
+TEST(RuntimeProfileTest, MatMulAddFuses) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {4, 16})
+      .Initializer("w", onnx::TensorProto::FLOAT, {16, 32})
+      .Initializer("b", onnx::TensorProto::FLOAT, {32})
+      .Add("MatMul", {"x", "w"}, {"m"})
+      .Add("Add", {"m", "b"}, {"y"})
+      .Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "m"));  // matmul_add_fusion.cc: one Gemm.
+  EXPECT_EQ(ort->modes.fused_nodes, 1);
+}
+
+TEST(RuntimeProfileTest, GraphOutputsAreNeverFusedAway) {
+  ModelBuilder builder = ConvModel();
+  builder.Add("Relu", {"c"}, {"y"}).Output("c").Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_TRUE(IsArenaTensor(*ort, "c"));
+  EXPECT_EQ(ort->modes.fused_nodes, 0);
+}
+
+TEST(RuntimeProfileTest, NchwcConvHasNoWorkspace) {
+  ModelBuilder builder = ConvModel();
+  builder.Output("c");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->memory.workspace_bytes, 0);
+}
+
+TEST(RuntimeProfileTest, Im2colConvHoldsMlasSegmentsAtItsStep) {
+  // A 1-D Conv: NCHWc takes 2-D ones only, so MLAS's im2col path;
+  // 4 filters <= 64 output pixels: one segment of 128 x 128 floats.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 64}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 3});
+  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1});
+  builder.Add("Relu", {"x"}, {"unfused"}).Output("c").Output("unfused");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(WorkspaceOf(*ort, "conv"), 128 * 128 * 4);
+  EXPECT_EQ(ort->memory.workspace_bytes, 128 * 128 * 4);
+  for (const TensorRecord& tensor : ort->tensors) {
+    if (tensor.role != TensorRole::kKernelWorkspace) continue;
+    EXPECT_EQ(tensor.first_step, tensor.last_step);  // Live at its node's step only.
+  }
+  EXPECT_GE(ort->memory.lower_bound_bytes, 128 * 128 * 4);
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->memory.workspace_bytes, 0);
+}
+
+TEST(RuntimeProfileTest, Im2colConvWithMoreFiltersThanPixelsExpandsFully) {
+  // 20 filters > 2 output pixels: the whole im2col matrix, 2 x (3*3) floats.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 4}).Initializer("w", onnx::TensorProto::FLOAT, {20, 3, 3});
+  builder.Node("Conv", {"x", "w"}, {"c"}, "conv");
+  builder.Output("c");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(WorkspaceOf(*ort, "conv"), 128);  // 72 bytes, aligned to 64.
+}
+
+TEST(RuntimeProfileTest, TwoDimensionalConvOfAnyWidthIsNchwc) {
+  ModelBuilder builder;  // 4 filters: NCHWc pads them to the block (pytorch-converted test_Conv2d, measured).
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 8, 8}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 3, 3});
+  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  builder.Output("c");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->memory.workspace_bytes, 0);
+}
+
+TEST(RuntimeProfileTest, PointwiseConvHasNoWorkspace) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 8, 8}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 1, 1});
+  builder.Node("Conv", {"x", "w"}, {"c"}, "conv");
+  builder.Output("c");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->memory.workspace_bytes, 0);
+}
+
+TEST(RuntimeProfileTest, LrnHoldsScaleAndPaddedSquare) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 4, 8, 8});
+  SetInt(builder.Node("LRN", {"x"}, {"y"}, "lrn"), "size", 3);
+  builder.Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(WorkspaceOf(*ort, "lrn"), 4 * (4 * 8 * 8 + (4 + 3 - 1) * 8 * 8));  // lrn.cc's two buffers.
+}
+
+}  // namespace
+}  // namespace footprint

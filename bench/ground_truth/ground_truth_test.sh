@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The ground truth in ctest: a small check against ONNX Runtime, run only
+# where onnxruntime-node is installed (make ground-truth installs it into
+# BUILD_DIR/ground-truth); skipped (exit 77) elsewhere, never failed.
+#   bash ground_truth_test.sh BUILD_DIR MODELS_DIR
+# Checks, on mnist (no folding) and light_squeezenet (39 folded nodes):
+#  - the measurement repeats to within 4 KiB (two runs of mnist);
+#  - with the default modes, the arena is no larger than ORT's run peak;
+#  - with --runtime onnxruntime-cpu, the arena is within 20% of ORT's run
+#    peak (the sweep's target is 10%; this check keeps a margin for malloc
+#    noise on a busy machine).
+set -euo pipefail
+build=$(cd "$1" && pwd)
+models=$2
+here=$(cd "$(dirname "$0")" && pwd)
+if ! command -v node > /dev/null || ! command -v gcc > /dev/null || ! command -v jq > /dev/null ||
+   [ ! -d "$build/ground-truth/node_modules/onnxruntime-node" ]; then
+  echo "SKIP: onnxruntime-node is not installed in $build/ground-truth (make ground-truth installs it)"
+  exit 77
+fi
+mnist="$models/microsoft_onnxruntime-inference-examples/mnist.onnx"
+squeezenet="$models/onnx_onnx/light_squeezenet.onnx"
+for model in "$mnist" "$squeezenet"; do
+  [ -f "$model" ] || { echo "SKIP: $model is missing"; exit 77; }
+done
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+# A copy of the build's node_modules path, its own results file.
+mkdir -p "$out/ground-truth"
+ln -s "$build/ground-truth/node_modules" "$out/ground-truth/node_modules"
+ln -s "$build/onnx-footprint" "$out/onnx-footprint"
+bash "$here/run.sh" "$out" "$mnist" "$mnist" "$squeezenet" > "$out/table.txt"
+cat "$out/table.txt"
+results="$out/ground-truth/results.jsonl"
+status=0
+first=$(jq -s '.[0].run_peak' "$results")
+second=$(jq -s '.[1].run_peak' "$results")
+if [ $(( first > second ? first - second : second - first )) -gt 4096 ]; then
+  echo "FAIL: two runs of mnist differ by more than 4 KiB: $first and $second"
+  status=1
+fi
+while IFS=$'\t' read -r model run default runtime; do
+  if [ "$default" -gt "$run" ]; then
+    echo "FAIL: $model: default arena $default > ORT run peak $run"
+    status=1
+  fi
+  if [ $(( runtime * 10 )) -lt $(( run * 8 )) ] || [ $(( runtime * 10 )) -gt $(( run * 12 )) ]; then
+    echo "FAIL: $model: --runtime onnxruntime-cpu arena $runtime is not within 20% of ORT run peak $run"
+    status=1
+  fi
+done < <(jq -r '[.model, .run_peak, .default.arena_bytes, .runtime.arena_bytes] | @tsv' "$results")
+exit $status

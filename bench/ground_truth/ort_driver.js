@@ -1,0 +1,90 @@
+// Measures what ONNX Runtime (onnxruntime-node, CPU) allocates for one model:
+// run under heap_shim.so (LD_PRELOAD), it prints one JSON line
+//   {"model", "create_retained", "run_peak", "inputs": {...}}
+// create_retained: heap bytes that stay allocated after InferenceSession.create
+//   (weights, pre-packed weights, session state), against before it;
+// run_peak: the peak heap bytes during one run() above the figure after
+//   create, the zero inputs of the bound shapes included (our arena holds the
+//   graph inputs too).
+// A warm-up session of the same model runs first, so that one-time
+// allocations (registries, thread pools, the logger) are not counted.
+// Usage: node ort_driver.js MODEL.onnx DIM_DEFAULT
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const ort = require(path.join(process.env.FOOTPRINT_ORT_MODULES, 'onnxruntime-node'));
+
+const kReportSignal = 34 + 3;  // SIGRTMIN+3 in glibc, as heap_shim.c.
+const reportPath = process.env.FOOTPRINT_HEAP_REPORT;
+
+function sleepMs(ms) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms); }
+
+// Current and peak-since-last-snapshot heap bytes; resets the peak.
+function snapshot() {
+  fs.writeFileSync(reportPath + '.ack', '');  // Any allocation here happens before the signal.
+  process.kill(process.pid, kReportSignal);
+  for (let i = 0; i < 200; ++i) {
+    sleepMs(1);
+    const text = fs.readFileSync(reportPath, 'utf8');
+    if (text.endsWith('\n')) {
+      fs.writeFileSync(reportPath, '');
+      const [current, peak] = text.trim().split(' ').map(Number);
+      return {current, peak};
+    }
+  }
+  throw new Error('heap shim did not answer (is LD_PRELOAD set?)');
+}
+
+const kElementType = {
+  float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array,
+  uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array, uint32: Uint32Array,
+  uint64: BigUint64Array, bool: Uint8Array, float16: Uint16Array,
+};
+
+function zeroInputs(session, dimDefault) {
+  const feeds = {};
+  const shapes = {};
+  for (const meta of session.inputMetadata) {
+    if (!meta.isTensor) throw new Error(`input '${meta.name}' is not a tensor`);
+    const dims = meta.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : dimDefault));
+    const ArrayType = kElementType[meta.type];
+    if (ArrayType === undefined) throw new Error(`input '${meta.name}' has type ${meta.type}`);
+    const count = dims.reduce((a, b) => a * b, 1);
+    feeds[meta.name] = new ort.Tensor(meta.type, new ArrayType(count), dims);
+    shapes[meta.name] = dims.join('x') || 'scalar';
+  }
+  return {feeds, shapes};
+}
+
+async function main() {
+  const [model, dimDefaultText] = process.argv.slice(2);
+  const dimDefault = Number(dimDefaultText || '1');
+  const options = {
+    executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential',
+    graphOptimizationLevel: 'all', enableCpuMemArena: false, enableMemPattern: false, logSeverityLevel: 3,
+  };
+  const modelBytes = fs.readFileSync(model);
+  {
+    const warmUp = await ort.InferenceSession.create(modelBytes, options);
+    const {feeds} = zeroInputs(warmUp, dimDefault);
+    await warmUp.run(feeds);
+    await warmUp.release();
+  }
+  if (global.gc) global.gc();
+  const before = snapshot();
+  const session = await ort.InferenceSession.create(modelBytes, options);
+  const created = snapshot();
+  const {feeds, shapes} = zeroInputs(session, dimDefault);
+  await session.run(feeds);
+  const ran = snapshot();
+  process.stdout.write(JSON.stringify({
+    model, create_retained: created.current - before.current, create_peak: created.peak - before.current,
+    run_peak: ran.peak - created.current, inputs: shapes,
+  }) + '\n');
+  await session.release();
+}
+
+main().catch((error) => {
+  process.stderr.write(`${process.argv[2]}: ${String(error.message || error).split('\n')[0]}\n`);
+  process.exit(2);
+});

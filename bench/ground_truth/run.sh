@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The ground truth: what ONNX Runtime (onnxruntime-node 1.30.0, CPU, one
+# thread, sequential, optimizations "all", CPU arena and memory pattern off)
+# really allocates, next to onnx-footprint's figures, model by model.
+#   bash bench/ground_truth/run.sh BUILD_DIR [MODEL.onnx|DIR ...]
+# Without models: every model of ../shared/models and the Debian test models
+# (pytorch-converted, pytorch-operator, simple, and every 4th node test).
+# Needs onnxruntime-node in BUILD_DIR/ground-truth/node_modules (make
+# ground-truth installs it); models ORT refuses are listed and skipped.
+# Prints one table (table.py) and keeps BUILD_DIR/ground-truth/results.jsonl.
+#   bash bench/ground_truth/run.sh BUILD_DIR --reanalyze
+# keeps ORT's figures of the last results.jsonl and runs only onnx-footprint
+# again (to try a rule without measuring ORT again).
+set -euo pipefail
+build=$(cd "${1:?usage: run.sh BUILD_DIR [MODEL ...]}" && pwd)
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work="$build/ground-truth"
+tool="$build/onnx-footprint"
+modules="$work/node_modules"
+if [ ! -d "$modules/onnxruntime-node" ]; then
+  echo "run.sh: $modules/onnxruntime-node is missing (make ground-truth installs it)" >&2
+  exit 2
+fi
+mkdir -p "$work"
+gcc -O2 -shared -fPIC -Wall -o "$work/heap_shim.so" "$here/heap_shim.c"
+
+analyze() {  # MODEL ORT_JSON: the line of results.jsonl.
+  local model=$1 ort=$2 shape_flags default runtime
+  shape_flags=$(jq -r '.inputs | to_entries[] | "--input-shape=\(.key)=\(.value)"' <<< "$ort")
+  default=$("$tool" analyze "$model" $shape_flags --dim-default 1 --format json 2>/dev/null |
+            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes}') ||
+    default=null
+  runtime=$("$tool" analyze "$model" $shape_flags --dim-default 1 --runtime onnxruntime-cpu --format json 2>/dev/null |
+            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes}') ||
+    runtime=null
+  jq -c --argjson d "$default" --argjson r "$runtime" '. + {default: $d, runtime: $r}' <<< "$ort"
+}
+
+results="$work/results.jsonl"
+if [ "${1:-}" = "--reanalyze" ]; then
+  previous="$work/results.previous.jsonl"
+  cp "$results" "$previous"
+  : > "$results"
+  while IFS= read -r line; do
+    if jq -e 'has("skipped")' <<< "$line" > /dev/null; then echo "$line" >> "$results"; continue; fi
+    analyze "$(jq -r .model <<< "$line")" "$(jq -c 'del(.default, .runtime)' <<< "$line")" >> "$results"
+  done < "$previous"
+  python3 "$here/table.py" "$results"
+  exit 0
+fi
+
+models=()
+if [ $# -gt 0 ]; then
+  for arg in "$@"; do
+    if [ -d "$arg" ]; then while IFS= read -r f; do models+=("$f"); done < <(find "$arg" -name '*.onnx' | sort)
+    else models+=("$arg"); fi
+  done
+else
+  shared="$root/../shared/models"
+  [ -d "$shared" ] || shared=/work/shared/models
+  while IFS= read -r f; do models+=("$f"); done < <(find "$shared" -name '*.onnx' | sort)
+  debian=/usr/share/libonnx-testdata/data
+  for d in pytorch-converted pytorch-operator simple; do
+    while IFS= read -r f; do models+=("$f"); done < <(find "$debian/$d" -name model.onnx | sort)
+  done
+  while IFS= read -r f; do models+=("$f"); done < <(find "$debian/node" -name model.onnx | sort | awk 'NR % 4 == 1')
+fi
+
+: > "$results"
+report="$work/heap-report.$$"
+for model in "${models[@]}"; do
+  ort=$(FOOTPRINT_ORT_MODULES="$modules" FOOTPRINT_HEAP_REPORT="$report" LD_PRELOAD="$work/heap_shim.so" \
+        timeout 120 node --expose-gc "$here/ort_driver.js" "$model" 1 2>"$work/ort.err") || {
+    echo "{\"model\": \"$model\", \"skipped\": $(jq -Rs . < "$work/ort.err")}" >> "$results"
+    continue
+  }
+  analyze "$model" "$ort" >> "$results"  # The same input shapes ORT ran with.
+done
+rm -f "$report" "$report.ack"
+python3 "$here/table.py" "$results"
