@@ -339,7 +339,8 @@ std::string AnalyzeDoc() {
       "' in the report, and its external data locations resolve\n"
       "  against external_data_dir (default: the current directory).\n\n"
       "Each keyword is one CLI flag (None = not given; an unknown keyword is a TypeError):\n", table,
-      "  dims={'batch': 1}, input_shapes={'x': [1, 3, 224, 224]} ([] = scalar), sweep='batch=1,8',\n"
+      "\nFor example dims={'batch': 1}, input_shapes={'x': [1, 3, 224, 224]} ([] = scalar),\n"
+      "  sweep='batch=1,8', max_peak='512KiB' (or a number of bytes),\n"
       "  alias=False is --no-alias, baseline=True is --baseline (explicit modes override it).\n\n"
       "Raises onnx_footprint.Error (a ValueError) with the CLI's one-line exit-2 message. Unsized\n"
       "tensors are in the dict (memory.unsized_tensors, tensors[].unsized_reason), not an error.\n"
