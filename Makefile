@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build demo test bench clean test-sanitize fuzz ground-truth
+.PHONY: all deps test-deps build demo test bench clean test-sanitize fuzz ground-truth python
 
 all: build
 
@@ -33,6 +33,11 @@ $(BUILD_DIR)/CMakeCache.txt: | deps
 
 build: deps $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The Python module alone (python/README.md), into $(BUILD_DIR)/python:
+#   PYTHONPATH=build/python python3 -c "import onnx_footprint as fp; print(fp.analyze('testdata/mnist.onnx'))"
+python: deps $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target onnx_footprint
 
 demo: build
 	./$(BUILD_DIR)/onnx-footprint analyze testdata/mnist.onnx

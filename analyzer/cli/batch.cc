@@ -68,11 +68,15 @@ Map Named(const Map& bindings, const std::set<std::string>& known, const std::st
 }
 
 // `used_dims` collects the --dim names this model used (several-model runs).
-ModelReport AnalyzeOne(const std::string& path, const BatchRequest& request, bool several,
+ModelReport AnalyzeOne(const ModelPath& model, const BatchRequest& request, bool several,
                        std::set<std::string>* used_dims) {
+  const std::string& path = model.path;
   ModelReport report{.path = path};
   const absl::Time load_start = absl::Now();
-  absl::StatusOr<LoadedModel> loaded = LoadModel(path);
+  absl::StatusOr<LoadedModel> loaded = model.bytes.has_value()
+                                           ? LoadModelFromBytes(*model.bytes, model.external_data_dir)
+                                           : LoadModel(path);
+  if (loaded.ok()) loaded->path = path;
   const double load_seconds = absl::ToDoubleSeconds(absl::Now() - load_start);
   if (!loaded.ok()) {
     report.error = std::string(loaded.status().message());
@@ -163,7 +167,7 @@ std::vector<ModelReport> AnalyzeModels(const std::vector<ModelPath>& models, con
         continue;
       }
       progress.Started(i, models[i].path);
-      reports[i] = AnalyzeOne(models[i].path, request, several, &used_dims[i]);
+      reports[i] = AnalyzeOne(models[i], request, several, &used_dims[i]);
       progress.Finished(i);
     }
   };

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/cli/budgets.h"
@@ -28,6 +29,10 @@ namespace footprint {
 struct ModelPath {
   std::string path;   // A file as given, or a *.onnx file found below a directory.
   std::string error;  // Set when a directory could not be read or holds no *.onnx.
+  // A model already in memory (python/: a ModelProto or bytes): when set, it
+  // is parsed instead of reading `path`, which only names it in the report.
+  std::optional<std::string_view> bytes;
+  std::string external_data_dir;  // With `bytes`: where its external data locations resolve.
 };
 
 // Files stay as given (even without the .onnx suffix); a directory becomes

@@ -123,10 +123,9 @@ Exit codes: 0 success; 1 a budget or the device's capacity is exceeded; 2 usage 
 (with several models: the worst of them, 2 > 1 > 0).
 )";
 
-int UsageError(const std::string& message) {
-  std::cerr << kProgram << ": " << message << " (see `onnx-footprint analyze --help`)\n";
-  return kExitBadInput;
-}
+// A usage error of `analyze`: its one-line message, which the command prints
+// with a pointer to --help (and Python raises as is).
+absl::Status UsageError(const std::string& message) { return absl::InvalidArgumentError(message); }
 
 // Takes `--flag VALUE` or `--flag=VALUE` at args[i]; advances i past it.
 std::optional<std::string> TakeValue(const std::vector<std::string>& args, size_t& i, const std::string& flag,
@@ -146,24 +145,29 @@ std::optional<std::string> TakeValue(const std::vector<std::string>& args, size_
 
 }  // namespace
 
-int RunAnalyzeCommand(const std::vector<std::string>& args) {
-  std::vector<std::string> models;
-  AnalyzeOptions options;  // The struct defaults to the baseline; the command to every mode.
+const char* AnalyzeUsage() { return kAnalyzeUsage; }
+
+absl::StatusOr<AnalyzeCommand> ParseAnalyzeArgs(const std::vector<std::string>& args) {
+  AnalyzeCommand command;
+  // The names the flag loop has always used, so that its lines stay as they were.
+  std::vector<std::string>& models = command.models;
+  AnalyzeOptions& options = command.options;  // The struct defaults to the baseline; the command to every mode.
   options.optimize_schedule = true;
   options.alias = true;
   options.inplace = true;
   options.fold_constants = true;
-  BatchRequest batch;
-  ReportRequest report;
-  std::string device_name(devices::kDefaultDeviceName);
-  std::string device_file;
-  std::optional<SweepRequest> sweep;
+  BatchRequest& batch = command.batch;
+  ReportRequest& report = command.report;
+  std::string& device_name = command.device_name;
+  device_name = devices::kDefaultDeviceName;
+  std::string& device_file = command.device_file;
+  std::optional<SweepRequest>& sweep = command.sweep;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
     std::string error;
     if (word == "-h" || word == "--help") {
-      std::cout << kAnalyzeUsage;
-      return kExitOk;
+      command.help = true;
+      return command;
     }
     if (word == "--baseline") {
       options.optimize_schedule = false;
@@ -332,17 +336,38 @@ int RunAnalyzeCommand(const std::vector<std::string>& args) {
     models.push_back(word);
   }
   if (models.empty()) return UsageError("analyze needs a MODEL.onnx");
-  absl::StatusOr<devices::DeviceProfile> profile =
-      device_file.empty() ? devices::FindDevice(device_name) : devices::LoadDeviceFile(device_file);
-  if (!profile.ok()) {
-    std::cerr << kProgram << ": " << profile.status().message() << "\n";
+  return command;
+}
+
+absl::StatusOr<BatchRequest> MakeBatchRequest(const AnalyzeCommand& command) {
+  absl::StatusOr<devices::DeviceProfile> profile = command.device_file.empty()
+                                                       ? devices::FindDevice(command.device_name)
+                                                       : devices::LoadDeviceFile(command.device_file);
+  if (!profile.ok()) return profile.status();
+  BatchRequest batch = command.batch;
+  batch.options = command.options;
+  batch.options.device_profile = *std::move(profile);
+  batch.sweep = command.sweep;
+  return batch;
+}
+
+int RunAnalyzeCommand(const std::vector<std::string>& args) {
+  absl::StatusOr<AnalyzeCommand> command = ParseAnalyzeArgs(args);
+  if (!command.ok()) {
+    std::cerr << kProgram << ": " << command.status().message() << " (see `onnx-footprint analyze --help`)\n";
     return kExitBadInput;
   }
-  options.device_profile = *std::move(profile);
-  batch.options = options;
-  batch.sweep = sweep;
-  batch.progress = Progress::StderrIsTerminal();
-  return AnalyzeAndReport(models, batch, report);
+  if (command->help) {
+    std::cout << kAnalyzeUsage;
+    return kExitOk;
+  }
+  absl::StatusOr<BatchRequest> batch = MakeBatchRequest(*command);
+  if (!batch.ok()) {
+    std::cerr << kProgram << ": " << batch.status().message() << "\n";
+    return kExitBadInput;
+  }
+  batch->progress = Progress::StderrIsTerminal();
+  return AnalyzeAndReport(command->models, *batch, command->report);
 }
 
 int RunCli(const std::vector<std::string>& args) {
