@@ -84,7 +84,8 @@ Options:
                        the device profile allows it (default on).
   --fold, --no-fold    Constant folding: a deterministic node whose inputs are all weights is
                        evaluated at load, as runtimes do; its outputs are weights
-                       (folded_weights_bytes, part of peak), not arena tensors (default on).
+                       (folded_weights_bytes, part of peak), not arena tensors; an If whose
+                       condition is known holds only its taken branch (default on).
   --baseline           The spec's baseline: the file's schedule, no folding, no aliasing, no
                        in-place reuse (same as --schedule given --no-fold --no-alias --no-inplace).
                        The report always gives the baseline lower bound next to each mode's own.

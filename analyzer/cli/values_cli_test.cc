@@ -43,6 +43,25 @@ const nlohmann::json& Tensor(const nlohmann::json& report, const std::string& na
   return kNone;
 }
 
+// The bytes an If holds at its step for its bodies (its subgraph workspace), or -1.
+int64_t BodyWorkspace(const nlohmann::json& report) {
+  for (const nlohmann::json& tensor : report["tensors"]) {
+    if (tensor["role"] == "subgraph_workspace") return tensor["bytes"].get<int64_t>();
+  }
+  return -1;
+}
+
+// Folding (on by default) drops the branch a known condition never takes;
+// --baseline and --no-fold keep the spec's largest branch (then: 4096 B).
+TEST(ValuesCliTest, ADecidedIfHoldsOnlyItsTakenBranchWhenFolding) {
+  const std::string model = Write(testing::SampleRateIfModel());
+  EXPECT_EQ(BodyWorkspace(Json({model, "--input-value", "sr=16000"})), 4096);
+  EXPECT_EQ(BodyWorkspace(Json({model, "--input-value", "sr=8000"})), 2048);
+  EXPECT_EQ(BodyWorkspace(Json({model, "--input-value", "sr=8000", "--no-fold"})), 4096);
+  EXPECT_EQ(BodyWorkspace(Json({model, "--input-value", "sr=8000", "--baseline"})), 4096);
+  EXPECT_EQ(BodyWorkspace(Json({model})), 4096);  // Undecided: the larger branch.
+}
+
 TEST(ValuesCliTest, InputValueTakesOneBranch) {
   const std::string model = Write(testing::SampleRateIfModel());
   nlohmann::json at_16k = Json({model, "--input-value", "sr=16000"});

@@ -25,6 +25,23 @@ namespace {
 // Nesting deeper than this is refused rather than risking the stack.
 constexpr int kMaxSubgraphDepth = 64;
 
+// With folding on, an If whose condition the values known before running
+// decide (--input-value, or shapes) holds only its taken branch: the other
+// can never run, and runtimes fold such an If into its branch at load. With
+// folding off (--baseline) it holds its largest branch, as the spec says.
+// Returns the taken branch's attribute name, or "" for both.
+std::string TakenBranchAttribute(const Context& context, const IrNode& node) {
+  if (!context.options.fold_constants || node.proto->op_type() != "If") return "";
+  if (!node.proto->domain().empty() && node.proto->domain() != "ai.onnx") return "";
+  if (context.shapes == nullptr || !context.shapes->has_value()) return "";
+  for (const symbolic::IfDecision& decision : (*context.shapes)->if_decisions) {
+    if (decision.proto != node.proto) continue;
+    if (decision.branch == "then" || decision.branch == "else") return absl::StrCat(decision.branch, "_branch");
+    return "";
+  }
+  return "";
+}
+
 // Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
 // largest body (sizes.workspace_of). Bodies are analyzed on the baseline
 // whatever the modes (see AnalyzeOptions), so their peak is the same in every
@@ -43,7 +60,9 @@ absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, 
       for (const IrValue& value : g.values) body_outer_names.insert(value.name);
     }
     int64_t workspace = 0;
+    const std::string taken_branch = TakenBranchAttribute(context, node);
     for (const onnx::AttributeProto& attribute : node.proto->attribute()) {
+      if (!taken_branch.empty() && attribute.name() != taken_branch) continue;
       std::vector<const onnx::GraphProto*> bodies;
       if (attribute.has_g()) bodies.push_back(&attribute.g());
       for (const onnx::GraphProto& body : attribute.graphs()) bodies.push_back(&body);

@@ -26,6 +26,8 @@ nlohmann::json OptionsJson(const Analysis& analysis) {
   for (const auto& [name, shape] : options.input_shapes) input_shapes[name] = shape;
   nlohmann::json tensor_shapes = nlohmann::json::object();
   for (const auto& [name, shape] : options.tensor_shapes) tensor_shapes[name] = shape;
+  nlohmann::json input_values = nlohmann::json::object();
+  for (const auto& [name, value] : options.input_values) input_values[name] = value;
   return nlohmann::json{
       {"device", analysis.device.name},
       {"alignment", analysis.device.alignment_bytes},
@@ -36,6 +38,9 @@ nlohmann::json OptionsJson(const Analysis& analysis) {
       {"input_shapes", input_shapes},
       {"dim_default", options.dim_default.has_value() ? nlohmann::json(*options.dim_default) : nlohmann::json()},
       {"tensor_shapes", tensor_shapes},
+      {"input_values", input_values},
+      {"fold", options.fold_constants},
+      {"runtime", options.runtime.empty() ? nlohmann::json() : nlohmann::json(options.runtime)},
   };
 }
 

@@ -103,6 +103,7 @@ struct IfDecision {
   std::string node;        // The If node's name (its first output's when unnamed).
   std::string branch;      // "then", "else", or "undecided" (both analyzed).
   std::string decided_by;  // Undecided: the bindings that would decide it ("--input-value sr=..."), or "".
+  const onnx::NodeProto* proto = nullptr;  // The If node itself, in the model's own graphs.
 };
 
 struct ShapeTables {

@@ -115,6 +115,7 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
 }
 
 void Engine::RecordIf(const onnx::NodeProto& node, IfDecision decision) {
+  decision.proto = &node;
   auto [it, inserted] = if_index_.try_emplace(&node, tables_.if_decisions.size());
   if (inserted) {
     tables_.if_decisions.push_back(std::move(decision));
