@@ -5,8 +5,11 @@
 // broken on purpose (one tensor moved over a live neighbour) and replay must
 // name exactly that pair. Planner and scheduler budgets are 0 (heuristics
 // only): a plan's correctness does not depend on how long it was searched.
+#include <pthread.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <random>
 
 #include "absl/strings/match.h"
@@ -31,6 +34,27 @@ std::vector<std::string> ModelsBelow(const std::string& root) {
   }
   std::sort(models.begin(), models.end());
   return models;
+}
+
+// Runs `work` on a thread with a 256 MiB stack: the planner's exact search
+// recurses, and AddressSanitizer's frames (make test-sanitize) outgrow the
+// main thread's 8 MiB on the larger shared models.
+void OnBigStack(const std::function<void()>& work) {
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, size_t{256} << 20);
+  pthread_t thread;
+  auto run = [](void* arg) -> void* {
+    (*static_cast<const std::function<void()>*>(arg))();
+    return nullptr;
+  };
+  const bool started = pthread_create(&thread, &attributes, run, const_cast<std::function<void()>*>(&work)) == 0;
+  pthread_attr_destroy(&attributes);
+  if (started) {
+    pthread_join(thread, nullptr);
+  } else {
+    work();
+  }
 }
 
 struct Mode {
@@ -97,7 +121,9 @@ TEST(PlanSweep, EverySharedModelReplaysInEveryMode) {
   const std::vector<std::string> models = ModelsBelow(FOOTPRINT_SHARED_DIR "/models");
   if (models.empty()) GTEST_SKIP() << "no shared models";
   SweepCounts counts;
-  for (const std::string& model : models) SweepModel(model, counts);
+  OnBigStack([&] {
+    for (const std::string& model : models) SweepModel(model, counts);
+  });
   std::cout << counts.models << " shared models, " << counts.plans << " plans replayed, " << counts.unsized
             << " unsized (no plan), " << counts.not_fitting << " not fitting stm32h743\n";
   EXPECT_GT(counts.plans, 0);
@@ -107,7 +133,9 @@ TEST(PlanSweep, EveryFullySizedDebianModelReplaysInEveryMode) {
   const std::vector<std::string> models = ModelsBelow("/usr/share/libonnx-testdata/data");
   if (models.empty()) GTEST_SKIP() << "libonnx-testdata is not installed";
   SweepCounts counts;
-  for (const std::string& model : models) SweepModel(model, counts);
+  OnBigStack([&] {
+    for (const std::string& model : models) SweepModel(model, counts);
+  });
   std::cout << counts.models << " Debian models, " << counts.plans << " plans replayed, " << counts.unsized
             << " unsized (no plan), " << counts.not_fitting << " not fitting stm32h743\n";
   EXPECT_GT(counts.plans, 2 * static_cast<int>(models.size()));
@@ -163,7 +191,7 @@ TEST(PlanMutation, TwoHundredMovedTensorsAreEachCaughtNamingThePair) {
     if (tried == 200) break;
     std::vector<ArenaPlan> plans;
     SweepCounts counts;
-    SweepModel(model, counts, &plans);
+    OnBigStack([&] { SweepModel(model, counts, &plans); });
     for (ArenaPlan& plan : plans) {
       if (tried == 200) break;
       const auto [x, y] = MoveOntoNeighbour(plan, random);
