@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "analyzer/loader/isolated_call.h"
 #include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/runtime_profile.h"
 #include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "analyzer/shapes/shapes.h"
@@ -261,7 +262,9 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
                                  .nodes = main->folded.folded_nodes,
                                  .weights_bytes = memory.folded_weights_bytes};
   analysis.modes.fused_nodes = main->fusions.fused_nodes;
-  absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes + memory.folded_weights_bytes, memory.arena_bytes);
+  memory.runtime_overhead_bytes = RuntimeOverheadBytes(options.runtime);
+  absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes + memory.folded_weights_bytes,
+                                            memory.arena_bytes + memory.runtime_overhead_bytes);
   if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");
   memory.peak_bytes = *peak;
   if (!memory.complete) {

@@ -59,6 +59,24 @@ TEST(RuntimeProfileTest, KnownNames) {
   EXPECT_FALSE(IsKnownRuntime(""));
 }
 
+TEST(RuntimeProfileTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
+  // One float through Identity: ORT's run peak is ~13.5 KB above its tensors
+  // (bench/ground_truth/README.md, "Per-run overhead").
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1}).Add("Identity", {"x"}, {"y"}).Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->memory.runtime_overhead_bytes, 13 * 1024);
+  EXPECT_EQ(ort->memory.peak_bytes, ort->memory.arena_bytes + 13 * 1024);
+  EXPECT_LT(ort->memory.arena_bytes, 1024);  // The overhead is not a tensor of the plan.
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->memory.runtime_overhead_bytes, 0);
+  EXPECT_EQ(plain->memory.peak_bytes, plain->memory.arena_bytes);
+  EXPECT_EQ(plain->memory.arena_bytes, ort->memory.arena_bytes);
+  EXPECT_EQ(RuntimeOverheadBytes("tflite"), 0);
+}
+
 TEST(RuntimeProfileTest, ConvBatchNormFuses) {
   ModelBuilder builder = ConvModel();
   for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, onnx::TensorProto::FLOAT, {8});
