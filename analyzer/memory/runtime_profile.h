@@ -58,10 +58,11 @@ using TensorLookup = std::function<std::optional<KnownTensor>(ValueId)>;
 int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const FusionSummary& fusions,
                              const IrNode& node, const TensorLookup& tensor_of);
 
-// The bytes `runtime` holds during one run that are no tensor of the graph
-// (0 for an unknown name): part of the predicted peak working memory, next
-// to the arena (MemoryFigures::runtime_overhead_bytes).
-int64_t RuntimeOverheadBytes(const std::string& runtime);
+// The bytes `runtime` holds during one run besides the graph's tensors (0
+// for an unknown name), given the planned arena and the aligned bytes of the
+// graph's inputs and outputs: the predicted peak working memory is
+// arena_bytes + this (MemoryFigures::runtime_overhead_bytes).
+int64_t RuntimeOverheadBytes(const std::string& runtime, int64_t arena_bytes, int64_t io_bytes);
 
 }  // namespace footprint
 

@@ -74,7 +74,21 @@ TEST(RuntimeProfileTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
   EXPECT_EQ(plain->memory.runtime_overhead_bytes, 0);
   EXPECT_EQ(plain->memory.peak_bytes, plain->memory.arena_bytes);
   EXPECT_EQ(plain->memory.arena_bytes, ort->memory.arena_bytes);
-  EXPECT_EQ(RuntimeOverheadBytes("tflite"), 0);
+  EXPECT_EQ(RuntimeOverheadBytes("tflite", 128, 128), 0);
+}
+
+TEST(RuntimeProfileTest, RunOverheadWhileKernelsRunIsSmall) {
+  // A 64 KiB im2col workspace: ORT peaks ~1.6-2.3 KB above tensors and
+  // workspace then, its 13 KB edge figure is not live.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 64}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 3});
+  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1});
+  builder.Output("c");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  ASSERT_EQ(ort->memory.workspace_bytes, 128 * 128 * 4);
+  EXPECT_EQ(ort->memory.runtime_overhead_bytes, 1536);
+  EXPECT_EQ(ort->memory.peak_bytes, ort->memory.weights_bytes + ort->memory.arena_bytes + 1536);
 }
 
 TEST(RuntimeProfileTest, ConvBatchNormFuses) {
