@@ -112,7 +112,8 @@ struct MemoryFigures {
   int64_t lower_bound_bytes = 0;    // Max over steps of live aligned bytes.
   int64_t naive_bytes = 0;          // Sum of aligned sizes: one buffer each.
   int64_t reuse_savings_bytes = 0;  // naive_bytes - arena_bytes.
-  int64_t peak_bytes = 0;           // weights_bytes + folded_weights_bytes + arena_bytes.
+  int64_t runtime_overhead_bytes = 0;  // --runtime: what the runtime holds during a run besides tensors.
+  int64_t peak_bytes = 0;           // weights_bytes + folded_weights_bytes + arena_bytes + runtime_overhead_bytes.
   int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
 };

@@ -22,6 +22,7 @@
 #include "absl/time/time.h"
 #include "analyzer/loader/isolated_call.h"
 #include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/runtime_profile.h"
 #include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "analyzer/shapes/shapes.h"
@@ -301,7 +302,15 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
                                  .nodes = main->folded.folded_nodes,
                                  .weights_bytes = memory.folded_weights_bytes};
   analysis.modes.fused_nodes = main->fusions.fused_nodes;
-  absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes + memory.folded_weights_bytes, memory.arena_bytes);
+  int64_t io_bytes = 0;  // What is live at the run's edges (RuntimeOverheadBytes).
+  for (const TensorRecord& tensor : main->tensors) {
+    if (tensor.role == TensorRole::kGraphInput || tensor.role == TensorRole::kGraphOutput) {
+      io_bytes += tensor.aligned_bytes;
+    }
+  }
+  memory.runtime_overhead_bytes = RuntimeOverheadBytes(options.runtime, memory.arena_bytes, io_bytes);
+  absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes + memory.folded_weights_bytes,
+                                            memory.arena_bytes + memory.runtime_overhead_bytes);
   if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");
   memory.peak_bytes = *peak;
   if (!memory.complete) {

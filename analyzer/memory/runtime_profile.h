@@ -58,6 +58,12 @@ using TensorLookup = std::function<std::optional<KnownTensor>(ValueId)>;
 int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const FusionSummary& fusions,
                              const IrNode& node, const TensorLookup& tensor_of);
 
+// The bytes `runtime` holds during one run besides the graph's tensors (0
+// for an unknown name), given the planned arena and the aligned bytes of the
+// graph's inputs and outputs: the predicted peak working memory is
+// arena_bytes + this (MemoryFigures::runtime_overhead_bytes).
+int64_t RuntimeOverheadBytes(const std::string& runtime, int64_t arena_bytes, int64_t io_bytes);
+
 }  // namespace footprint
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_PROFILE_H_

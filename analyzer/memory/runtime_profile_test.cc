@@ -59,6 +59,38 @@ TEST(RuntimeProfileTest, KnownNames) {
   EXPECT_FALSE(IsKnownRuntime(""));
 }
 
+TEST(RuntimeProfileTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
+  // One float through Identity: ORT's run peak is ~13.5 KB above its tensors
+  // (bench/ground_truth/README.md, "Per-run overhead").
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1}).Add("Identity", {"x"}, {"y"}).Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->memory.runtime_overhead_bytes, 13 * 1024);
+  EXPECT_EQ(ort->memory.peak_bytes, ort->memory.arena_bytes + 13 * 1024);
+  EXPECT_LT(ort->memory.arena_bytes, 1024);  // The overhead is not a tensor of the plan.
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->memory.runtime_overhead_bytes, 0);
+  EXPECT_EQ(plain->memory.peak_bytes, plain->memory.arena_bytes);
+  EXPECT_EQ(plain->memory.arena_bytes, ort->memory.arena_bytes);
+  EXPECT_EQ(RuntimeOverheadBytes("tflite", 128, 128), 0);
+}
+
+TEST(RuntimeProfileTest, RunOverheadWhileKernelsRunIsSmall) {
+  // A 64 KiB im2col workspace: ORT peaks ~1.6-2.3 KB above tensors and
+  // workspace then, its 13 KB edge figure is not live.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 64}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 3});
+  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1});
+  builder.Output("c");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  ASSERT_EQ(ort->memory.workspace_bytes, 128 * 128 * 4);
+  EXPECT_EQ(ort->memory.runtime_overhead_bytes, 1536);
+  EXPECT_EQ(ort->memory.peak_bytes, ort->memory.weights_bytes + ort->memory.arena_bytes + 1536);
+}
+
 TEST(RuntimeProfileTest, ConvBatchNormFuses) {
   ModelBuilder builder = ConvModel();
   for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, onnx::TensorProto::FLOAT, {8});

@@ -57,6 +57,11 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
   AppendFigureRow(&out, report, "arena", "arena_bytes", memory.arena_bytes,
                   absl::StrCat(MarkdownCell(analysis.plan.algorithm),
                                analysis.plan.proven_optimal ? ", optimal" : ", not proven optimal"));
+  if (!analysis.options.runtime.empty()) {
+    AppendFigureRow(&out, report, "runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
+                    absl::StrCat("held by ", MarkdownCell(analysis.options.runtime),
+                                 " during a run, no tensor; in the peak"));
+  }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0
                            : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);

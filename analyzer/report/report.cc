@@ -160,6 +160,7 @@ void WriteMemory(const Analysis& analysis, JsonWriter& json) {
   json.Key("folded_weights_bytes").Int(memory.folded_weights_bytes);
   json.Key("arena_bytes").Int(memory.arena_bytes);
   json.Key("workspace_bytes").Int(memory.workspace_bytes);
+  json.Key("runtime_overhead_bytes").Int(memory.runtime_overhead_bytes);
   json.Key("lower_bound_bytes").Int(memory.lower_bound_bytes);
   json.Key("naive_bytes").Int(memory.naive_bytes);
   json.Key("reuse_savings_bytes").Int(memory.reuse_savings_bytes);
@@ -429,8 +430,9 @@ std::string RenderText(const Analysis& analysis) {
 
   absl::StrAppend(&out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
   absl::StrAppend(&out, FigureLine("peak", memory.peak_bytes,
-                                   analysis.options.fold_constants ? "  = weights + folded + arena"
-                                                                   : "  = weights + arena"));
+                                   !analysis.options.runtime.empty()  ? "  = weights + folded + arena + runtime overhead"
+                                   : analysis.options.fold_constants ? "  = weights + folded + arena"
+                                                                     : "  = weights + arena"));
   absl::StrAppend(&out, FigureLine("weights", memory.weights_bytes));
   if (analysis.options.fold_constants) {
     absl::StrAppend(&out, FigureLine("folded weights", memory.folded_weights_bytes,
@@ -443,6 +445,8 @@ std::string RenderText(const Analysis& analysis) {
     absl::StrAppend(&out, FigureLine("kernel workspaces", memory.workspace_bytes,
                                      absl::StrCat("  in the arena; runtime ", analysis.options.runtime, ", ",
                                                   analysis.modes.fused_nodes, " nodes fused")));
+    absl::StrAppend(&out, FigureLine("runtime overhead", memory.runtime_overhead_bytes,
+                                     "  held by the runtime during a run, no tensor; in the peak"));
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0

@@ -30,10 +30,10 @@ analyze() {  # MODEL ORT_JSON: the line of results.jsonl.
   local model=$1 ort=$2 shape_flags default runtime
   shape_flags=$(jq -r '.inputs | to_entries[] | "--input-shape=\(.key)=\(.value)"' <<< "$ort")
   default=$("$tool" analyze "$model" $shape_flags --dim-default 1 --format json 2>/dev/null |
-            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes}') ||
+            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes, runtime_overhead_bytes}') ||
     default=null
   runtime=$("$tool" analyze "$model" $shape_flags --dim-default 1 --runtime onnxruntime-cpu --format json 2>/dev/null |
-            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes}') ||
+            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes, runtime_overhead_bytes}') ||
     runtime=null
   jq -c --argjson d "$default" --argjson r "$runtime" '. + {default: $d, runtime: $r}' <<< "$ort"
 }
