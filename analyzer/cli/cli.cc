@@ -91,7 +91,8 @@ Options:
                        The report always gives the baseline lower bound next to each mode's own.
   --runtime NAME       Model what one runtime does to the graph before it plans memory: its
                        fusions (tensors that no longer exist) and its kernels' workspaces (scratch
-                       live at their node's step, workspace_bytes). Names: onnxruntime-cpu.
+                       live at their node's step, workspace_bytes) and its measured per-run
+                       overhead (runtime_overhead_bytes, part of peak). Names: onnxruntime-cpu.
                        Independent of --device. Default: none (the runtime-independent plan).
   --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).
   --device-file FILE   Plan for a profile of your own (text-format DeviceProfile, see devices/).
