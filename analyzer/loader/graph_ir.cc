@@ -25,15 +25,15 @@ bool IsConstantNode(const onnx::NodeProto& node) {
   return node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
 }
 
-absl::flat_hash_set<std::string> FreeNames(const onnx::GraphProto& graph) {
-  absl::flat_hash_set<std::string> defined;
+absl::flat_hash_set<absl::string_view> FreeNames(const onnx::GraphProto& graph) {
+  absl::flat_hash_set<absl::string_view> defined;
   for (const auto& input : graph.input()) defined.insert(input.name());
   for (const auto& initializer : graph.initializer()) defined.insert(initializer.name());
   for (const auto& node : graph.node()) {
     for (const auto& output : node.output()) defined.insert(output);
   }
-  absl::flat_hash_set<std::string> free;
-  auto read = [&](const std::string& name) {
+  absl::flat_hash_set<absl::string_view> free;
+  auto read = [&](absl::string_view name) {
     if (!name.empty() && !defined.contains(name)) free.insert(name);
   };
   for (const auto& node : graph.node()) {
@@ -41,7 +41,7 @@ absl::flat_hash_set<std::string> FreeNames(const onnx::GraphProto& graph) {
     std::vector<const onnx::GraphProto*> bodies;
     CollectBodies(node, bodies);
     for (const onnx::GraphProto* body : bodies) {
-      for (const std::string& name : FreeNames(*body)) read(name);
+      for (absl::string_view name : FreeNames(*body)) read(name);
     }
   }
   for (const auto& output : graph.output()) read(output.name());
@@ -61,9 +61,10 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
   ir.values.reserve(value_count);
   ir.value_by_name.reserve(value_count);
   ir.nodes.reserve(graph.node_size());
-  auto add_value = [&](const std::string& name, ValueOrigin origin) -> ValueId {
+  // `name` must be the model's own string: the map keeps a view of it.
+  auto add_value = [&](absl::string_view name, ValueOrigin origin) -> ValueId {
     const ValueId id = static_cast<ValueId>(ir.values.size());
-    ir.values.push_back(IrValue{.name = name, .origin = origin});
+    ir.values.push_back(IrValue{.name = std::string(name), .origin = origin});
     ir.value_by_name.emplace(name, id);
     return id;
   };
@@ -106,7 +107,7 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
     }
   }
 
-  auto resolve = [&](const std::string& name, const onnx::NodeProto& node, int index) -> absl::StatusOr<ValueId> {
+  auto resolve = [&](absl::string_view name, const onnx::NodeProto& node, int index) -> absl::StatusOr<ValueId> {
     auto it = ir.value_by_name.find(name);
     if (it != ir.value_by_name.end()) return it->second;
     if (outer_names.contains(name)) return add_value(name, ValueOrigin::kOuterScope);
@@ -146,9 +147,9 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
       for (const IrValue& value : ir.values) visible_to_bodies.insert(value.name);
       visible_to_bodies_built = true;
     }
-    absl::flat_hash_set<std::string> captured;
+    absl::flat_hash_set<absl::string_view> captured;  // Views of the bodies' own strings.
     for (const onnx::GraphProto* body : ir_node.bodies) {
-      for (const std::string& name : FreeNames(*body)) {
+      for (absl::string_view name : FreeNames(*body)) {
         if (!visible_to_bodies.contains(name)) {
           return absl::InvalidArgumentError(
               absl::StrCat(DescribeNode(node, index), " has a body that reads '", name, "', which nothing defines"));
@@ -156,9 +157,9 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
         captured.insert(name);
       }
     }
-    std::vector<std::string> sorted_captures(captured.begin(), captured.end());
+    std::vector<absl::string_view> sorted_captures(captured.begin(), captured.end());
     std::sort(sorted_captures.begin(), sorted_captures.end());  // Deterministic value order.
-    for (const std::string& name : sorted_captures) {
+    for (absl::string_view name : sorted_captures) {
       absl::StatusOr<ValueId> id = resolve(name, node, index);
       if (!id.ok()) return id.status();
       ir_node.implicit_inputs.push_back(*id);

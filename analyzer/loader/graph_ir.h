@@ -74,8 +74,8 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
                                      const absl::flat_hash_set<std::string>& outer_names);
 
 // The names a graph reads but does not define, including those its nested
-// bodies read from it or from further out.
-absl::flat_hash_set<std::string> FreeNames(const onnx::GraphProto& graph);
+// bodies read from it or from further out: views of the graph's own strings.
+absl::flat_hash_set<absl::string_view> FreeNames(const onnx::GraphProto& graph);
 
 }  // namespace footprint
 
