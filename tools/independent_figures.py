@@ -48,8 +48,13 @@ ELEMENTWISE_OPS = {
     "Relu", "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Elu", "Selu", "Celu",
     "Gelu", "Softplus", "Softsign", "Mish", "ThresholdedRelu", "Clip", "Abs", "Neg", "Exp", "Log", "Sqrt",
     "Reciprocal", "Ceil", "Floor", "Round", "Sign", "Erf", "Not", "Sin", "Cos", "Tan", "Asin", "Acos",
-    "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Add", "Sub", "Mul", "Div"}
-BINARY_OPS = {"Add", "Sub", "Mul", "Div"}
+    "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Add", "Sub", "Mul", "Div", "Pow", "Mod", "And", "Or",
+    "Xor", "Sum", "Max", "Min", "Mean", "Dropout", "BatchNormalization"}
+BINARY_OPS = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "And", "Or", "Xor", "Sum", "Max", "Min", "Mean"}
+
+
+def training_batch_norm(n):
+    return n.op_type == "BatchNormalization" and any(a.name == "training_mode" and a.i for a in n.attribute)
 
 
 def peak(intervals, steps):
@@ -72,7 +77,7 @@ def shared_peak(tensors, nodes, steps, alias, inplace):
             continue
         if alias and n.op_type in VIEW_OPS:
             kind, cands = "alias", [n.input[0]] if n.input and n.input[0] else []
-        elif inplace and n.op_type in ELEMENTWISE_OPS:
+        elif inplace and n.op_type in ELEMENTWISE_OPS and not training_batch_norm(n):
             kind = "inplace"
             if n.op_type in BINARY_OPS:
                 cands = [i for i in n.input if i]

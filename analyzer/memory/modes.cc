@@ -13,10 +13,22 @@ bool IsDefaultDomain(const onnx::NodeProto& node) {
   return node.domain().empty() || node.domain() == "ai.onnx";
 }
 
-// Ops whose inputs may be broadcast: only an input as large as the output
-// can be written over (the byte-size check sees to that).
+// Ops whose inputs may be broadcast (variadic Sum, Max, Min, Mean too): only
+// an input as large as the output can be written over (the byte-size check
+// sees to that).
 bool IsBinaryElementwise(const std::string& op) {
-  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div";
+  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Mod" || op == "And" ||
+         op == "Or" || op == "Xor" || op == "Sum" || op == "Max" || op == "Min" || op == "Mean";
+}
+
+// BatchNormalization in inference is elementwise in X (per-channel constants);
+// in training mode it reads all of X for the batch statistics first.
+bool IsInferenceBatchNorm(const onnx::NodeProto& node) {
+  if (node.op_type() != "BatchNormalization") return false;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == "training_mode" && attribute.i() != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -47,9 +59,11 @@ bool IsElementwiseOp(const onnx::NodeProto& node) {
       // Unary math.
       "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Ceil", "Floor", "Round", "Sign", "Erf", "Not", "Sin",
       "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh",
-      // Binary arithmetic, with a same-shape input.
-      "Add", "Sub", "Mul", "Div"};
-  return IsDefaultDomain(node) && kOps->contains(node.op_type());
+      // Binary and variadic arithmetic and logic, with a same-shape input.
+      "Add", "Sub", "Mul", "Div", "Pow", "Mod", "And", "Or", "Xor", "Sum", "Max", "Min", "Mean",
+      // Per-element in X at inference (Dropout: its single output is X or X scaled).
+      "Dropout"};
+  return IsDefaultDomain(node) && (kOps->contains(node.op_type()) || IsInferenceBatchNorm(node));
 }
 
 scheduler::DataflowGraph ToDataflowGraph(const IrGraph& graph, const std::vector<int64_t>& aligned_bytes,
@@ -96,12 +110,15 @@ std::vector<Sharing> PlanSharing(const IrGraph& graph, const std::vector<NodeId>
                (*options.runtime_writes_over)[node.outputs[0]] >= 0) {
       kind = SharingKind::kInPlace;  // A fused kernel that sums into its residual input (runtime_profile.h).
       candidates.push_back((*options.runtime_writes_over)[node.outputs[0]]);
-    } else if (options.inplace && IsElementwiseOp(*node.proto)) {
+    } else if (options.inplace && IsElementwiseOp(*node.proto) &&
+               !(options.runtime_profile && node.proto->op_type() == "BatchNormalization")) {
       kind = SharingKind::kInPlace;
       if (IsBinaryElementwise(node.proto->op_type())) {
         candidates = node.inputs;
       } else if (!node.inputs.empty() && node.proto->input_size() > 0 && !node.proto->input(0).empty()) {
-        candidates.push_back(node.inputs[0]);  // Clip's bounds and PRelu's slope are never written over.
+        // Clip's bounds, PRelu's slope, BatchNormalization's statistics and
+        // Dropout's ratio are never written over.
+        candidates.push_back(node.inputs[0]);
       }
     }
     if (candidates.empty() || node.outputs.size() != 1) continue;

@@ -128,7 +128,8 @@ std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<
                      {.alias = modes.alias.enabled,
                       .inplace = modes.inplace.enabled,
                       .runtime_writes_over =
-                          result.fusions.writes_over.empty() ? nullptr : &result.fusions.writes_over});
+                          result.fusions.writes_over.empty() ? nullptr : &result.fusions.writes_over,
+                      .runtime_profile = main_graph && !options.runtime.empty()});
 }
 
 absl::Status FinishInPlaceMode(const std::string& graph_label, GraphResult& result) {
