@@ -8,6 +8,7 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_LOADER_GRAPH_IR_H_
 #define ONNX_FOOTPRINT_ANALYZER_LOADER_GRAPH_IR_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,9 +39,16 @@ struct IrValue {
   NodeId producer = -1;            // For kNodeOutput: the node that writes it.
   std::vector<NodeId> consumers;   // Nodes that read it, explicitly or from a body; may repeat.
   bool is_graph_output = false;    // Listed in the graph's outputs.
+  bool live_to_end = false;        // Held until the run ends, as an output is (set by a runtime profile).
   const onnx::TensorProto* initializer = nullptr;  // For kInitializer.
   const onnx::NodeProto* constant = nullptr;       // For kConstant: the Constant node.
   const onnx::NodeProto* folded_from = nullptr;    // For kFolded: the node that computed it at load.
+  // For a value a runtime profile adds (a tensor in a blocked layout, such
+  // as ORT's NCHWc): it has no shape of its own in the model and is sized as
+  // value `sized_as`, its dim 1 (channels) rounded up to a multiple of
+  // `channel_block` when that is > 1. -1: sized by its own name.
+  ValueId sized_as = -1;
+  int64_t channel_block = 0;
 };
 
 struct IrNode {
@@ -58,6 +66,9 @@ struct IrGraph {
   std::vector<IrValue> values;                         // Every value named in this graph.
   std::vector<IrNode> nodes;                           // Scheduled nodes, in file order (no Constants).
   absl::flat_hash_map<absl::string_view, ValueId> value_by_name;  // Keys are the model's own strings.
+  // Nodes a runtime profile added or rewrote (IrNode::proto of those points
+  // here); values it added are not in value_by_name.
+  std::vector<std::shared_ptr<const onnx::NodeProto>> runtime_protos;
 };
 
 // Graphs larger than this are refused with a clear error rather than risking

@@ -189,6 +189,8 @@ struct ModesSummary {
   int64_t baseline_lower_bound_bytes = 0;  // Given order, no sharing (of the folded graph when fold is on).
   FoldMode fold;
   int64_t fused_nodes = 0;                 // Nodes merged by the --runtime profile's fusions.
+  int64_t layout_nodes = 0;                // Nodes the --runtime profile runs in its blocked layout (NCHWc).
+  int64_t reorder_nodes = 0;               // Layout copies the --runtime profile adds (ReorderInput/Output).
   ScheduleMode schedule;
   SharingMode alias;
   SharingMode inplace;

@@ -263,7 +263,7 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
 
   analysis.file_order_was_valid = main->schedule.file_order_was_valid;
   // A fused node reads its chain's inputs, which the file may define later: not the file's fault.
-  if (!analysis.file_order_was_valid && main->fusions.fused_nodes == 0) {
+  if (!analysis.file_order_was_valid && main->fusions.fused_nodes == 0 && main->fusions.reorder_nodes == 0) {
     analysis.warnings.push_back(
         "the file's node order is not a valid topological order; the baseline schedule is a stable topological "
         "sort of it");
@@ -302,6 +302,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
                                  .nodes = main->folded.folded_nodes,
                                  .weights_bytes = memory.folded_weights_bytes};
   analysis.modes.fused_nodes = main->fusions.fused_nodes;
+  analysis.modes.layout_nodes = main->fusions.layout_nodes;
+  analysis.modes.reorder_nodes = main->fusions.reorder_nodes;
   int64_t io_bytes = 0;  // What is live at the run's edges (RuntimeOverheadBytes).
   for (const TensorRecord& tensor : main->tensors) {
     if (tensor.role == TensorRole::kGraphInput || tensor.role == TensorRole::kGraphOutput) {

@@ -116,8 +116,18 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   const AnalyzeOptions& options = context.options;
   const bool main_graph = depth == 0;
   GraphResult result;
-  if (absl::Status status = LoadGraph(graph, outer_names, graph_label, main_graph && options.fold_constants,
-                                        main_graph ? options.runtime : std::string(), context.ir_version, result); !status.ok()) return status;
+  const std::string runtime = main_graph ? options.runtime : std::string();
+  ShapeLookup shape_of;
+  if (!runtime.empty()) {
+    absl::StatusOr<ShapeLookup> lookup = MakeShapeLookup(graph, context);
+    if (!lookup.ok()) return lookup.status();
+    shape_of = *std::move(lookup);
+  }
+  if (absl::Status status = LoadGraph(graph, outer_names, graph_label, main_graph && options.fold_constants, runtime,
+                                      shape_of, context.ir_version, result);
+      !status.ok()) {
+    return status;
+  }
   absl::StatusOr<GraphSizes> sizes = SizeArenaValues(graph, result, graph_label, context);
   if (!sizes.ok()) return sizes.status();
   for (WeightRecord& weight : sizes->folded_weights) result.weights.push_back(std::move(weight));

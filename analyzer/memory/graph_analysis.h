@@ -87,10 +87,16 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 
 // The graph view of one graph (constant-folded when `fold`, then rewritten
 // by the fusions of `runtime` unless ""), its baseline schedule and its
-// weights: all that needs no shape, so that it runs while the shape engine does.
+// weights: all that needs no shape, so that it runs while the shape engine
+// does; only a runtime's layout rules read shapes (`shape_of`, from
+// MakeShapeLookup).
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
                        const std::string& graph_label, bool fold, const std::string& runtime,
-                       int64_t ir_version, GraphResult& result);
+                       const ShapeLookup& shape_of, int64_t ir_version, GraphResult& result);
+
+// The shapes of `graph`'s values by name, as SizeArenaValues sizes them
+// (our engine's, else the model's value_info); waits for the engine.
+absl::StatusOr<ShapeLookup> MakeShapeLookup(const onnx::GraphProto& graph, const Context& context);
 
 // sizes.kernel_workspace_of (the workspace of each node's kernel under
 // `runtime`, "" for none) and sizes.step_extra_of, once the bodies are sized.

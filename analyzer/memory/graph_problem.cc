@@ -2,6 +2,7 @@
 // the size of every arena value, the tensor records in schedule order and the
 // planner problem (graph_analysis.h).
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -52,16 +53,67 @@ absl::Status CollectWeights(const IrGraph& ir, const std::string& graph_label, s
   return absl::OkStatus();
 }
 
+// The engine's results for `graph` (nullptr: ONNX's types only).
+absl::StatusOr<const symbolic::GraphShapes*> EngineShapes(const onnx::GraphProto& graph, const Context& context) {
+  if (absl::Status status = context.await_shapes(); !status.ok()) return status;
+  if (!context.shapes->has_value()) return nullptr;
+  auto it = (*context.shapes)->graphs.find(&graph);
+  return it == (*context.shapes)->graphs.end() ? nullptr : &it->second;
+}
+
+// A value's size by its name: the engine's, else its value_info's. Sets
+// `record`'s bound and bytes_expr when given.
+absl::StatusOr<SizedType> SizeOfNamedValue(const std::string& name, const symbolic::GraphShapes* engine_shapes,
+                                           const TypeIndex& types, TensorRecord* record) {
+  const symbolic::SymValue* engine_value = engine_shapes == nullptr ? nullptr : engine_shapes->Find(name);
+  if (engine_value == nullptr) {
+    auto type = types.find(name);
+    return SizeOfType(type == types.end() ? nullptr : type->second);
+  }
+  if (record != nullptr && engine_value->max_over_branches) record->bound = "max_over_branches";
+  absl::StatusOr<symbolic::SymbolicSize> symbolic_size = symbolic::SizeOfSymValue(*engine_value);
+  if (!symbolic_size.ok()) return symbolic_size.status();
+  if (record != nullptr && !symbolic_size->sized.bytes.has_value() && symbolic_size->bytes.known()) {
+    record->bytes_expr = symbolic_size->bytes.ToString();
+  }
+  return std::move(symbolic_size->sized);
+}
+
+// `sized` in a layout whose dim 1 is padded to whole blocks of `block`
+// (IrValue::channel_block); unchanged when that dim is not known.
+void PadChannels(int64_t block, SizedType& sized) {
+  if (block <= 1 || !sized.shape.has_value() || sized.shape->size() < 2) return;
+  Dim& channels = (*sized.shape)[1];
+  if (!channels.value.has_value() || *channels.value <= 0) return;
+  const int64_t padded = (*channels.value + block - 1) / block * block;
+  if (padded == *channels.value) return;
+  if (sized.bytes.has_value()) sized.bytes = *sized.bytes / *channels.value * padded;
+  channels = Dim{.value = padded};
+}
+
 }  // namespace
+
+absl::StatusOr<ShapeLookup> MakeShapeLookup(const onnx::GraphProto& graph, const Context& context) {
+  absl::StatusOr<const symbolic::GraphShapes*> engine_shapes = EngineShapes(graph, context);
+  if (!engine_shapes.ok()) return engine_shapes.status();
+  auto types = std::make_shared<const TypeIndex>(IndexTypes(graph));
+  return ShapeLookup([engine = *engine_shapes, types](const std::string& name) -> std::optional<ValueShape> {
+    absl::StatusOr<SizedType> sized = SizeOfNamedValue(name, engine, *types, nullptr);
+    if (!sized.ok() || !sized->shape.has_value()) return std::nullopt;
+    ValueShape shape{.data_type = sized->data_type};
+    for (const Dim& dim : *sized->shape) shape.dims.push_back(dim.value);
+    return shape;
+  });
+}
 
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
                        const std::string& graph_label, bool fold, const std::string& runtime,
-                       int64_t ir_version, GraphResult& result) {
+                       const ShapeLookup& shape_of, int64_t ir_version, GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
   if (fold) result.folded = FoldConstants(result.ir);
-  if (!runtime.empty()) result.fusions = ApplyRuntimeFusions(runtime, ir_version, result.ir);
+  if (!runtime.empty()) result.fusions = ApplyRuntimeFusions(runtime, ir_version, shape_of, result.ir);
   absl::StatusOr<BaselineSchedule> schedule = MakeBaselineSchedule(result.ir);
   if (!schedule.ok()) return WithPrefix(schedule.status(), graph_label);
   result.schedule = *std::move(schedule);
@@ -103,38 +155,18 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
         .producer = value.producer >= 0 ? g.nodes[value.producer].display_name : "",
     });
   }
-  const symbolic::GraphShapes* engine_shapes = nullptr;
-  if (absl::Status status = context.await_shapes(); !status.ok()) return status;
-  if (context.shapes->has_value()) {
-    auto it = (*context.shapes)->graphs.find(&graph);
-    if (it != (*context.shapes)->graphs.end()) engine_shapes = &it->second;
-  }
+  absl::StatusOr<const symbolic::GraphShapes*> engine_shapes = EngineShapes(graph, context);
+  if (!engine_shapes.ok()) return engine_shapes.status();
   sizes.aligned_of.assign(value_count, 0);
   sizes.sized_bytes.assign(value_count, -1);
   sizes.facts.resize(value_count);
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
     TensorRecord& record = records[sizes.record_of[id]];
-    absl::StatusOr<SizedType> sized = absl::UnknownError("unset");
-    const symbolic::SymValue* engine_value = nullptr;
-    if (engine_shapes != nullptr) {
-      engine_value = engine_shapes->Find(value.name);
-    }
-    if (engine_value != nullptr) {
-      if (engine_value->max_over_branches) record.bound = "max_over_branches";
-      absl::StatusOr<symbolic::SymbolicSize> symbolic_size = symbolic::SizeOfSymValue(*engine_value);
-      if (symbolic_size.ok()) {
-        if (!symbolic_size->sized.bytes.has_value() && symbolic_size->bytes.known()) {
-          record.bytes_expr = symbolic_size->bytes.ToString();
-        }
-        sized = std::move(symbolic_size->sized);
-      } else {
-        sized = symbolic_size.status();
-      }
-    } else {
-      auto type = types.find(value.name);
-      sized = SizeOfType(type == types.end() ? nullptr : type->second);
-    }
+    // A value a runtime profile added is sized as the one it stands for.
+    const std::string& sized_name = value.sized_as >= 0 ? g.values[value.sized_as].name : value.name;
+    absl::StatusOr<SizedType> sized = SizeOfNamedValue(sized_name, *engine_shapes, types, &record);
+    if (sized.ok()) PadChannels(value.channel_block, *sized);
     if (!sized.ok()) {
       return absl::Status(sized.status().code(), absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name,
                                                               "': ", sized.status().message()));

@@ -21,7 +21,7 @@ std::vector<planner::Lifespan> ComputeLifespans(const IrGraph& graph, const std:
     lifespan.first = value.origin == ValueOrigin::kNodeOutput ? step[value.producer] : 0;
     lifespan.last = lifespan.first;
     for (NodeId consumer : value.consumers) lifespan.last = std::max(lifespan.last, step[consumer]);
-    if (value.is_graph_output) lifespan.last = std::max(lifespan.last, last_step);
+    if (value.is_graph_output || value.live_to_end) lifespan.last = std::max(lifespan.last, last_step);
   }
   return lifespans;
 }

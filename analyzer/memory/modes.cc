@@ -74,7 +74,7 @@ scheduler::DataflowGraph ToDataflowGraph(const IrGraph& graph, const std::vector
     const IrValue& value = graph.values[id];
     const bool in_arena = value.origin == ValueOrigin::kGraphInput || value.origin == ValueOrigin::kNodeOutput;
     dataflow.values[id].bytes = in_arena ? aligned_bytes[id] : 0;
-    dataflow.values[id].is_graph_output = in_arena && value.is_graph_output;
+    dataflow.values[id].is_graph_output = in_arena && (value.is_graph_output || value.live_to_end);
   }
   dataflow.nodes.resize(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) {

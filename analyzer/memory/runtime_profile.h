@@ -27,6 +27,8 @@ bool IsKnownRuntime(const std::string& name);
 // What the fusions did to one graph.
 struct FusionSummary {
   int64_t fused_nodes = 0;                 // Nodes merged into the node before them.
+  int64_t layout_nodes = 0;                // Nodes run in the runtime's blocked layout (ORT's NCHWc).
+  int64_t reorder_nodes = 0;               // Layout conversions the runtime adds (ReorderInput/Output).
   std::vector<std::string> fused_tensors;  // Tensors that no longer exist (ValueOrigin::kFusedAway).
   // Indexed like IrGraph::values (empty when nothing fused): the input whose
   // bytes a fused node's output is written over (Conv + Add: the residual),
@@ -39,11 +41,33 @@ struct FusionSummary {
   std::vector<bool> overridable;
 };
 
-// Applies the fusions of `runtime` to `graph` in place: the first node of
-// each fused chain takes over the chain's inputs and final outputs, the
-// others leave graph.nodes, and the tensors between them become kFusedAway.
+// What the layout rules read of a value: its element type and dims.
+struct ValueShape {
+  int32_t data_type = 0;                     // TensorProto.DataType (0: unknown).
+  std::vector<std::optional<int64_t>> dims;  // nullopt: that dim is not known.
+};
+// A value's shape by name (nullopt: rank unknown); weights are read from the
+// model directly. May be empty: then no rule that needs a shape applies.
+using ShapeLookup = std::function<std::optional<ValueShape>(const std::string& name)>;
+
+// Applies the graph rewrites of `runtime` to `graph` in place, in the
+// runtime's order. For onnxruntime-cpu:
+//  - levels 1-2: the first node of each fused chain (Conv + BatchNormalization
+//    + activation, MatMul + Add) takes over the chain's inputs and final
+//    outputs, the others leave graph.nodes, and the tensors between them
+//    become kFusedAway;
+//  - level 3, NCHWc (core/optimizer/nchwc_transformer.cc): eligible Convs,
+//    pools and the ops around them run on tensors in the blocked layout,
+//    which get new values (channels padded to the block) sized after the
+//    value they stand for; ReorderInput/ReorderOutput nodes copy between
+//    layouts where a consumer needs the other one; the NCHW value a blocked
+//    one replaces entirely becomes kFusedAway;
+//  - level 3, Conv + Add (+ activation) for the Convs NCHWc left
+//    (core/optimizer/conv_add_act_fusion.cc): the sum is written over the
+//    residual (writes_over).
 // Graph outputs are never fused away.
-FusionSummary ApplyRuntimeFusions(const std::string& runtime, int64_t ir_version, IrGraph& graph);
+FusionSummary ApplyRuntimeFusions(const std::string& runtime, int64_t ir_version, const ShapeLookup& shape_of,
+                                  IrGraph& graph);
 
 // A value's shape and type when every dim is known (what the workspace
 // rules read).

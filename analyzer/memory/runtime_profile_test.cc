@@ -99,7 +99,8 @@ TEST(RuntimeProfileTest, ConvBatchNormFuses) {
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_FALSE(IsArenaTensor(*ort, "c"));  // conv_bn_fusion.cc folds the BatchNormalization into the Conv.
   EXPECT_EQ(ort->modes.fused_nodes, 1);
-  EXPECT_EQ(ort->memory.arena_bytes, 2 * 8 * 16 * 16 * 4);  // x and y.
+  // x (held to the end), its NCHWc copy and the blocked y; then y reordered.
+  EXPECT_EQ(ort->memory.arena_bytes, 3 * 8 * 16 * 16 * 4);
   absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_TRUE(IsArenaTensor(*plain, "c"));
@@ -139,11 +140,14 @@ TEST(RuntimeProfileTest, ConvActivationFuses) {
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.runtime = "onnxruntime-cpu"});  // No in-place.
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_FALSE(IsArenaTensor(*ort, "c"));
-  EXPECT_EQ(ort->memory.arena_bytes, 2 * 8 * 16 * 16 * 4);
+  EXPECT_EQ(ort->memory.arena_bytes, 3 * 8 * 16 * 16 * 4);  // x, x.nchwc and y.nchwc at the Conv.
 }
 
 TEST(RuntimeProfileTest, ConvAddActivationWritesOverTheResidual) {
-  ModelBuilder builder = ConvModel();
+  // A 1-D Conv, which NCHWc leaves: conv_add_act_fusion.cc (level 3).
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 64}).Initializer("w", onnx::TensorProto::FLOAT, {8, 8, 3});
+  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1});
   builder.Add("Sigmoid", {"x"}, {"residual"})
       .Add("Add", {"c", "residual"}, {"sum"})
       .Add("Relu", {"sum"}, {"y"})
@@ -153,9 +157,171 @@ TEST(RuntimeProfileTest, ConvAddActivationWritesOverTheResidual) {
   EXPECT_FALSE(IsArenaTensor(*ort, "c"));
   EXPECT_FALSE(IsArenaTensor(*ort, "sum"));
   EXPECT_EQ(ort->modes.fused_nodes, 2);
+  EXPECT_EQ(ort->modes.layout_nodes, 0);
   const TensorRecord& y = FindTensor(*ort, "y");
-  EXPECT_EQ(y.shares_with, "residual");  // FusedConv's Z / NchwcConv's Sum input is the output buffer.
+  EXPECT_EQ(y.shares_with, "residual");  // FusedConv's Z is the output buffer.
   EXPECT_EQ(y.sharing, "inplace");
+}
+
+TEST(RuntimeProfileTest, NchwcConvAddOfAnNchwTensorReordersBack) {
+  // The residual is NCHW (a Sigmoid of the input): TransformBinary needs
+  // both addends blocked, so the Conv's output is reordered back for the Add.
+  ModelBuilder builder = ConvModel();
+  builder.Add("Sigmoid", {"x"}, {"residual"}).Add("Add", {"c", "residual"}, {"y"}).Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->modes.fused_nodes, 0);
+  EXPECT_EQ(ort->modes.layout_nodes, 1);
+  EXPECT_EQ(ort->modes.reorder_nodes, 2);  // x in, c out.
+  EXPECT_EQ(FindTensor(*ort, "x.nchwc").producer, "ReorderInput(x)");
+  EXPECT_EQ(FindTensor(*ort, "c.nchwc").producer, "conv");
+  EXPECT_EQ(FindTensor(*ort, "c").producer, "ReorderOutput(c)");
+}
+
+// x [1, 8, 16, 16] -> Conv `name` (8 filters, 3x3, pad 1) -> `output`.
+void AddConv(ModelBuilder& builder, const std::string& input, const std::string& output, const std::string& name,
+             int64_t filters = 8) {
+  builder.Initializer(name + "_w", onnx::TensorProto::FLOAT, {filters, 8, 3, 3});
+  SetInts(builder.Node("Conv", {input, name + "_w"}, {output}, name), "pads", {1, 1, 1, 1});
+}
+
+TEST(RuntimeProfileTest, NchwcPadsOutputChannelsToTheBlock) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16});
+  AddConv(builder, "x", "c", "conv", /*filters=*/4);
+  builder.Output("c");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  const TensorRecord& blocked = FindTensor(*ort, "c.nchwc");
+  EXPECT_EQ(blocked.bytes, 8 * 16 * 16 * 4);  // 4 channels padded to one block of 8.
+  ASSERT_TRUE(blocked.shape.has_value());
+  EXPECT_EQ((*blocked.shape)[1].value, 8);
+  EXPECT_EQ(FindTensor(*ort, "c").bytes, 4 * 16 * 16 * 4);  // The graph output, reordered back.
+  EXPECT_EQ(ort->modes.reorder_nodes, 2);
+  // At the Conv: x (held to the end), its copy and the blocked output.
+  EXPECT_EQ(ort->memory.lower_bound_bytes, 3 * 8 * 16 * 16 * 4);
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(IsArenaTensor(*plain, "c.nchwc"));
+}
+
+TEST(RuntimeProfileTest, NchwcReordersAnInputOnceForAllItsReaders) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16});
+  AddConv(builder, "x", "a", "conv_a");
+  AddConv(builder, "x", "b", "conv_b");
+  builder.Output("a").Output("b");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->modes.layout_nodes, 2);
+  EXPECT_EQ(ort->modes.reorder_nodes, 3);  // One ReorderInput, two ReorderOutputs.
+  int reorder_inputs = 0;
+  for (const std::string& node : ort->schedule) reorder_inputs += node.rfind("ReorderInput", 0) == 0;
+  EXPECT_EQ(reorder_inputs, 1);
+}
+
+TEST(RuntimeProfileTest, NchwcChainStaysBlockedBetweenItsEnds) {
+  // Conv -> Relu (fused into the Conv) -> MaxPool -> Conv: blocked
+  // throughout; only the graph's input and output are reordered.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16});
+  AddConv(builder, "x", "c1", "conv1");
+  builder.Add("Relu", {"c1"}, {"r1"});
+  onnx::NodeProto& pool = builder.Node("MaxPool", {"r1"}, {"p1"}, "pool");
+  SetInts(pool, "kernel_shape", {2, 2});
+  SetInts(pool, "strides", {2, 2});
+  AddConv(builder, "p1", "y", "conv2");
+  builder.Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->modes.layout_nodes, 3);
+  EXPECT_EQ(ort->modes.reorder_nodes, 2);
+  EXPECT_EQ(ort->modes.fused_nodes, 1);
+  // The Relu joined conv1 at level 2 (conv_activation_fusion.cc), so conv1 writes r1.nchwc.
+  for (const char* gone : {"c1", "r1", "p1", "c1.nchwc"}) EXPECT_FALSE(IsArenaTensor(*ort, gone)) << gone;
+  EXPECT_EQ(FindTensor(*ort, "p1.nchwc").bytes, 8 * 8 * 8 * 4);
+  EXPECT_EQ(FindTensor(*ort, "y").producer, "ReorderOutput(y)");
+}
+
+TEST(RuntimeProfileTest, NchwcConvSumWritesOverTheOtherAddend) {
+  // Add of two single-use NchwcConvs: NchwcConvSumFusion feeds one into the
+  // other's Sum input (MayInplace(3, 0)); the Relu after fuses too.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16});
+  AddConv(builder, "x", "a", "conv_a");
+  AddConv(builder, "x", "b", "conv_b");
+  builder.Add("Add", {"a", "b"}, {"sum"}).Add("Relu", {"sum"}, {"y"}).Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->modes.fused_nodes, 2);  // The Add and the Relu.
+  const TensorRecord& sum = FindTensor(*ort, "a.nchwc");
+  EXPECT_EQ(sum.shares_with, "b.nchwc");
+  EXPECT_EQ(sum.sharing, "inplace");
+  EXPECT_FALSE(IsArenaTensor(*ort, "sum"));
+  // conv_b runs first; conv_a then sums into b's buffer: with x and its
+  // copy, three tensors at most.
+  EXPECT_EQ(ort->memory.lower_bound_bytes, 3 * 8 * 16 * 16 * 4);
+}
+
+TEST(RuntimeProfileTest, NchwcBatchNormOfAConcatIsADepthwiseConv) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16});
+  AddConv(builder, "x", "a", "conv_a");
+  AddConv(builder, "x", "b", "conv_b");
+  SetInt(builder.Node("Concat", {"a", "b"}, {"cat"}, "concat"), "axis", 1);
+  for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, onnx::TensorProto::FLOAT, {16});
+  onnx::NodeProto& norm = builder.Node("BatchNormalization", {"cat", "scale", "bias", "mean", "var"}, {"y"}, "bn");
+  onnx::AttributeProto* epsilon = norm.add_attribute();
+  epsilon->set_name("epsilon");
+  epsilon->set_type(onnx::AttributeProto::FLOAT);
+  epsilon->set_f(1e-5f);
+  builder.Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->modes.layout_nodes, 3);  // Two Convs and the BatchNormalization.
+  EXPECT_EQ(FindTensor(*ort, "cat.nchwc").bytes, 16 * 16 * 16 * 4);
+  EXPECT_EQ(FindTensor(*ort, "y.nchwc").producer, "bn");
+  EXPECT_EQ(FindTensor(*ort, "y.nchwc").shares_with, "");  // Not in place: a Conv now.
+  EXPECT_EQ(FindTensor(*ort, "y").producer, "ReorderOutput(y)");
+}
+
+TEST(RuntimeProfileTest, NchwcTransposeToNhwcIsTheReorder) {
+  ModelBuilder builder = ConvModel();
+  SetInts(builder.Node("Transpose", {"c"}, {"y"}, "to_nhwc"), "perm", {0, 2, 3, 1});
+  builder.Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "c"));
+  EXPECT_EQ(FindTensor(*ort, "y").producer, "to_nhwc");
+  EXPECT_EQ(ort->modes.reorder_nodes, 2);  // x in, and the Transpose itself.
+}
+
+TEST(RuntimeProfileTest, GraphInputsLiveUntilTheRunEnds) {
+  // The caller owns the inputs: ORT frees none of them during the run.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1024}).Add("Relu", {"x"}, {"a"}).Add("Sigmoid", {"a"}, {"y"});
+  builder.Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.runtime = "onnxruntime-cpu"});
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(FindTensor(*ort, "x").last_step, 1);
+  EXPECT_EQ(ort->memory.lower_bound_bytes, 3 * 4096);
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(FindTensor(*plain, "x").last_step, 0);  // The spec's: its last reader.
+  EXPECT_EQ(plain->memory.lower_bound_bytes, 2 * 4096);
+}
+
+TEST(RuntimeProfileTest, ConvMulOfAPerChannelWeightFolds) {
+  ModelBuilder builder = ConvModel();
+  builder.Initializer("per_channel", onnx::TensorProto::FLOAT, {8, 1, 1})
+      .Initializer("per_column", onnx::TensorProto::FLOAT, {16})
+      .Add("Mul", {"c", "per_channel"}, {"scaled"})
+      .Add("Add", {"scaled", "per_column"}, {"y"})
+      .Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "c"));  // conv_mul_fusion.cc.
+  EXPECT_EQ(ort->modes.fused_nodes, 1);     // A [16] bias broadcasts along the width: conv_add_fusion.cc refuses it.
 }
 
 TEST(RuntimeProfileTest, MatMulAddFuses) {

@@ -209,6 +209,11 @@ void WriteModes(const ModesSummary& modes, JsonWriter& json) {
     json.Key("saved_bytes").Int(mode->saved_bytes);
     json.EndObject();
   }
+  json.Key("runtime").BeginObject();  // What --runtime's rewrites did (all 0 without it).
+  json.Key("fused_nodes").Int(modes.fused_nodes);
+  json.Key("layout_nodes").Int(modes.layout_nodes);
+  json.Key("reorder_nodes").Int(modes.reorder_nodes);
+  json.EndObject();
   json.EndObject();
 }
 
@@ -444,7 +449,9 @@ std::string RenderText(const Analysis& analysis) {
   if (!analysis.options.runtime.empty()) {
     absl::StrAppend(&out, FigureLine("kernel workspaces", memory.workspace_bytes,
                                      absl::StrCat("  in the arena; runtime ", analysis.options.runtime, ", ",
-                                                  analysis.modes.fused_nodes, " nodes fused")));
+                                                  analysis.modes.fused_nodes, " nodes fused, ",
+                                                  analysis.modes.layout_nodes, " in NCHWc, ",
+                                                  analysis.modes.reorder_nodes, " reorders")));
     absl::StrAppend(&out, FigureLine("runtime overhead", memory.runtime_overhead_bytes,
                                      "  held by the runtime during a run, no tensor; in the peak"));
   }
