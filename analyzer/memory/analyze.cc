@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -304,13 +305,31 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   analysis.modes.fused_nodes = main->fusions.fused_nodes;
   analysis.modes.layout_nodes = main->fusions.layout_nodes;
   analysis.modes.reorder_nodes = main->fusions.reorder_nodes;
-  int64_t io_bytes = 0;  // What is live at the run's edges (RuntimeOverheadBytes).
+  int64_t input_bytes = 0;  // What is live at the run's end (RuntimeOverheadBytes).
+  int64_t output_bytes = 0;
   for (const TensorRecord& tensor : main->tensors) {
-    if (tensor.role == TensorRole::kGraphInput || tensor.role == TensorRole::kGraphOutput) {
-      io_bytes += tensor.aligned_bytes;
+    if (tensor.role == TensorRole::kGraphInput) input_bytes += tensor.aligned_bytes;
+    if (tensor.role == TensorRole::kGraphOutput) output_bytes += tensor.aligned_bytes;
+  }
+  if (!options.runtime.empty()) {
+    // A graph output that is a weight is copied into an output buffer by
+    // the run, like any output (qwen2-5-vl dummy_text: no node, 2 x its
+    // 2.4 MB of initializer outputs in ORT's run peak).
+    absl::flat_hash_map<std::string, int64_t> weight_bytes;
+    for (const WeightRecord& weight : main->weights) {
+      if (weight.graph.empty() && weight.bytes.has_value()) weight_bytes.emplace(weight.name, *weight.bytes);
+    }
+    for (const IrValue& value : main->ir.values) {
+      if (!value.is_graph_output || value.origin == ValueOrigin::kGraphInput ||
+          value.origin == ValueOrigin::kNodeOutput) {
+        continue;
+      }
+      auto it = weight_bytes.find(value.name);
+      if (it != weight_bytes.end()) output_bytes += it->second;
     }
   }
-  memory.runtime_overhead_bytes = RuntimeOverheadBytes(options.runtime, memory.arena_bytes, io_bytes);
+  memory.runtime_overhead_bytes =
+      RuntimeOverheadBytes(options.runtime, memory.arena_bytes, input_bytes, output_bytes);
   absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes + memory.folded_weights_bytes,
                                             memory.arena_bytes + memory.runtime_overhead_bytes);
   if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");

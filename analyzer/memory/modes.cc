@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/memory/runtime_profile.h"
 #include "planner/validator.h"
 
 namespace footprint {
@@ -111,7 +112,7 @@ std::vector<Sharing> PlanSharing(const IrGraph& graph, const std::vector<NodeId>
       kind = SharingKind::kInPlace;  // A fused kernel that sums into its residual input (runtime_profile.h).
       candidates.push_back((*options.runtime_writes_over)[node.outputs[0]]);
     } else if (options.inplace && IsElementwiseOp(*node.proto) &&
-               !(options.runtime_profile && node.proto->op_type() == "BatchNormalization")) {
+               (options.runtime.empty() || RuntimeRunsInPlace(options.runtime, *node.proto))) {
       kind = SharingKind::kInPlace;
       if (IsBinaryElementwise(node.proto->op_type())) {
         candidates = node.inputs;

@@ -59,9 +59,9 @@ struct SharingOptions {
   // With inplace: per value, the input its (fused) producer writes over
   // under the --runtime profile (runtime_profile.h), or -1; empty for none.
   const std::vector<ValueId>* runtime_writes_over = nullptr;
-  // A runtime profile is on: only what its kernels do in place. ORT's
-  // BatchNormalization declares no MayInplace (core/providers/cpu/nn/batch_norm.cc).
-  bool runtime_profile = false;
+  // A runtime profile (--runtime NAME) or "": then only the elementwise ops
+  // its kernels run in place do so (RuntimeRunsInPlace).
+  std::string runtime;
 };
 
 enum class SharingKind {

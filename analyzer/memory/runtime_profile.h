@@ -77,6 +77,10 @@ struct KnownTensor {
 };
 using TensorLookup = std::function<std::optional<KnownTensor>(ValueId)>;
 
+// Whether `runtime`'s kernel of the elementwise op `node` writes its output
+// over a dying input (the in-place mode applies only then under --runtime).
+bool RuntimeRunsInPlace(const std::string& runtime, const onnx::NodeProto& node);
+
 // The scratch bytes the kernel of `node` allocates for one run under
 // `runtime` (0 when none or when a shape it needs is unknown).
 int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const FusionSummary& fusions,
@@ -84,9 +88,10 @@ int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, c
 
 // The bytes `runtime` holds during one run besides the graph's tensors (0
 // for an unknown name), given the planned arena and the aligned bytes of the
-// graph's inputs and outputs: the predicted peak working memory is
+// graph's inputs and of its outputs: the predicted peak working memory is
 // arena_bytes + this (MemoryFigures::runtime_overhead_bytes).
-int64_t RuntimeOverheadBytes(const std::string& runtime, int64_t arena_bytes, int64_t io_bytes);
+int64_t RuntimeOverheadBytes(const std::string& runtime, int64_t arena_bytes, int64_t input_bytes,
+                             int64_t output_bytes);
 
 }  // namespace footprint
 

@@ -129,7 +129,7 @@ std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<
                       .inplace = modes.inplace.enabled,
                       .runtime_writes_over =
                           result.fusions.writes_over.empty() ? nullptr : &result.fusions.writes_over,
-                      .runtime_profile = main_graph && !options.runtime.empty()});
+                      .runtime = main_graph ? options.runtime : std::string()});
 }
 
 absl::Status FinishInPlaceMode(const std::string& graph_label, GraphResult& result) {
