@@ -839,6 +839,22 @@ class NchwcLayout {
   std::vector<std::pair<NodeId, NodeId>> reorder_outputs_;  // (producer, ReorderOutput) pairs.
 };
 
+// NegativeLogLikelihoodLoss's scratch (float32): measured (bench/ground_truth,
+// inputs [3, C, D] for C 5 and 10, D 2160 and 4320), ORT holds 4 bytes per
+// sample (N * d1 * ... * dk) for each of: the per-sample loss unless the
+// reduction is "none" (then the output is it), the per-sample weight when
+// a weight is given, and one more; the class count does not matter.
+int64_t NllLossWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+  if (node.inputs.empty()) return 0;
+  const std::optional<KnownTensor> input = tensor_of(node.inputs[0]);
+  if (!input || input->dtype != "float32" || input->dims.size() < 2) return 0;
+  const int64_t samples = input->dims[0] * Product(input->dims, 2);
+  const bool weighted = node.proto->input_size() >= 3 && !node.proto->input(2).empty();
+  std::string reduction = "mean";
+  if (const onnx::AttributeProto* attribute = FindAttribute(*node.proto, "reduction")) reduction = attribute->s();
+  return 4 * samples * ((reduction == "none" ? 1 : 2) + (weighted ? 1 : 0));
+}
+
 }  // namespace
 
 std::vector<std::string> KnownRuntimes() { return {kOnnxRuntimeCpu}; }
@@ -897,6 +913,7 @@ int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, c
   if (runtime != kOnnxRuntimeCpu || !IsDefaultDomain(*node.proto)) return 0;
   if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
+  if (node.proto->op_type() == "NegativeLogLikelihoodLoss") return NllLossWorkspaceBytes(node, tensor_of);
   return 0;
 }
 
