@@ -8,7 +8,11 @@
 #  - with the default modes, the arena is no larger than ORT's run peak;
 #  - with --runtime onnxruntime-cpu, the arena is within 20% of ORT's run
 #    peak (the sweep's target is 10%; this check keeps a margin for malloc
-#    noise on a busy machine).
+#    noise on a busy machine);
+# and on the probe models of probe_models.py (each isolates one measured rule
+# of the profile: the output copy, in-place kernels, NCHWc chains, the loss
+# scratch), --runtime's arena + overhead within 5% of ORT's run peak (all
+# 41 were within 1.3% when the rules were written).
 set -euo pipefail
 build=$(cd "$1" && pwd)
 models=$2
@@ -31,7 +35,7 @@ ln -s "$build/ground-truth/node_modules" "$out/ground-truth/node_modules"
 ln -s "$build/onnx-footprint" "$out/onnx-footprint"
 bash "$here/run.sh" "$out" "$mnist" "$mnist" "$squeezenet" > "$out/table.txt"
 cat "$out/table.txt"
-results="$out/ground-truth/results.jsonl"
+results="$out/ground-truth/results.given.jsonl"
 status=0
 first=$(jq -s '.[0].run_peak' "$results")
 second=$(jq -s '.[1].run_peak' "$results")
@@ -51,4 +55,25 @@ while IFS=$'\t' read -r model run default runtime; do
 # --runtime: arena + runtime overhead, the predicted peak working memory.
 done < <(jq -r '[.model, .run_peak, .default.arena_bytes,
                  .runtime.arena_bytes + (.runtime.runtime_overhead_bytes // 0)] | @tsv' "$results")
+if ! /usr/bin/python3 -c 'import onnx' 2> /dev/null; then
+  echo "probes not run: /usr/bin/python3 has no onnx (Debian's python3-onnx)"
+  exit $status
+fi
+/usr/bin/python3 "$here/probe_models.py" "$out/probes"
+bash "$here/run.sh" "$out" "$out/probes" > "$out/probes.txt"
+probes=0
+while IFS=$'\t' read -r model run runtime; do
+  probes=$((probes + 1))
+  if [ $(( runtime * 100 )) -lt $(( run * 95 )) ] || [ $(( runtime * 100 )) -gt $(( run * 105 )) ]; then
+    echo "FAIL: probe $model: --runtime onnxruntime-cpu arena + overhead $runtime is not within 5% of ORT run peak $run"
+    status=1
+  fi
+done < <(jq -r 'select(.runtime != null) | [.model, .run_peak,
+                 .runtime.arena_bytes + (.runtime.runtime_overhead_bytes // 0)] | @tsv' "$results")
+echo "$probes probe models checked"
+if [ "$probes" -lt 41 ]; then
+  echo "FAIL: $probes probe models measured, 41 expected"
+  cat "$out/probes.txt"
+  status=1
+fi
 exit $status

@@ -7,7 +7,8 @@
 # (pytorch-converted, pytorch-operator, simple, and every 4th node test).
 # Needs onnxruntime-node in BUILD_DIR/ground-truth/node_modules (make
 # ground-truth installs it); models ORT refuses are listed and skipped.
-# Prints one table (table.py) and keeps BUILD_DIR/ground-truth/results.jsonl.
+# Prints one table (table.py) and keeps BUILD_DIR/ground-truth/results.jsonl
+# (results.given.jsonl when models are given).
 #   bash bench/ground_truth/run.sh BUILD_DIR --reanalyze
 # keeps ORT's figures of the last results.jsonl and runs only onnx-footprint
 # again (to try a rule without measuring ORT again).
@@ -53,6 +54,7 @@ fi
 
 models=()
 if [ $# -gt 0 ]; then
+  results="$work/results.given.jsonl"  # The sweep's results.jsonl (and --reanalyze) stay as they are.
   for arg in "$@"; do
     if [ -d "$arg" ]; then while IFS= read -r f; do models+=("$f"); done < <(find "$arg" -name '*.onnx' | sort)
     else models+=("$arg"); fi

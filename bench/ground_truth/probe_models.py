@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""Writes the probe models behind the measured rules of --runtime onnxruntime-cpu.
+
+Each family isolates one effect on ORT's run peak (README.md, "Per-run
+overhead" and "Other measured rules"):
+  copy_*     one op with a large output: the binding's copy of the outputs;
+  inplace_*  a 1 MiB tensor between a Neg and a ReduceSum through one
+             elementwise op: 2 MiB run peak when ORT writes in place, 3 when not
+             (binary ops: 3 and 4, with a second operand);
+  nll_*      NegativeLogLikelihoodLoss's per-sample scratch;
+  nchwc_*    a Conv with a BatchNormalization, Mul and Add, or a Concat, after it.
+Usage: /usr/bin/python3 probe_models.py DIR, then bash run.sh BUILD_DIR DIR
+(Debian's python3-onnx; the run prints ours next to ORT's).
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+
+def save(directory, name, nodes, inputs, outputs, initializers=(), opset=13):
+    graph = h.make_graph(nodes, name, [h.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+                         [h.make_tensor_value_info(n, t, s) for n, t, s in outputs], initializer=list(initializers))
+    model = h.make_model(graph, opset_imports=[h.make_opsetid('', opset)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(directory, name + '.onnx'))
+
+
+def weight(name, shape, rng):
+    return nh.from_array((rng.random(shape) * 0.1).astype(np.float32), name)
+
+
+def main():
+    directory = sys.argv[1]
+    os.makedirs(directory, exist_ok=True)
+    rng = np.random.default_rng(0)
+    f = T.FLOAT
+    # The output copy at the run's end.
+    save(directory, 'copy_relu', [h.make_node('Relu', ['x'], ['y'])], [('x', f, [1, 3, 32, 32, 32])],
+         [('y', f, [1, 3, 32, 32, 32])])
+    save(directory, 'copy_averagepool_2d', [h.make_node('AveragePool', ['x'], ['y'], kernel_shape=[2, 2])],
+         [('x', f, [1, 3, 128, 128])], [('y', f, [1, 3, 127, 127])])
+    save(directory, 'copy_averagepool_3d', [h.make_node('AveragePool', ['x'], ['y'], kernel_shape=[2, 2, 2])],
+         [('x', f, [1, 3, 16, 16, 16])], [('y', f, [1, 3, 15, 15, 15])])
+    save(directory, 'copy_maxpool_1d', [h.make_node('MaxPool', ['x'], ['y'], kernel_shape=[3], strides=[2])],
+         [('x', f, [20, 16, 50])], [('y', f, [20, 16, 24])])
+    save(directory, 'copy_instancenorm',
+         [h.make_node('InstanceNormalization', ['x', 's', 'b'], ['y'], epsilon=1e-5)],
+         [('x', f, [2, 10, 32, 32]), ('s', f, [10]), ('b', f, [10])], [('y', f, [2, 10, 32, 32])])
+    # In place or not.
+    shape = [1, 16, 128, 128]
+    unary = ['Relu', 'Sigmoid', 'Tanh', 'LeakyRelu', 'Elu', 'Selu', 'Celu', 'HardSigmoid', 'Softplus', 'Softsign',
+             'ThresholdedRelu', 'Dropout', 'Abs', 'Neg', 'Sqrt', 'Reciprocal', 'Floor', 'Exp', 'Log', 'Erf', 'Sin']
+    for op in unary:
+        save(directory, 'inplace_' + op,
+             [h.make_node('Neg', ['x'], ['a']), h.make_node(op, ['a'], ['b']),
+              h.make_node('ReduceSum', ['b'], ['y'], keepdims=0)], [('x', f, shape)], [('y', f, [])])
+    for op in ['Add', 'Sub', 'Mul', 'Div', 'Max', 'Sum']:
+        save(directory, 'inplace_binary_' + op,
+             [h.make_node('Neg', ['x'], ['a']), h.make_node('Abs', ['x'], ['a2']), h.make_node(op, ['a', 'a2'], ['b']),
+              h.make_node('ReduceSum', ['b'], ['y'], keepdims=0)], [('x', f, shape)], [('y', f, [])])
+    channels = 16
+    statistics = [weight(n, [channels], rng) for n in ['scale', 'bias', 'mean']] + [
+        nh.from_array(np.ones(channels, dtype=np.float32), 'var')]
+    save(directory, 'inplace_BatchNormalization',
+         [h.make_node('Neg', ['x'], ['a']), h.make_node('BatchNormalization', ['a', 'scale', 'bias', 'mean', 'var'], ['b']),
+          h.make_node('ReduceSum', ['b'], ['y'], keepdims=0)], [('x', f, shape)], [('y', f, [])], statistics)
+    # NegativeLogLikelihoodLoss.
+    for classes, samples, reduction, weighted in [(5, 2160, 'mean', True), (5, 4320, 'mean', True),
+                                                  (5, 4320, 'mean', False), (5, 4320, 'sum', True),
+                                                  (5, 4320, 'none', True), (10, 4320, 'mean', True)]:
+        inputs = [('x', f, [3, classes, samples]), ('t', T.INT64, [3, samples])] + ([('w', f, [classes])] if weighted else [])
+        name = 'nll_%s_%s_c%d_d%d' % (reduction, 'w' if weighted else 'nw', classes, samples)
+        save(directory, name,
+             [h.make_node('NegativeLogLikelihoodLoss', ['x', 't'] + (['w'] if weighted else []), ['y'],
+                          reduction=reduction)],
+             inputs, [('y', f, [3, samples] if reduction == 'none' else [])])
+    # NCHWc chains.
+    c = 224
+    x = [('x', f, [1, c, 56, 56])]
+    conv = h.make_node('Conv', ['x', 'W'], ['c'], pads=[1, 1, 1, 1])
+    statistics = [weight(n, [c], rng) for n in ['s', 'b', 'm']] + [nh.from_array(np.ones(c, dtype=np.float32), 'v')]
+    save(directory, 'nchwc_conv_bn_mul_add_relu',
+         [conv, h.make_node('BatchNormalization', ['c', 's', 'b', 'm', 'v'], ['bn']), h.make_node('Mul', ['bn', 'k'], ['mu']),
+          h.make_node('Add', ['mu', 'a'], ['ad']), h.make_node('Relu', ['ad'], ['r']),
+          h.make_node('ReduceSum', ['r'], ['y'], keepdims=0)],
+         x, [('y', f, [])], [weight('W', [c, c, 3, 3], rng)] + statistics + [weight('k', [c, 1, 1], rng),
+                                                                             weight('a', [c, 1, 1], rng)])
+    save(directory, 'nchwc_conv_concat',
+         [conv, h.make_node('Conv', ['c', 'W2'], ['c2'], pads=[1, 1, 1, 1]),
+          h.make_node('Concat', ['c', 'c2'], ['cat'], axis=1), h.make_node('ReduceSum', ['cat'], ['y'], keepdims=0)],
+         x, [('y', f, [])], [weight('W', [c, c, 3, 3], rng), weight('W2', [32, c, 3, 3], rng)])
+
+
+main()
