@@ -65,6 +65,11 @@ TEST(RuntimeCliTest, RuntimeFlag) {
   nlohmann::json json = Json({"analyze", path, "--format", "json", "--runtime=onnxruntime-cpu"});
   EXPECT_EQ(json["options"]["runtime"], "onnxruntime-cpu");
   EXPECT_EQ(json["memory"]["workspace_bytes"], 0);
+  for (const char* key : {"fused_nodes", "layout_nodes", "reorder_nodes"}) {
+    EXPECT_TRUE(json["modes"]["runtime"][key].is_number_integer()) << key;
+  }
+  nlohmann::json plain = Json({"analyze", path, "--format", "json"});
+  EXPECT_EQ(plain["modes"]["runtime"]["fused_nodes"], 0);
   ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime", "unknown-name"}),
                      "--runtime must be one of onnxruntime-cpu, got 'unknown-name'");
   ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime"}), "--runtime needs a value");

@@ -160,6 +160,38 @@ TEST(InPlaceTest, AddWritesOverTheInputOfItsOwnShape) {
   EXPECT_EQ(FindTensor(*analysis, "y").shares_with, "a");
 }
 
+TEST(InPlaceTest, BatchNormalizationAndSumWriteOverADyingInput) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 4, 8, 8});
+  for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, kFloat, {4});
+  builder.Add("Relu", {"x"}, {"a"}, "ra")
+      .Add("BatchNormalization", {"a", "scale", "bias", "mean", "var"}, {"n"}, "bn")
+      .Add("Sigmoid", {"x"}, {"s"}, "sig")
+      .Add("Sum", {"n", "s"}, {"y"}, "sum")
+      .Output("y");
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, kInPlaceOnly);
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  EXPECT_EQ(FindTensor(*analysis, "n").shares_with, "a");
+  EXPECT_EQ(FindTensor(*analysis, "y").shares_with, "a");  // The group's owner.
+  EXPECT_EQ(analysis->modes.inplace.tensors, 2);
+}
+
+TEST(InPlaceTest, TrainingBatchNormalizationIsNotInPlace) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 4, 8, 8});
+  for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, kFloat, {4});
+  builder.Add("Relu", {"x"}, {"a"}, "ra");
+  onnx::NodeProto& norm = builder.Node("BatchNormalization", {"a", "scale", "bias", "mean", "var"}, {"y"}, "bn");
+  onnx::AttributeProto* training = norm.add_attribute();
+  training->set_name("training_mode");
+  training->set_type(onnx::AttributeProto::INT);
+  training->set_i(1);
+  builder.Output("y");
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, kInPlaceOnly);
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  EXPECT_EQ(FindTensor(*analysis, "y").shares_with, "");
+}
+
 TEST(InPlaceTest, RefusedWhenTheDeviceDoesNotAllowIt) {
   absl::StatusOr<devices::DeviceProfile> profile = devices::FindDevice("generic-cpu");
   ASSERT_TRUE(profile.ok()) << profile.status();

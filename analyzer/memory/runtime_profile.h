@@ -81,6 +81,15 @@ using TensorLookup = std::function<std::optional<KnownTensor>(ValueId)>;
 // over a dying input (the in-place mode applies only then under --runtime).
 bool RuntimeRunsInPlace(const std::string& runtime, const onnx::NodeProto& node);
 
+// What the profile's rules share (runtime_profile.cc, nchwc_layout.cc):
+// a weight ORT treats as constant (see FusionSummary::overridable);
+bool IsConstantWeight(const IrGraph& graph, const FusionSummary& summary, ValueId id);
+// a value's element type and dims: a weight's from the model, others' from
+// `shape_of` (nullopt: unknown);
+std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id);
+// the attribute `name` of `node`, or nullptr.
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name);
+
 // The scratch bytes the kernel of `node` allocates for one run under
 // `runtime` (0 when none or when a shape it needs is unknown).
 int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const FusionSummary& fusions,

@@ -326,6 +326,27 @@ TEST(RuntimeProfileTest, NllLossHoldsPerSampleBuffers) {
   EXPECT_EQ(WorkspaceOf(*unweighted, "nll"), 4 * 12960 * 2);
 }
 
+TEST(RuntimeProfileTest, OnlyTheKernelsOrtRunsInPlaceDoSo) {
+  // Measured (probe_models.py inplace_*): Relu in place, Add and Exp not.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1024})
+      .Add("Neg", {"x"}, {"a"})
+      .Add("Relu", {"a"}, {"r"})
+      .Add("Exp", {"r"}, {"e"})
+      .Add("Abs", {"x"}, {"b"})
+      .Add("Add", {"e", "b"}, {"y"})
+      .Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(FindTensor(*ort, "r").shares_with, "a");
+  EXPECT_EQ(FindTensor(*ort, "e").shares_with, "");
+  EXPECT_EQ(FindTensor(*ort, "y").shares_with, "");
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(FindTensor(*plain, "e").shares_with, "a");  // The spec's rule: any elementwise op.
+  EXPECT_NE(FindTensor(*plain, "y").shares_with, "");
+}
+
 TEST(RuntimeProfileTest, GraphInputsLiveUntilTheRunEnds) {
   // The caller owns the inputs: ORT frees none of them during the run.
   ModelBuilder builder;
