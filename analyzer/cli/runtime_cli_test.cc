@@ -10,6 +10,7 @@
 namespace footprint {
 namespace {
 
+using ::footprint::testing::AnalyzeJson;
 using ::footprint::testing::CliRun;
 using ::footprint::testing::ExpectOneLineError;
 using ::footprint::testing::ModelBuilder;
@@ -27,27 +28,21 @@ std::string FoldableModel() {
   return builder.Serialize();
 }
 
-nlohmann::json Json(const std::vector<std::string>& args) {
-  const CliRun run = RunCliCaptured(args);
-  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
-  return nlohmann::json::parse(run.out);
-}
-
 TEST(RuntimeCliTest, FoldingIsOnByDefaultAndOffInTheBaseline) {
   const std::string path = WriteScratchFile("foldable.onnx", FoldableModel());
-  nlohmann::json json = Json({"analyze", path, "--format", "json"});
+  nlohmann::json json = AnalyzeJson(path, {});
   EXPECT_EQ(json["options"]["fold"], true);
   EXPECT_EQ(json["memory"]["folded_weights_bytes"], 64 * 64 * 4);
   EXPECT_EQ(json["memory"]["peak_bytes"], json["memory"]["weights_bytes"].get<int64_t>() + 64 * 64 * 4 +
                                               json["memory"]["arena_bytes"].get<int64_t>());
   EXPECT_TRUE(json["options"]["runtime"].is_null());
   for (const char* off : {"--no-fold", "--baseline"}) {
-    json = Json({"analyze", path, "--format", "json", off});
+    json = AnalyzeJson(path, {off});
     EXPECT_EQ(json["options"]["fold"], false) << off;
     EXPECT_EQ(json["memory"]["folded_weights_bytes"], 0) << off;
     EXPECT_EQ(json["memory"]["arena_bytes"], 256 + 256 + 64 * 64 * 4) << off;  // w is an arena tensor again.
   }
-  json = Json({"analyze", path, "--format", "json", "--baseline", "--fold"});  // Later flags win.
+  json = AnalyzeJson(path, {"--baseline", "--fold"});  // Later flags win.
   EXPECT_EQ(json["options"]["fold"], true);
 }
 
@@ -62,13 +57,13 @@ TEST(RuntimeCliTest, TextReportNamesTheFoldedWeights) {
 
 TEST(RuntimeCliTest, RuntimeFlag) {
   const std::string path = WriteScratchFile("foldable.onnx", FoldableModel());
-  nlohmann::json json = Json({"analyze", path, "--format", "json", "--runtime=onnxruntime-cpu"});
+  nlohmann::json json = AnalyzeJson(path, {"--runtime=onnxruntime-cpu"});
   EXPECT_EQ(json["options"]["runtime"], "onnxruntime-cpu");
   EXPECT_EQ(json["memory"]["workspace_bytes"], 0);
   for (const char* key : {"fused_nodes", "layout_nodes", "reorder_nodes"}) {
     EXPECT_TRUE(json["modes"]["runtime"][key].is_number_integer()) << key;
   }
-  nlohmann::json plain = Json({"analyze", path, "--format", "json"});
+  nlohmann::json plain = AnalyzeJson(path, {});
   EXPECT_EQ(plain["modes"]["runtime"]["fused_nodes"], 0);
   ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime", "unknown-name"}),
                      "--runtime must be one of onnxruntime-cpu, got 'unknown-name'");

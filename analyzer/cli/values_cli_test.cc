@@ -19,19 +19,11 @@ using ::footprint::testing::ExpectOneLineError;
 using ::footprint::testing::ModelBuilder;
 using ::footprint::testing::RunCliCaptured;
 
-// The model written to a scratch file of this test's own name.
-std::string Write(const ModelBuilder& builder) {
-  return testing::WriteScratchFile(
-      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".onnx", builder.Serialize());
-}
+std::string Write(const ModelBuilder& builder) { return testing::WriteTestModel(builder.Serialize()); }
 
-nlohmann::json Json(const std::vector<std::string>& args) {
-  std::vector<std::string> full = {"analyze"};
-  full.insert(full.end(), args.begin(), args.end());
-  full.insert(full.end(), {"--format", "json", "--time-limit", "0"});
-  const CliRun run = RunCliCaptured(full);
-  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
-  return run.exit_code == kExitOk ? nlohmann::json::parse(run.out) : nlohmann::json::object();
+// analyze MODEL FLAGS... as JSON.
+nlohmann::json Json(const std::vector<std::string>& model_and_flags) {
+  return testing::AnalyzeJson(model_and_flags[0], {model_and_flags.begin() + 1, model_and_flags.end()});
 }
 
 const nlohmann::json& Tensor(const nlohmann::json& report, const std::string& name) {

@@ -75,12 +75,21 @@ inline void ExpectOneLineError(const CliRun& run, const std::string& must_contai
   EXPECT_EQ(Occurrences(run.err, "\n"), 1) << run.err;
 }
 
-// `analyze MODEL --format json` (no time beyond the planner's heuristics),
-// expected to succeed, parsed.
-inline nlohmann::json AnalyzeJson(const std::string& model) {
-  const CliRun run = RunCliCaptured({"analyze", model, "--format", "json", "--time-limit", "0"});
+// `analyze MODEL FLAGS... --format json` (no time beyond the planner's
+// heuristics), expected to succeed, parsed; an empty object when it failed.
+inline nlohmann::json AnalyzeJson(const std::string& model, const std::vector<std::string>& flags = {}) {
+  std::vector<std::string> args = {"analyze", model};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), {"--format", "json", "--time-limit", "0"});
+  const CliRun run = RunCliCaptured(args);
   EXPECT_EQ(run.exit_code, kExitOk) << run.err;
-  return nlohmann::json::parse(run.out);
+  return run.exit_code == kExitOk ? nlohmann::json::parse(run.out) : nlohmann::json::object();
+}
+
+// `bytes` written to a scratch file named after the running test.
+inline std::string WriteTestModel(const std::string& bytes) {
+  return WriteScratchFile(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".onnx",
+                          bytes);
 }
 
 }  // namespace footprint::testing
