@@ -90,10 +90,13 @@ Options:
                        in-place reuse (same as --schedule given --no-fold --no-alias --no-inplace).
                        The report always gives the baseline lower bound next to each mode's own.
   --runtime NAME       Model what one runtime does to the graph before it plans memory: its
-                       fusions (tensors that no longer exist) and its kernels' workspaces (scratch
-                       live at their node's step, workspace_bytes) and its measured per-run
-                       overhead (runtime_overhead_bytes, part of peak). Names: onnxruntime-cpu.
-                       Independent of --device. Default: none (the runtime-independent plan).
+                       fusions (tensors that no longer exist), its layout (ORT's NCHWc: padded
+                       blocked tensors and reorder copies), which of its kernels work in place,
+                       its kernels' workspaces (scratch live at their node's step,
+                       workspace_bytes), graph inputs held to the run's end, and its measured
+                       per-run overhead (runtime_overhead_bytes, part of peak). Names:
+                       onnxruntime-cpu. Independent of --device. Default: none (the
+                       runtime-independent plan).
   --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).
   --device-file FILE   Plan for a profile of your own (text-format DeviceProfile, see devices/).
   --format FORMAT      Report format (default text):
