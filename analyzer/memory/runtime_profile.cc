@@ -284,6 +284,106 @@ int64_t NllLossWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of)
   return 4 * samples * ((reduction == "none" ? 1 : 2) + (weighted ? 1 : 0));
 }
 
+// The permutation of a Transpose (empty: the default reversal, or none).
+std::vector<int64_t> PermOf(const onnx::NodeProto& node) {
+  std::vector<int64_t> perm;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == "perm") perm.assign(attribute.ints().begin(), attribute.ints().end());
+  }
+  return perm;
+}
+
+// Level 1, ORT's transpose optimizer (core/optimizer/transpose_optimization/):
+// a Transpose, a Softmax or LogSoftmax along one axis, and the inverse
+// Transpose cancel; the op then works along the permuted axis of the first
+// Transpose's input and writes the second's output. Measured (a [3, 5,
+// 21600] tensor): Transpose, LogSoftmax(axis 2), inverse Transpose peaks
+// exactly like LogSoftmax(axis 1) alone, whose kernel then transposes (see
+// SoftmaxWorkspaceBytes).
+void CancelTransposePairs(IrGraph& graph, FusionSummary& summary) {
+  std::vector<bool> removed(graph.nodes.size(), false);
+  auto single_reader = [&](ValueId value) -> NodeId {
+    const IrValue& v = graph.values[value];
+    return v.is_graph_output || v.consumers.size() != 1 ? -1 : v.consumers[0];
+  };
+  bool any = false;
+  for (size_t first_id = 0; first_id < graph.nodes.size(); ++first_id) {
+    const IrNode& first = graph.nodes[first_id];
+    if (removed[first_id] || !IsDefaultDomain(*first.proto) || first.proto->op_type() != "Transpose" ||
+        first.inputs.size() != 1 || first.outputs.size() != 1) {
+      continue;
+    }
+    const std::vector<int64_t> perm = PermOf(*first.proto);
+    const NodeId middle_id = single_reader(first.outputs[0]);
+    if (perm.empty() || middle_id < 0 || removed[middle_id]) continue;
+    IrNode& middle = graph.nodes[middle_id];
+    const std::string& op = middle.proto->op_type();
+    if (!IsDefaultDomain(*middle.proto) || (op != "Softmax" && op != "LogSoftmax") || middle.inputs.size() != 1 ||
+        middle.outputs.size() != 1) {
+      continue;
+    }
+    const NodeId last_id = single_reader(middle.outputs[0]);
+    if (last_id < 0 || removed[last_id]) continue;
+    const IrNode& last = graph.nodes[last_id];
+    if (!IsDefaultDomain(*last.proto) || last.proto->op_type() != "Transpose" || last.outputs.size() != 1) continue;
+    const std::vector<int64_t> back = PermOf(*last.proto);
+    const int64_t rank = static_cast<int64_t>(perm.size());
+    bool inverse = static_cast<int64_t>(back.size()) == rank;
+    for (int64_t i = 0; inverse && i < rank; ++i) {
+      inverse = perm[i] >= 0 && perm[i] < rank && back[perm[i]] == i;
+    }
+    const onnx::AttributeProto* axis_attribute = FindAttribute(*middle.proto, "axis");
+    if (!inverse || axis_attribute == nullptr) continue;  // The default axis differs by opset.
+    int64_t axis = axis_attribute->i();
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) continue;
+    auto proto = std::make_shared<onnx::NodeProto>(*middle.proto);
+    for (onnx::AttributeProto& attribute : *proto->mutable_attribute()) {
+      if (attribute.name() == "axis") attribute.set_i(perm[axis]);
+    }
+    middle.proto = proto.get();
+    graph.runtime_protos.push_back(std::move(proto));
+    const ValueId source = first.inputs[0];
+    for (ValueId gone : {first.outputs[0], middle.outputs[0]}) {
+      IrValue& value = graph.values[gone];
+      value.origin = ValueOrigin::kFusedAway;
+      value.producer = -1;
+      value.consumers.clear();
+      summary.fused_tensors.push_back(value.name);
+    }
+    std::replace(graph.values[source].consumers.begin(), graph.values[source].consumers.end(),
+                 static_cast<NodeId>(first_id), middle_id);
+    middle.inputs = {source};
+    middle.outputs = last.outputs;
+    graph.values[last.outputs[0]].producer = middle_id;
+    removed[first_id] = true;
+    removed[last_id] = true;
+    summary.fused_nodes += 2;
+    any = true;
+  }
+  if (any) RemoveNodes(removed, graph);
+}
+
+// Softmax and LogSoftmax along an axis that is not the last (opset 13's
+// meaning): core/providers/cpu/math/softmax.cc transposes the input so that
+// the axis is last and transposes the result back, holding both transposed
+// copies for the run. Measured: LogSoftmax(axis 1) of [3, 5, 21600] floats
+// peaks at 4 x the input (input, output and the two copies); along the last
+// axis at 2 x. With no axis attribute the default is the last (opset 13) or
+// a 2-D coercion without a transpose (earlier opsets): no scratch either way.
+int64_t SoftmaxWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+  const onnx::AttributeProto* axis_attribute = FindAttribute(*node.proto, "axis");
+  if (node.inputs.empty() || axis_attribute == nullptr) return 0;
+  const std::optional<KnownTensor> input = tensor_of(node.inputs[0]);
+  if (!input || input->dims.empty()) return 0;
+  const int64_t rank = static_cast<int64_t>(input->dims.size());
+  int64_t axis = axis_attribute->i();
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank - 1) return 0;
+  const int64_t element = input->dtype == "float64" ? 8 : input->dtype == "float16" ? 2 : 4;
+  return 2 * element * Product(input->dims, 0);
+}
+
 }  // namespace
 
 bool IsConstantWeight(const IrGraph& graph, const FusionSummary& summary, ValueId id) {
@@ -348,6 +448,7 @@ FusionSummary ApplyRuntimeFusions(const std::string& runtime, int64_t ir_version
   for (IrValue& value : graph.values) {
     if (value.origin == ValueOrigin::kGraphInput) value.live_to_end = true;
   }
+  CancelTransposePairs(graph, summary);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
   RunChains(/*allow_conv_add=*/false, shape_of, graph, summary, absorbed_of);
   std::vector<bool> has_activation(absorbed_of.size());
@@ -383,6 +484,9 @@ int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, c
   if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "NegativeLogLikelihoodLoss") return NllLossWorkspaceBytes(node, tensor_of);
+  if (node.proto->op_type() == "Softmax" || node.proto->op_type() == "LogSoftmax") {
+    return SoftmaxWorkspaceBytes(node, tensor_of);
+  }
   return 0;
 }
 

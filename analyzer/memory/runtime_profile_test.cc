@@ -347,6 +347,38 @@ TEST(RuntimeProfileTest, OnlyTheKernelsOrtRunsInPlaceDoSo) {
   EXPECT_NE(FindTensor(*plain, "y").shares_with, "");
 }
 
+TEST(RuntimeProfileTest, TransposesAroundASoftmaxCancelAndItsKernelTransposes) {
+  // Transpose, LogSoftmax(axis 2), inverse Transpose: the transpose optimizer
+  // leaves LogSoftmax(axis 1), whose kernel holds two transposed copies.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {3, 5, 64});
+  SetInts(builder.Node("Transpose", {"x"}, {"t"}, "in"), "perm", {0, 2, 1});
+  SetInt(builder.Node("LogSoftmax", {"t"}, {"l"}, "softmax"), "axis", 2);
+  SetInts(builder.Node("Transpose", {"l"}, {"y"}, "out"), "perm", {0, 2, 1});
+  builder.Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "t"));
+  EXPECT_FALSE(IsArenaTensor(*ort, "l"));
+  EXPECT_EQ(ort->modes.fused_nodes, 2);
+  EXPECT_EQ(FindTensor(*ort, "y").producer, "softmax");
+  EXPECT_EQ(WorkspaceOf(*ort, "softmax"), 2 * 3 * 5 * 64 * 4);
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_TRUE(IsArenaTensor(*plain, "t"));
+  EXPECT_EQ(plain->memory.workspace_bytes, 0);
+}
+
+TEST(RuntimeProfileTest, SoftmaxAlongTheLastAxisHasNoWorkspace) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {3, 5, 64});
+  SetInt(builder.Node("Softmax", {"x"}, {"y"}, "softmax"), "axis", -1);
+  builder.Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(WorkspaceOf(*ort, "softmax"), 0);
+}
+
 TEST(RuntimeProfileTest, GraphInputsLiveUntilTheRunEnds) {
   // The caller owns the inputs: ORT frees none of them during the run.
   ModelBuilder builder;

@@ -8,6 +8,8 @@ overhead" and "Other measured rules"):
              elementwise op: 2 MiB run peak when ORT writes in place, 3 when not
              (binary ops: 3 and 4, with a second operand);
   nll_*      NegativeLogLikelihoodLoss's per-sample scratch;
+  softmax_*  Softmax's transposed copies off the last axis, and the Transposes
+             around a Softmax that ORT's transpose optimizer cancels;
   nchwc_*    a Conv with a BatchNormalization, Mul and Add, or a Concat, after it.
 Usage: /usr/bin/python3 probe_models.py DIR, then bash run.sh BUILD_DIR DIR
 (Debian's python3-onnx; the run prints ours next to ORT's).
@@ -80,6 +82,16 @@ def main():
              [h.make_node('NegativeLogLikelihoodLoss', ['x', 't'] + (['w'] if weighted else []), ['y'],
                           reduction=reduction)],
              inputs, [('y', f, [3, samples] if reduction == 'none' else [])])
+    # Softmax along a non-last axis, and the Transposes around one cancelling.
+    wide = [('x', f, [3, 5, 21600])]
+    save(directory, 'softmax_axis1_logsoftmax', [h.make_node('LogSoftmax', ['x'], ['l'], axis=1),
+                                                 h.make_node('ReduceSum', ['l'], ['y'], keepdims=0)], wide, [('y', f, [])])
+    save(directory, 'softmax_last_logsoftmax', [h.make_node('LogSoftmax', ['x'], ['l'], axis=2),
+                                                h.make_node('ReduceSum', ['l'], ['y'], keepdims=0)], wide, [('y', f, [])])
+    save(directory, 'softmax_transposed_logsoftmax',
+         [h.make_node('Transpose', ['x'], ['t'], perm=[0, 2, 1]), h.make_node('LogSoftmax', ['t'], ['l'], axis=2),
+          h.make_node('Transpose', ['l'], ['u'], perm=[0, 2, 1]), h.make_node('ReduceSum', ['u'], ['y'], keepdims=0)],
+         wide, [('y', f, [])])
     # NCHWc chains.
     c = 224
     x = [('x', f, [1, c, 56, 56])]
