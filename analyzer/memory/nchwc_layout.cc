@@ -400,10 +400,16 @@ class NchwcLayout {
                              (dims.size() == 4 && dims[0] == 1 && dims[1] == arg->channels && dims[2] == 1 &&
                               dims[3] == 1);
     if (!per_channel) return;
+    BecomeDepthwiseConv(node_id, *arg);
+  }
+
+  // The node runs as a depthwise 1x1 NchwcConv of `arg`'s blocked tensor
+  // (its scale and bias are weights), writing a new blocked tensor.
+  void BecomeDepthwiseConv(NodeId node_id, Arg& arg) {
     Rewrite(node_id, "Conv");
     state_[node_id] = NodeState{.nchwc_conv = true};
-    UseBlocked(node_id, *arg);
-    CreateArg(node_id, arg->channels);
+    UseBlocked(node_id, arg);
+    CreateArg(node_id, arg.channels);
   }
 
   void TransformConcat(NodeId node_id) {
@@ -448,10 +454,7 @@ class NchwcLayout {
       const std::optional<std::vector<int64_t>> dims = KnownDims(node.inputs[i], kFloat, 1);
       if (!IsConstant(node.inputs[i]) || !dims.has_value() || (*dims)[0] != arg->channels) return;
     }
-    Rewrite(node_id, "Conv");
-    state_[node_id] = NodeState{.nchwc_conv = true};
-    UseBlocked(node_id, *arg);
-    CreateArg(node_id, arg->channels);
+    BecomeDepthwiseConv(node_id, *arg);
   }
 
   // A Transpose to NHWC of a blocked tensor is ReorderOutput(channels_last).
