@@ -93,8 +93,10 @@ Options:
                        fusions (tensors that no longer exist), its layout (ORT's NCHWc: padded
                        blocked tensors and reorder copies), which of its kernels work in place,
                        its kernels' workspaces (scratch live at their node's step,
-                       workspace_bytes), graph inputs held to the run's end, and its measured
-                       per-run overhead (runtime_overhead_bytes, part of peak). Names:
+                       workspace_bytes), graph inputs held to the run's end, its own planner
+                       (runtime_tensor_bytes: its buffers at the worst step, which the peak
+                       then counts instead of the arena) and its measured per-run overhead
+                       (runtime_overhead_bytes, part of peak). Names:
                        onnxruntime-cpu. Independent of --device. Default: none (the
                        runtime-independent plan).
   --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).

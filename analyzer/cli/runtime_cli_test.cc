@@ -52,7 +52,8 @@ TEST(RuntimeCliTest, TextReportNamesTheFoldedWeights) {
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   EXPECT_NE(run.out.find("folded weights"), std::string::npos);
   EXPECT_NE(run.out.find("kernel workspaces"), std::string::npos);
-  EXPECT_NE(run.out.find("= weights + folded + arena"), std::string::npos);
+  EXPECT_NE(run.out.find("= weights + folded + runtime tensors + runtime overhead"), std::string::npos);
+  EXPECT_NE(run.out.find("runtime tensors"), std::string::npos);
 }
 
 TEST(RuntimeCliTest, RuntimeFlag) {
@@ -60,11 +61,17 @@ TEST(RuntimeCliTest, RuntimeFlag) {
   nlohmann::json json = AnalyzeJson(path, {"--runtime=onnxruntime-cpu"});
   EXPECT_EQ(json["options"]["runtime"], "onnxruntime-cpu");
   EXPECT_EQ(json["memory"]["workspace_bytes"], 0);
+  EXPECT_EQ(json["memory"]["peak_bytes"].get<int64_t>(),
+            json["memory"]["weights_bytes"].get<int64_t>() + json["memory"]["folded_weights_bytes"].get<int64_t>() +
+                json["memory"]["runtime_tensor_bytes"].get<int64_t>() +
+                json["memory"]["runtime_overhead_bytes"].get<int64_t>());
+  EXPECT_GT(json["memory"]["runtime_tensor_bytes"].get<int64_t>(), 0);
   for (const char* key : {"fused_nodes", "layout_nodes", "reorder_nodes"}) {
     EXPECT_TRUE(json["modes"]["runtime"][key].is_number_integer()) << key;
   }
   nlohmann::json plain = AnalyzeJson(path, {});
   EXPECT_EQ(plain["modes"]["runtime"]["fused_nodes"], 0);
+  EXPECT_EQ(plain["memory"]["runtime_tensor_bytes"], 0);
   ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime", "unknown-name"}),
                      "--runtime must be one of onnxruntime-cpu, got 'unknown-name'");
   ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime"}), "--runtime needs a value");

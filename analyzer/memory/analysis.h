@@ -112,8 +112,14 @@ struct MemoryFigures {
   int64_t lower_bound_bytes = 0;    // Max over steps of live aligned bytes.
   int64_t naive_bytes = 0;          // Sum of aligned sizes: one buffer each.
   int64_t reuse_savings_bytes = 0;  // naive_bytes - arena_bytes.
+  // --runtime: the live bytes of the runtime's own tensor buffers at its
+  // worst step, as its planner allocates them (runtime_buffers.h); 0 without.
+  int64_t runtime_tensor_bytes = 0;
   int64_t runtime_overhead_bytes = 0;  // --runtime: what the runtime holds during a run besides tensors.
-  int64_t peak_bytes = 0;           // weights_bytes + folded_weights_bytes + arena_bytes + runtime_overhead_bytes.
+  // weights_bytes + folded_weights_bytes + arena_bytes; under --runtime, what
+  // that runtime holds: runtime_tensor_bytes in place of the arena, plus
+  // runtime_overhead_bytes.
+  int64_t peak_bytes = 0;
   int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
 };

@@ -307,8 +307,12 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   analysis.modes.reorder_nodes = main->fusions.reorder_nodes;
   int64_t input_bytes = 0;  // What is live at the run's end (RuntimeOverheadBytes).
   int64_t output_bytes = 0;
+  int64_t bindings = model.graph().output_size();  // The caller's inputs and outputs.
   for (const TensorRecord& tensor : main->tensors) {
-    if (tensor.role == TensorRole::kGraphInput) input_bytes += tensor.aligned_bytes;
+    if (tensor.role == TensorRole::kGraphInput) {
+      ++bindings;
+      input_bytes += tensor.aligned_bytes;
+    }
     if (tensor.role == TensorRole::kGraphOutput) output_bytes += tensor.aligned_bytes;
   }
   if (!options.runtime.empty()) {
@@ -328,10 +332,14 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
       if (it != weight_bytes.end()) output_bytes += it->second;
     }
   }
+  // Under --runtime the peak is that runtime's: its planner's buffers rather
+  // than our arena (runtime_buffers.h), and what it holds besides them.
+  memory.runtime_tensor_bytes = main->runtime_tensor_bytes;
+  const int64_t tensor_bytes = options.runtime.empty() ? memory.arena_bytes : memory.runtime_tensor_bytes;
   memory.runtime_overhead_bytes =
-      RuntimeOverheadBytes(options.runtime, memory.arena_bytes, input_bytes, output_bytes);
+      RuntimeOverheadBytes(options.runtime, tensor_bytes, input_bytes, output_bytes, bindings);
   absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes + memory.folded_weights_bytes,
-                                            memory.arena_bytes + memory.runtime_overhead_bytes);
+                                            tensor_bytes + memory.runtime_overhead_bytes);
   if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");
   memory.peak_bytes = *peak;
   if (!memory.complete) {

@@ -16,6 +16,7 @@
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/liveness.h"
 #include "analyzer/memory/modes.h"
+#include "analyzer/memory/runtime_buffers.h"
 #include "planner/planner.h"
 #include "planner/problem.h"
 
@@ -95,6 +96,27 @@ absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, 
   return absl::OkStatus();
 }
 
+// The runtime's own planner over `result.order` (runtime_buffers.h), from the
+// sized values before ArrangeTensors takes their records.
+int64_t RuntimeTensorBytes(const std::string& runtime, const GraphSizes& sizes, const GraphResult& result) {
+  std::vector<RuntimeValue> values(result.ir.values.size());
+  for (size_t id = 0; id < values.size(); ++id) {
+    values[id].bytes = sizes.sized_bytes[id];
+    if (sizes.record_of[id] < 0 || values[id].bytes < 0) continue;
+    const TensorRecord& record = sizes.records[sizes.record_of[id]];
+    if (!record.shape.has_value() || record.shape->empty()) continue;
+    std::string key = absl::StrCat(record.dtype, "[");
+    bool known = true;
+    for (const Dim& dim : *record.shape) {
+      if (!dim.value.has_value()) known = false;
+      absl::StrAppend(&key, dim.value.value_or(-1), ",");
+    }
+    if (known) values[id].shape_key = absl::StrCat(key, "]");
+  }
+  return RuntimeTensorPeakBytes(runtime, result.ir, result.order, values, result.fusions.writes_over,
+                                sizes.step_extra_of);
+}
+
 }  // namespace
 
 std::string ErrorPrefix(const std::string& graph_label) {
@@ -142,6 +164,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   const std::vector<planner::Lifespan> lifespans = ComputeLifespans(result.ir, result.order);
   const std::vector<planner::Step> step_of = StepsOf(result.order, static_cast<int>(result.ir.nodes.size()));
   const std::vector<Sharing> sharing = RunSharingModes(*sizes, lifespans, main_graph, options, result);
+  if (!runtime.empty()) result.runtime_tensor_bytes = RuntimeTensorBytes(runtime, *sizes, result);
   ArrangeTensors(lifespans, step_of, sharing, *sizes, result);
   const std::vector<int64_t> buffer_of_tensor = BuildPlannerProblem(options.device.alignment_bytes, result);
   // Bodies get the heuristics only: there may be many, and the main graph's

@@ -96,11 +96,13 @@ int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, c
                              const IrNode& node, const TensorLookup& tensor_of);
 
 // The bytes `runtime` holds during one run besides the graph's tensors (0
-// for an unknown name), given the planned arena and the aligned bytes of the
-// graph's inputs and of its outputs: the predicted peak working memory is
-// arena_bytes + this (MemoryFigures::runtime_overhead_bytes).
-int64_t RuntimeOverheadBytes(const std::string& runtime, int64_t arena_bytes, int64_t input_bytes,
-                             int64_t output_bytes);
+// for an unknown name), given the peak bytes of its tensor buffers
+// (runtime_buffers.h), the aligned bytes of the graph's inputs and of its
+// outputs, and how many inputs and outputs the caller binds: the predicted
+// peak working memory is tensor_bytes + this
+// (MemoryFigures::runtime_overhead_bytes).
+int64_t RuntimeOverheadBytes(const std::string& runtime, int64_t tensor_bytes, int64_t input_bytes,
+                             int64_t output_bytes, int64_t bindings);
 
 }  // namespace footprint
 

@@ -61,20 +61,21 @@ TEST(RuntimeProfileTest, KnownNames) {
 
 TEST(RuntimeProfileTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
   // One float through Identity: ORT's run peak is ~13.5 KB above its tensors
-  // (bench/ground_truth/README.md, "Per-run overhead").
+  // (bench/ground_truth/README.md, "Per-run overhead"): 12.5 KiB and 448 B
+  // for each of the input and the output.
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1}).Add("Identity", {"x"}, {"y"}).Output("y");
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
   ASSERT_TRUE(ort.ok()) << ort.status();
-  EXPECT_EQ(ort->memory.runtime_overhead_bytes, 13 * 1024);
-  EXPECT_EQ(ort->memory.peak_bytes, ort->memory.arena_bytes + 13 * 1024);
+  EXPECT_EQ(ort->memory.runtime_overhead_bytes, 12800 + 2 * 448);
+  EXPECT_EQ(ort->memory.peak_bytes, ort->memory.arena_bytes + 12800 + 2 * 448);
   EXPECT_LT(ort->memory.arena_bytes, 1024);  // The overhead is not a tensor of the plan.
   absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->memory.runtime_overhead_bytes, 0);
   EXPECT_EQ(plain->memory.peak_bytes, plain->memory.arena_bytes);
   EXPECT_EQ(plain->memory.arena_bytes, ort->memory.arena_bytes);
-  EXPECT_EQ(RuntimeOverheadBytes("tflite", 128, 64, 64), 0);
+  EXPECT_EQ(RuntimeOverheadBytes("tflite", 128, 64, 64, 2), 0);
 }
 
 TEST(RuntimeProfileTest, RunOverheadWhileKernelsRunIsSmall) {
@@ -100,7 +101,8 @@ TEST(RuntimeProfileTest, RunEndHoldsACopyOfLargeOutputs) {
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_EQ(ort->memory.arena_bytes, 2 * 393216);
   EXPECT_EQ(ort->memory.runtime_overhead_bytes, 393216 + 4608);
-  EXPECT_EQ(RuntimeOverheadBytes("onnxruntime-cpu", 8192, 4096, 4096), 13 * 1024);  // Small: the fixed part.
+  EXPECT_EQ(RuntimeOverheadBytes("onnxruntime-cpu", 8192, 4096, 4096, 2), 12800 + 2 * 448);  // Small: the fixed part.
+  EXPECT_EQ(RuntimeOverheadBytes("onnxruntime-cpu", 8192, 4096, 4096, 6), 12800 + 6 * 448);  // Each binding adds.
 }
 
 TEST(RuntimeProfileTest, ConvBatchNormFuses) {

@@ -48,7 +48,9 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
   const bool with_change = report.baseline.has_value();
   absl::StrAppend(&out, "| figure | size | bytes |", with_change ? " change |" : "", " |\n");
   absl::StrAppend(&out, "|---|---:|---:|", with_change ? "---:|" : "", "---|\n");
-  AppendFigureRow(&out, report, "**peak**", "peak_bytes", memory.peak_bytes, "weights + arena");
+  AppendFigureRow(&out, report, "**peak**", "peak_bytes", memory.peak_bytes,
+                  analysis.options.runtime.empty() ? "weights + arena"
+                                                   : "weights + runtime tensors + runtime overhead");
   AppendFigureRow(&out, report, "weights", "weights_bytes", memory.weights_bytes, "resident, outside the arena");
   if (analysis.options.fold_constants) {
     AppendFigureRow(&out, report, "folded weights", "folded_weights_bytes", memory.folded_weights_bytes,
@@ -58,6 +60,9 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
                   absl::StrCat(MarkdownCell(analysis.plan.algorithm),
                                analysis.plan.proven_optimal ? ", optimal" : ", not proven optimal"));
   if (!analysis.options.runtime.empty()) {
+    AppendFigureRow(&out, report, "runtime tensors", "runtime_tensor_bytes", memory.runtime_tensor_bytes,
+                    absl::StrCat(MarkdownCell(analysis.options.runtime),
+                                 "'s own planner at its worst step; in the peak"));
     AppendFigureRow(&out, report, "runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
                     absl::StrCat("held by ", MarkdownCell(analysis.options.runtime),
                                  " during a run, no tensor; in the peak"));

@@ -160,6 +160,7 @@ void WriteMemory(const Analysis& analysis, JsonWriter& json) {
   json.Key("folded_weights_bytes").Int(memory.folded_weights_bytes);
   json.Key("arena_bytes").Int(memory.arena_bytes);
   json.Key("workspace_bytes").Int(memory.workspace_bytes);
+  json.Key("runtime_tensor_bytes").Int(memory.runtime_tensor_bytes);
   json.Key("runtime_overhead_bytes").Int(memory.runtime_overhead_bytes);
   json.Key("lower_bound_bytes").Int(memory.lower_bound_bytes);
   json.Key("naive_bytes").Int(memory.naive_bytes);
@@ -435,7 +436,7 @@ std::string RenderText(const Analysis& analysis) {
 
   absl::StrAppend(&out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
   absl::StrAppend(&out, FigureLine("peak", memory.peak_bytes,
-                                   !analysis.options.runtime.empty()  ? "  = weights + folded + arena + runtime overhead"
+                                   !analysis.options.runtime.empty()  ? "  = weights + folded + runtime tensors + runtime overhead"
                                    : analysis.options.fold_constants ? "  = weights + folded + arena"
                                                                      : "  = weights + arena"));
   absl::StrAppend(&out, FigureLine("weights", memory.weights_bytes));
@@ -452,6 +453,9 @@ std::string RenderText(const Analysis& analysis) {
                                                   analysis.modes.fused_nodes, " nodes fused, ",
                                                   analysis.modes.layout_nodes, " in NCHWc, ",
                                                   analysis.modes.reorder_nodes, " reorders")));
+    absl::StrAppend(&out, FigureLine("runtime tensors", memory.runtime_tensor_bytes,
+                                     absl::StrCat("  ", analysis.options.runtime,
+                                                  "'s own planner at its worst step; in the peak")));
     absl::StrAppend(&out, FigureLine("runtime overhead", memory.runtime_overhead_bytes,
                                      "  held by the runtime during a run, no tensor; in the peak"));
   }

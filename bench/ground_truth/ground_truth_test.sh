@@ -49,12 +49,12 @@ while IFS=$'\t' read -r model run default runtime; do
     status=1
   fi
   if [ $(( runtime * 10 )) -lt $(( run * 8 )) ] || [ $(( runtime * 10 )) -gt $(( run * 12 )) ]; then
-    echo "FAIL: $model: --runtime onnxruntime-cpu arena + overhead $runtime is not within 20% of ORT run peak $run"
+    echo "FAIL: $model: --runtime onnxruntime-cpu runtime tensors + overhead $runtime is not within 20% of ORT run peak $run"
     status=1
   fi
-# --runtime: arena + runtime overhead, the predicted peak working memory.
+# --runtime: ORT's own buffers (runtime_tensor_bytes) + runtime overhead, the predicted peak working memory.
 done < <(jq -r '[.model, .run_peak, .default.arena_bytes,
-                 .runtime.arena_bytes + (.runtime.runtime_overhead_bytes // 0)] | @tsv' "$results")
+                 (.runtime.runtime_tensor_bytes // .runtime.arena_bytes) + (.runtime.runtime_overhead_bytes // 0)] | @tsv' "$results")
 if ! /usr/bin/python3 -c 'import onnx' 2> /dev/null; then
   echo "probes not run: /usr/bin/python3 has no onnx (Debian's python3-onnx)"
   exit $status
@@ -65,11 +65,11 @@ probes=0
 while IFS=$'\t' read -r model run runtime; do
   probes=$((probes + 1))
   if [ $(( runtime * 100 )) -lt $(( run * 95 )) ] || [ $(( runtime * 100 )) -gt $(( run * 105 )) ]; then
-    echo "FAIL: probe $model: --runtime onnxruntime-cpu arena + overhead $runtime is not within 5% of ORT run peak $run"
+    echo "FAIL: probe $model: --runtime onnxruntime-cpu runtime tensors + overhead $runtime is not within 5% of ORT run peak $run"
     status=1
   fi
 done < <(jq -r 'select(.runtime != null) | [.model, .run_peak,
-                 .runtime.arena_bytes + (.runtime.runtime_overhead_bytes // 0)] | @tsv' "$results")
+                 (.runtime.runtime_tensor_bytes // .runtime.arena_bytes) + (.runtime.runtime_overhead_bytes // 0)] | @tsv' "$results")
 echo "$probes probe models checked"
 if [ "$probes" -lt 44 ]; then
   echo "FAIL: $probes probe models measured, 44 expected"

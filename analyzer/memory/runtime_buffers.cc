@@ -1,0 +1,142 @@
+// ONNX Runtime's allocation planner, replayed over the analysis's schedule
+// (runtime_buffers.h).
+#include "analyzer/memory/runtime_buffers.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/memory/modes.h"
+#include "analyzer/memory/runtime_profile.h"
+
+namespace footprint {
+namespace {
+
+constexpr char kOnnxRuntimeCpu[] = "onnxruntime-cpu";
+
+// The input whose buffer ORT's planner may give to output `slot` of `node`
+// without a copy, and whether it must (a view) or may (in place); -1: none.
+struct ReusableInput {
+  ValueId input = -1;
+  bool must = false;  // Alias(0, 0): the output is a view, whatever else reads the input.
+};
+
+ReusableInput ReusableInputOf(const std::string& runtime, const IrNode& node, size_t slot,
+                              const std::vector<ValueId>& writes_over) {
+  if (slot != 0 || node.inputs.empty() || node.proto->input_size() == 0 || node.proto->input(0).empty()) {
+    return {};
+  }
+  if (IsViewOp(*node.proto)) return {.input = node.inputs[0], .must = true};
+  const ValueId output = node.outputs[0];
+  if (output < static_cast<ValueId>(writes_over.size()) && writes_over[output] >= 0) {
+    return {.input = writes_over[output]};  // The fused Conv's Sum input (MayInplace(3, 0)).
+  }
+  if (RuntimeRunsInPlace(runtime, *node.proto)) return {.input = node.inputs[0]};
+  return {};
+}
+
+}  // namespace
+
+int64_t RuntimeTensorPeakBytes(const std::string& runtime, const IrGraph& graph, const std::vector<NodeId>& order,
+                               const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
+                               const std::vector<int64_t>& step_extra_of) {
+  if (runtime != kOnnxRuntimeCpu) return 0;
+  const int64_t steps = static_cast<int64_t>(order.size());
+  const size_t value_count = graph.values.size();
+  // ORT's use counts, held per buffer (the value that first owned it): one
+  // per read, one for the producing node (dropped after it runs), one for the
+  // caller's hold on a graph output or input.
+  std::vector<int64_t> reads(value_count, 0);
+  for (const IrNode& node : graph.nodes) {
+    for (ValueId input : node.inputs) ++reads[input];
+    for (ValueId input : node.implicit_inputs) ++reads[input];
+  }
+  std::vector<ValueId> buffer_of(value_count, -1);  // The buffer (owner value) holding each value.
+  std::vector<int64_t> uses(value_count, 0);        // Per owner: the uses left of every value on it.
+  std::vector<int64_t> first(value_count, 0), last(value_count, steps - 1);  // Per owner.
+  std::vector<ValueId> owners;                       // Every buffer, in allocation order.
+  std::vector<ValueId> free_list;                    // Freed buffers; the most recent at the back.
+  auto in_arena = [&](ValueId id) { return id >= 0 && values[id].bytes >= 0; };
+  auto own = [&](ValueId id, int64_t step) {
+    buffer_of[id] = id;
+    first[id] = step;
+    last[id] = steps - 1;
+    owners.push_back(id);
+  };
+  for (size_t id = 0; id < value_count; ++id) {
+    const IrValue& value = graph.values[id];
+    if (value.origin != ValueOrigin::kGraphInput || !in_arena(static_cast<ValueId>(id))) continue;
+    own(static_cast<ValueId>(id), 0);
+    uses[id] = reads[id] + 1;  // The caller's: an input is never freed.
+  }
+  auto release = [&](ValueId id, int64_t step) {
+    const ValueId owner = id >= 0 ? buffer_of[id] : -1;
+    if (owner < 0 || --uses[owner] != 0) return;
+    last[owner] = step;
+    free_list.push_back(owner);
+  };
+
+  for (int64_t step = 0; step < steps; ++step) {
+    const IrNode& node = graph.nodes[order[step]];
+    for (size_t slot = 0; slot < node.outputs.size(); ++slot) {
+      const ValueId output = node.outputs[slot];
+      if (!in_arena(output)) continue;
+      const IrValue& value = graph.values[output];
+      const int64_t output_uses = reads[output] + 1 + (value.is_graph_output || value.live_to_end ? 1 : 0);
+      ValueId owner = -1;
+      if (!value.is_graph_output) {
+        const ReusableInput candidate = ReusableInputOf(runtime, node, slot, writes_over);
+        if (in_arena(candidate.input) && buffer_of[candidate.input] >= 0) {
+          const ValueId input_owner = buffer_of[candidate.input];
+          const bool same_shape = !values[output].shape_key.empty() &&
+                                  values[output].shape_key == values[candidate.input].shape_key;
+          if (candidate.must ||
+              (graph.values[input_owner].origin == ValueOrigin::kNodeOutput && uses[input_owner] == 1 && same_shape)) {
+            owner = input_owner;
+          }
+        }
+        if (owner < 0 && !values[output].shape_key.empty()) {
+          for (auto it = free_list.rbegin(); it != free_list.rend(); ++it) {
+            if (values[*it].shape_key != values[output].shape_key) continue;
+            owner = *it;
+            free_list.erase(std::next(it).base());
+            last[owner] = steps - 1;  // Allocated again until its new last use.
+            break;
+          }
+        }
+      }
+      if (owner < 0) {
+        own(output, step);
+        uses[output] = output_uses;
+      } else {
+        buffer_of[output] = owner;
+        uses[owner] += output_uses;
+      }
+    }
+    for (ValueId input : node.inputs) release(input, step);
+    for (ValueId input : node.implicit_inputs) release(input, step);
+    for (ValueId output : node.outputs) {
+      if (in_arena(output)) release(output, step);
+    }
+  }
+
+  // Live bytes per step: each buffer from its first tensor to its last use.
+  std::vector<int64_t> delta(steps + 1, 0);
+  for (ValueId owner : owners) {
+    delta[first[owner]] += values[owner].bytes;
+    delta[last[owner] + 1] -= values[owner].bytes;
+  }
+  int64_t live = 0;
+  int64_t peak = 0;
+  for (int64_t step = 0; step < steps; ++step) {
+    live += delta[step];
+    peak = std::max(peak, live + step_extra_of[order[step]]);
+  }
+  if (steps == 0) {
+    for (ValueId owner : owners) peak += values[owner].bytes;  // Graph inputs only.
+  }
+  return peak;
+}
+
+}  // namespace footprint

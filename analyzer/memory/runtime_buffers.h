@@ -1,0 +1,65 @@
+// What the runtime's own allocation planner holds during one run
+// (--runtime NAME): the live bytes of its tensor buffers at its worst step.
+//
+// Why a second figure next to the arena: the arena is our plan, the least
+// memory the graph needs on this schedule. A runtime with its own planner
+// needs what that planner decides, and ONNX Runtime's decides worse on some
+// graphs: light_densenet121 holds 11.0 MB in ORT where its tensors never
+// need more than 9.0 MB at once. A gate for that runtime must use its figure
+// (peak_bytes does under --runtime); the arena stays what an emitted plan uses.
+//
+// The onnxruntime-cpu rules follow core/framework/allocation_planner.cc
+// (ComputeSingleStreamReusePlan, FindReusableInput, FindReusableTensor), as
+// ORT runs with its CPU arena and memory pattern off (bench/ground_truth/):
+// - each node, in the schedule's order, gets a buffer for each output:
+//   - a graph output: its own, held to the end of the run;
+//   - the output of a view kernel (Reshape, Flatten, Squeeze, Unsqueeze,
+//     Identity: Alias(0, 0)): its data input's buffer, whatever reads that
+//     input later, a graph input too;
+//   - the output of a kernel that may write over an input (MayInplace: the
+//     activations of RuntimeRunsInPlace, a fused Conv + Add over its
+//     residual): that input's buffer, when this is its buffer's last use and
+//     the two have the same element type and dims;
+//   - else the most recently freed buffer whose first tensor had the same
+//     element type and dims (never for a scalar or a shape not fully known);
+//   - else a new buffer;
+// - a buffer is freed after the last use of every value it held; graph
+//   inputs and weights never are;
+// - one malloc per buffer, so the live bytes at a step are the sum of the
+//   buffers allocated and not yet freed, plus the step's workspaces: no
+//   fragmentation.
+// The figure this gives is never below the schedule's lower bound less what
+// views and writes over inputs save: a buffer kept for a later tensor of its
+// shape stays allocated between its two tensors, which is what ORT pays.
+// What it does not model: ORT's own execution order (the analysis's
+// schedule is used), shapes ORT leaves symbolic where --dim-default binds
+// them (ORT compares dim names, we compare values), and the memory pattern
+// and arena of ORT's default session options.
+#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_BUFFERS_H_
+#define ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_BUFFERS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/loader/graph_ir.h"
+
+namespace footprint {
+
+// One value as the runtime's planner sees it (indexed like IrGraph::values).
+struct RuntimeValue {
+  int64_t bytes = -1;     // Aligned byte size; -1 when unsized or not an arena tensor (a weight).
+  std::string shape_key;  // Element type and every dim ("float32[1,64,56,56]"); "" when not fully known or rank 0.
+};
+
+// The peak live bytes of `runtime`'s tensor buffers over `order` (0 for a
+// runtime without a planner model). `writes_over` (indexed like
+// graph.values, may be empty) is FusionSummary::writes_over;
+// `step_extra_of` (indexed like graph.nodes) is held at each node's step.
+int64_t RuntimeTensorPeakBytes(const std::string& runtime, const IrGraph& graph, const std::vector<NodeId>& order,
+                               const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
+                               const std::vector<int64_t>& step_extra_of);
+
+}  // namespace footprint
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_BUFFERS_H_
