@@ -70,6 +70,7 @@ constexpr FlagOf kFlags[] = {
     {"alias", "--alias", Kind::kSwitch},
     {"inplace", "--inplace", Kind::kSwitch},
     {"fold", "--fold", Kind::kSwitch},
+    {"accumulate", "--accumulate", Kind::kSwitch},
     {"runtime", "--runtime", Kind::kValue},
     {"time_limit", "--time-limit", Kind::kValue},
     {"schedule_time_limit", "--schedule-time-limit", Kind::kValue},

@@ -86,8 +86,14 @@ Options:
                        evaluated at load, as runtimes do; its outputs are weights
                        (folded_weights_bytes, part of peak), not arena tensors; an If whose
                        condition is known holds only its taken branch (default on).
-  --baseline           The spec's baseline: the file's schedule, no folding, no aliasing, no
-                       in-place reuse (same as --schedule given --no-fold --no-alias --no-inplace).
+  --accumulate, --no-accumulate
+                       A Conv whose only reader is an Add of a same-shape residual adds it as it
+                       writes: the Conv's own output never exists, and with in-place the sum
+                       takes the residual's bytes when it dies there (default on; --runtime
+                       applies its runtime's fusions instead).
+  --baseline           The spec's baseline: the file's schedule, no folding, accumulating,
+                       aliasing or in-place reuse (same as --schedule given --no-fold
+                       --no-accumulate --no-alias --no-inplace).
                        The report always gives the baseline lower bound next to each mode's own.
   --runtime NAME       Model what one runtime does to the graph before it plans memory: its
                        fusions (tensors that no longer exist), its layout (ORT's NCHWc: padded
@@ -163,6 +169,7 @@ absl::StatusOr<AnalyzeCommand> ParseAnalyzeArgs(const std::vector<std::string>& 
   options.alias = true;
   options.inplace = true;
   options.fold_constants = true;
+  options.accumulate = true;
   BatchRequest& batch = command.batch;
   ReportRequest& report = command.report;
   std::string& device_name = command.device_name;
@@ -181,6 +188,11 @@ absl::StatusOr<AnalyzeCommand> ParseAnalyzeArgs(const std::vector<std::string>& 
       options.alias = false;
       options.inplace = false;
       options.fold_constants = false;
+      options.accumulate = false;
+      continue;
+    }
+    if (word == "--accumulate" || word == "--no-accumulate") {
+      options.accumulate = word == "--accumulate";
       continue;
     }
     if (word == "--fold" || word == "--no-fold") {

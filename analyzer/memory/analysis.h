@@ -45,6 +45,7 @@ struct AnalyzeOptions {
   bool alias = false;              // View ops share their dying input's bytes.
   bool inplace = false;            // Elementwise ops write over a dying input (if the device allows).
   bool fold_constants = false;     // Nodes of weights only are evaluated at load (folding.h); main graph only.
+  bool accumulate = false;         // A Conv adds its Add's residual as it writes (accumulate.h); main graph only.
   std::string runtime;             // --runtime NAME (runtime_profile.h); "" for none.
 };
 
@@ -191,9 +192,16 @@ struct FoldMode {
   int64_t weights_bytes = 0;      // The bytes of their outputs, now weights.
 };
 
+// The accumulate mode (accumulate.h), applied after folding.
+struct AccumulateMode {
+  bool enabled = false;  // Requested and applicable (AnalyzeOptions::accumulate, no --runtime).
+  int64_t nodes = 0;     // Adds a Conv took over: as many Conv outputs no longer exist.
+};
+
 struct ModesSummary {
-  int64_t baseline_lower_bound_bytes = 0;  // Given order, no sharing (of the folded graph when fold is on).
+  int64_t baseline_lower_bound_bytes = 0;  // Given order, no sharing (of the folded, accumulated graph).
   FoldMode fold;
+  AccumulateMode accumulate;
   int64_t fused_nodes = 0;                 // Nodes merged by the --runtime profile's fusions.
   int64_t layout_nodes = 0;                // Nodes the --runtime profile runs in its blocked layout (NCHWc).
   int64_t reorder_nodes = 0;               // Layout copies the --runtime profile adds (ReorderInput/Output).

@@ -264,7 +264,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
 
   analysis.file_order_was_valid = main->schedule.file_order_was_valid;
   // A fused node reads its chain's inputs, which the file may define later: not the file's fault.
-  if (!analysis.file_order_was_valid && main->fusions.fused_nodes == 0 && main->fusions.reorder_nodes == 0) {
+  if (!analysis.file_order_was_valid && main->fusions.fused_nodes == 0 && main->fusions.reorder_nodes == 0 &&
+      main->accumulated.fused_nodes == 0) {
     analysis.warnings.push_back(
         "the file's node order is not a valid topological order; the baseline schedule is a stable topological "
         "sort of it");
@@ -302,6 +303,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   analysis.modes.fold = FoldMode{.enabled = options.fold_constants,
                                  .nodes = main->folded.folded_nodes,
                                  .weights_bytes = memory.folded_weights_bytes};
+  analysis.modes.accumulate = AccumulateMode{.enabled = options.accumulate && options.runtime.empty(),
+                                             .nodes = main->accumulated.fused_nodes};
   analysis.modes.fused_nodes = main->fusions.fused_nodes;
   analysis.modes.layout_nodes = main->fusions.layout_nodes;
   analysis.modes.reorder_nodes = main->fusions.reorder_nodes;

@@ -3,6 +3,8 @@
 #include "analyzer/memory/graph_analysis.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -140,13 +142,23 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   GraphResult result;
   const std::string runtime = main_graph ? options.runtime : std::string();
   ShapeLookup shape_of;
+  const bool accumulate = main_graph && options.accumulate && runtime.empty();
   if (!runtime.empty()) {
     absl::StatusOr<ShapeLookup> lookup = MakeShapeLookup(graph, context);
     if (!lookup.ok()) return lookup.status();
     shape_of = *std::move(lookup);
+  } else if (accumulate) {
+    // Waits for the shapes only once a Conv feeding an Add asks; an error of
+    // the engine reaches the caller when the sizes are read.
+    shape_of = [&graph, &context, lookup = std::make_shared<std::optional<absl::StatusOr<ShapeLookup>>>()](
+                   const std::string& name) -> std::optional<ValueShape> {
+      if (!lookup->has_value()) *lookup = MakeShapeLookup(graph, context);
+      if (!(*lookup)->ok()) return std::nullopt;
+      return (***lookup)(name);
+    };
   }
-  if (absl::Status status = LoadGraph(graph, outer_names, graph_label, main_graph && options.fold_constants, runtime,
-                                      shape_of, context.ir_version, result);
+  if (absl::Status status = LoadGraph(graph, outer_names, graph_label, main_graph && options.fold_constants,
+                                      accumulate, runtime, shape_of, context.ir_version, result);
       !status.ok()) {
     return status;
   }

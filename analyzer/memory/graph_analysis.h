@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/memory/accumulate.h"
 #include "analyzer/memory/analysis.h"
 #include "analyzer/memory/folding.h"
 #include "analyzer/memory/runtime_profile.h"
@@ -41,6 +42,7 @@ struct GraphResult {
   std::vector<WeightRecord> weights;        // This graph's weights and its bodies'.
   FoldedGraph folded;                       // What constant folding took out of the graph.
   FusionSummary fusions;                    // What the runtime profile's fusions took out.
+  AccumulatedAdds accumulated;              // What the accumulate mode took out.
   planner::Problem problem;                 // Sized arena tensors, in `tensors` order.
   std::vector<size_t> tensor_of_buffer;     // problem.buffers[i] is tensors[tensor_of_buffer[i]].
   planner::PlanResult plan;                 // Validated.
@@ -87,12 +89,13 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 // Builds the problem (graph_problem.cc), in this order:
 
 // The graph view of one graph (constant-folded when `fold`, then rewritten
-// by the fusions of `runtime` unless ""), its baseline schedule and its
-// weights: all that needs no shape, so that it runs while the shape engine
-// does; only a runtime's layout rules read shapes (`shape_of`, from
-// MakeShapeLookup).
+// by the fusions of `runtime` unless "", else by the accumulate mode when
+// `accumulate`), its baseline schedule and its weights: all that needs no
+// shape, so that it runs while the shape engine does; only a runtime's
+// layout rules and the accumulate mode read shapes (`shape_of`, from
+// MakeShapeLookup; the mode only where a Conv feeds an Add).
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
-                       const std::string& graph_label, bool fold, const std::string& runtime,
+                       const std::string& graph_label, bool fold, bool accumulate, const std::string& runtime,
                        const ShapeLookup& shape_of, int64_t ir_version, GraphResult& result);
 
 // The shapes of `graph`'s values by name, as SizeArenaValues sizes them

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/accumulate.h"
 #include "analyzer/memory/modes.h"
 #include "analyzer/memory/schedule.h"
 #include "analyzer/shapes/shape_engine.h"
@@ -107,13 +108,18 @@ absl::StatusOr<ShapeLookup> MakeShapeLookup(const onnx::GraphProto& graph, const
 }
 
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
-                       const std::string& graph_label, bool fold, const std::string& runtime,
+                       const std::string& graph_label, bool fold, bool accumulate, const std::string& runtime,
                        const ShapeLookup& shape_of, int64_t ir_version, GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
   if (fold) result.folded = FoldConstants(result.ir);
-  if (!runtime.empty()) result.fusions = ApplyRuntimeFusions(runtime, ir_version, shape_of, result.ir);
+  if (!runtime.empty()) {
+    result.fusions = ApplyRuntimeFusions(runtime, ir_version, shape_of, result.ir);
+  } else if (accumulate && MayAccumulate(result.ir)) {
+    result.accumulated = AccumulateResidualAdds(shape_of, result.ir);
+    result.fusions.writes_over = result.accumulated.writes_over;  // The in-place mode reads them there.
+  }
   absl::StatusOr<BaselineSchedule> schedule = MakeBaselineSchedule(result.ir);
   if (!schedule.ok()) return WithPrefix(schedule.status(), graph_label);
   result.schedule = *std::move(schedule);

@@ -110,7 +110,9 @@ std::vector<Sharing> PlanSharing(const IrGraph& graph, const std::vector<NodeId>
     } else if (options.inplace && options.runtime_writes_over != nullptr && node.outputs.size() == 1 &&
                (*options.runtime_writes_over)[node.outputs[0]] >= 0) {
       kind = SharingKind::kInPlace;  // A fused kernel that sums into its residual input (runtime_profile.h).
-      candidates.push_back((*options.runtime_writes_over)[node.outputs[0]]);
+      const ValueId residual = (*options.runtime_writes_over)[node.outputs[0]];
+      // Never over an input the kernel also reads as data (y = x + Conv(x)).
+      if (std::count(node.inputs.begin(), node.inputs.end(), residual) == 1) candidates.push_back(residual);
     } else if (options.inplace && IsElementwiseOp(*node.proto) &&
                (options.runtime.empty() || RuntimeRunsInPlace(options.runtime, *node.proto))) {
       kind = SharingKind::kInPlace;

@@ -40,6 +40,7 @@ nlohmann::json OptionsJson(const Analysis& analysis) {
       {"tensor_shapes", tensor_shapes},
       {"input_values", input_values},
       {"fold", options.fold_constants},
+      {"accumulate", analysis.modes.accumulate.enabled},
       {"runtime", options.runtime.empty() ? nlohmann::json() : nlohmann::json(options.runtime)},
   };
 }

@@ -339,7 +339,10 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                   " steps · device ", HtmlEscape(analysis.device.name), " (alignment ",
                   analysis.device.alignment_bytes, " B) · schedule ",
                   analysis.options.optimize_schedule ? "optimized" : "given",
-                  analysis.file_order_was_valid ? "" : " (file order sorted topologically)", " · alias ",
+                  analysis.file_order_was_valid ? ""
+                  : analysis.modes.accumulate.nodes + analysis.modes.fused_nodes + analysis.modes.reorder_nodes > 0
+                      ? " (sorted topologically after the fusions)"
+                      : " (file order sorted topologically)", " · alias ",
                   analysis.options.alias ? "on" : "off", " · in-place ", analysis.modes.inplace.enabled ? "on" : "off",
                   dims.empty() ? "" : absl::StrCat(" · dims ", HtmlEscape(absl::StrJoin(dims, " "))),
                   analysis.model.producer.empty() ? "" : absl::StrCat(" · from ", HtmlEscape(analysis.model.producer)),

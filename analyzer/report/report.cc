@@ -210,6 +210,10 @@ void WriteModes(const ModesSummary& modes, JsonWriter& json) {
     json.Key("saved_bytes").Int(mode->saved_bytes);
     json.EndObject();
   }
+  json.Key("accumulate").BeginObject();
+  json.Key("enabled").Bool(modes.accumulate.enabled);
+  json.Key("nodes").Int(modes.accumulate.nodes);
+  json.EndObject();
   json.Key("runtime").BeginObject();  // What --runtime's rewrites did (all 0 without it).
   json.Key("fused_nodes").Int(modes.fused_nodes);
   json.Key("layout_nodes").Int(modes.layout_nodes);
@@ -291,6 +295,7 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
   json.Key("alias").Bool(options.alias);
   json.Key("inplace").Bool(options.inplace);
   json.Key("fold").Bool(options.fold_constants);
+  json.Key("accumulate").Bool(options.accumulate);
   json.Key("runtime");
   WriteStringOrNull(options.runtime, json);
   json.Key("dims").BeginObject();
@@ -413,8 +418,13 @@ std::string RenderText(const Analysis& analysis) {
   if (analysis.options.dim_default.has_value()) dims.push_back(absl::StrCat("others=", *analysis.options.dim_default));
   for (const auto& [name, value] : analysis.options.input_values) dims.push_back(absl::StrCat(name, "=", value));
   absl::StrAppend(&out, "  mode    schedule ", analysis.options.optimize_schedule ? "optimized" : "given",
-                  analysis.file_order_was_valid ? "" : " (file order sorted topologically)",
-                  ", fold ", analysis.options.fold_constants ? "on" : "off",
+                  analysis.file_order_was_valid ? ""
+                  : analysis.modes.accumulate.nodes + analysis.modes.fused_nodes + analysis.modes.reorder_nodes > 0
+                      ? " (sorted topologically after the fusions)"
+                      : " (file order sorted topologically)",
+                  ", fold ", analysis.options.fold_constants ? "on" : "off", ", accumulate ",
+                  !analysis.modes.accumulate.enabled ? std::string("off")
+                                                     : absl::StrCat("on (", analysis.modes.accumulate.nodes, " Conv+Add)"),
                   ", alias ", analysis.options.alias ? "on" : "off", ", in-place ",
                   !analysis.options.inplace           ? "off"
                   : analysis.modes.inplace.enabled ? "on"
