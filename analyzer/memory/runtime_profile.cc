@@ -272,7 +272,15 @@ void RunChains(bool allow_conv_add, const ShapeLookup& shape_of, IrGraph& graph,
 // inputs [3, C, D] for C 5 and 10, D 2160 and 4320), ORT holds 4 bytes per
 // sample (N * d1 * ... * dk) for each of: the per-sample loss unless the
 // reduction is "none" (then the output is it), the per-sample weight when
-// a weight is given, and one more; the class count does not matter.
+// a weight is given, and one more; the class count does not matter. With an
+// ignore_index attribute ORT runs the op as its ONNX function body instead
+// (its optimized model holds Unsqueeze, Cast, Equal, Where, GatherElements,
+// Neg, Slice, Squeeze and Mul in its place), whose per-sample tensors
+// (int64 targets, a mask, gathered losses) peak higher: measured at 6,480
+// and 12,960 samples and 5 or 10 classes (probe_models.py nll_*_ii),
+// 24.9-25.1 bytes per sample for "none" and "sum", 29.1-29.3 for "mean",
+// 21.0 for "mean" with a weight; rounded up to 26, 30 and 22, held at the
+// node's step.
 int64_t NllLossWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
   if (node.inputs.empty()) return 0;
   const std::optional<KnownTensor> input = tensor_of(node.inputs[0]);
@@ -281,7 +289,11 @@ int64_t NllLossWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of)
   const bool weighted = node.proto->input_size() >= 3 && !node.proto->input(2).empty();
   std::string reduction = "mean";
   if (const onnx::AttributeProto* attribute = FindAttribute(*node.proto, "reduction")) reduction = attribute->s();
-  return 4 * samples * ((reduction == "none" ? 1 : 2) + (weighted ? 1 : 0));
+  int64_t ignore_index_bytes = 0;
+  if (FindAttribute(*node.proto, "ignore_index") != nullptr) {
+    ignore_index_bytes = reduction != "mean" ? 26 : weighted ? 22 : 30;
+  }
+  return samples * (4 * ((reduction == "none" ? 1 : 2) + (weighted ? 1 : 0)) + ignore_index_bytes);
 }
 
 // The permutation of a Transpose (empty: the default reversal, or none).

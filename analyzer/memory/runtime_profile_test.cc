@@ -326,6 +326,14 @@ TEST(RuntimeProfileTest, NllLossHoldsPerSampleBuffers) {
   absl::StatusOr<Analysis> unweighted = AnalyzeBuilt(builder, kOrt);
   ASSERT_TRUE(unweighted.ok()) << unweighted.status();
   EXPECT_EQ(WorkspaceOf(*unweighted, "nll"), 4 * 12960 * 2);
+  // An ignore_index: measured 29.1 more bytes per sample for "mean".
+  onnx::AttributeProto* ignore = builder.graph().mutable_node(0)->add_attribute();
+  ignore->set_name("ignore_index");
+  ignore->set_type(onnx::AttributeProto::INT);
+  ignore->set_i(-5);
+  absl::StatusOr<Analysis> ignoring = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ignoring.ok()) << ignoring.status();
+  EXPECT_EQ(WorkspaceOf(*ignoring, "nll"), (4 * 2 + 30) * 12960);
 }
 
 TEST(RuntimeProfileTest, OnlyTheKernelsOrtRunsInPlaceDoSo) {

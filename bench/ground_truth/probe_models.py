@@ -82,6 +82,13 @@ def main():
              [h.make_node('NegativeLogLikelihoodLoss', ['x', 't'] + (['w'] if weighted else []), ['y'],
                           reduction=reduction)],
              inputs, [('y', f, [3, samples] if reduction == 'none' else [])])
+    # With an ignore_index: more scratch per sample.
+    for reduction, weighted in [('none', False), ('mean', False), ('mean', True)]:
+        inputs = [('x', f, [3, 5, 2160]), ('t', T.INT64, [3, 2160])] + ([('w', f, [5])] if weighted else [])
+        save(directory, 'nll_%s_%s_ii' % (reduction, 'w' if weighted else 'nw'),
+             [h.make_node('NegativeLogLikelihoodLoss', ['x', 't'] + (['w'] if weighted else []), ['y'],
+                          reduction=reduction, ignore_index=-5)],
+             inputs, [('y', f, [3, 2160] if reduction == 'none' else [])])
     # Softmax along a non-last axis, and the Transposes around one cancelling.
     wide = [('x', f, [3, 5, 21600])]
     save(directory, 'softmax_axis1_logsoftmax', [h.make_node('LogSoftmax', ['x'], ['l'], axis=1),
