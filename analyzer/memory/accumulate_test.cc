@@ -17,6 +17,8 @@ namespace {
 using ::footprint::testing::AnalyzeBuilt;
 using ::footprint::testing::FindTensor;
 using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::SetInt;
+using ::footprint::testing::SetInts;
 
 constexpr int64_t kMap = 8 * 16 * 16 * 4;  // One float [1, 8, 16, 16] feature map.
 
@@ -25,11 +27,7 @@ AnalyzeOptions Defaults(bool accumulate = true) {
 }
 
 void Conv(ModelBuilder& builder, const std::string& input, const std::string& weight, const std::string& output) {
-  onnx::NodeProto& conv = builder.Node("Conv", {input, weight}, {output}, output);
-  onnx::AttributeProto* pads = conv.add_attribute();
-  pads->set_name("pads");
-  pads->set_type(onnx::AttributeProto::INTS);
-  for (int i = 0; i < 4; ++i) pads->add_ints(1);
+  SetInts(builder.Node("Conv", {input, weight}, {output}, output), "pads", {1, 1, 1, 1});
 }
 
 // x -> Relu -> r -> Conv -> c0 -> Conv -> c1; y = Add(c1, `residual`) -> Neg -> z.
@@ -73,12 +71,7 @@ TEST(AccumulateTest, ThroughAnInferenceBatchNormalization) {
     builder.Add("Relu", {"x"}, {"r"}, "relu");
     Conv(builder, "r", "w0", "c");
     onnx::NodeProto& norm = builder.Node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"n"}, "bn");
-    if (training) {
-      onnx::AttributeProto* mode = norm.add_attribute();
-      mode->set_name("training_mode");
-      mode->set_type(onnx::AttributeProto::INT);
-      mode->set_i(1);
-    }
+    if (training) SetInt(norm, "training_mode", 1);
     builder.Add("Sum", {"r", "n"}, {"y"}, "sum").Add("Neg", {"y"}, {"z"}, "neg").Output("z");
     absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, Defaults());
     ASSERT_TRUE(analysis.ok()) << analysis.status();

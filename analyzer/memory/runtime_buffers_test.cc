@@ -16,23 +16,11 @@ namespace {
 
 using ::footprint::testing::AnalyzeBuilt;
 using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::SetInt;
+using ::footprint::testing::SetInts;
 
 AnalyzeOptions Ort() { return {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu"}; }
 constexpr int64_t kRow = 256 * 4;  // One float [1, 256] tensor.
-
-void SetInts(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values) {
-  onnx::AttributeProto* attribute = node.add_attribute();
-  attribute->set_name(name);
-  attribute->set_type(onnx::AttributeProto::INTS);
-  for (int64_t value : values) attribute->add_ints(value);
-}
-
-void SetInt(onnx::NodeProto& node, const std::string& name, int64_t value) {
-  onnx::AttributeProto* attribute = node.add_attribute();
-  attribute->set_name(name);
-  attribute->set_type(onnx::AttributeProto::INT);
-  attribute->set_i(value);
-}
 
 // x [1,256] -> Neg -> a -> Concat(a x4) -> big [4,256] -> Neg -> big2 ->
 // ReduceMean over axis 0 -> r, [1,256] (keepdims) or [256] -> Neg -> s.

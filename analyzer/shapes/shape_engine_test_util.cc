@@ -9,18 +9,6 @@ namespace footprint::symbolic::engine_test {
 using ::footprint::testing::ModelBuilder;
 using ::footprint::testing::TensorType;
 
-void SetInt(onnx::NodeProto& node, const std::string& name, int64_t value) {
-  onnx::AttributeProto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(value);
-}
-void SetInts(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values) {
-  onnx::AttributeProto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) a->add_ints(v);
-}
 void SetGraph(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& graph) {
   onnx::AttributeProto* a = node.add_attribute();
   a->set_name(name);

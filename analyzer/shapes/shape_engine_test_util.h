@@ -22,10 +22,8 @@ inline constexpr int32_t kInt32 = onnx::TensorProto::INT32;
 inline constexpr int32_t kUint8 = onnx::TensorProto::UINT8;
 inline constexpr int32_t kBool = onnx::TensorProto::BOOL;
 
-// Adds an INT attribute to `node`.
-void SetInt(onnx::NodeProto& node, const std::string& name, int64_t value);
-// Adds an INTS attribute to `node`.
-void SetInts(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
+using ::footprint::testing::SetInt;   // Adds an INT attribute to a node.
+using ::footprint::testing::SetInts;  // Adds an INTS attribute to a node.
 // Adds a GRAPH attribute (an If branch, a Loop or Scan body) to `node`.
 void SetGraph(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& graph);
 // Adds a 1-D float initializer holding `values`.

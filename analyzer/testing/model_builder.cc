@@ -16,6 +16,20 @@ onnx::TypeProto TensorType(int32_t elem_type, const std::vector<TestDim>& dims) 
   return type;
 }
 
+void SetInt(onnx::NodeProto& node, const std::string& name, int64_t value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INT);
+  attribute->set_i(value);
+}
+
+void SetInts(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INTS);
+  for (int64_t value : values) attribute->add_ints(value);
+}
+
 ModelBuilder::ModelBuilder() {
   model_.set_ir_version(8);
   model_.set_producer_name("footprint-tests");

@@ -21,6 +21,11 @@ using TestDim = std::variant<int64_t, std::string>;  // A value or a dim_param.
 
 onnx::TypeProto TensorType(int32_t elem_type, const std::vector<TestDim>& dims);
 
+// Adds an INT attribute to `node`.
+void SetInt(onnx::NodeProto& node, const std::string& name, int64_t value);
+// Adds an INTS attribute to `node`.
+void SetInts(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values);
+
 class ModelBuilder {
  public:
   ModelBuilder();
