@@ -1,0 +1,234 @@
+// RenderText (report.h): the report for people at a terminal.
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "analyzer/report/format.h"
+#include "analyzer/report/report.h"
+
+namespace footprint {
+namespace {
+
+// "  weights       1.23 MiB  (1,289,732 bytes)"
+std::string FigureLine(const std::string& label, int64_t bytes, const std::string& note = "") {
+  std::string exact = absl::StrCat(bytes);
+  for (int i = static_cast<int>(exact.size()) - 3; i > 0; i -= 3) exact.insert(i, ",");
+  return absl::StrFormat("  %-20s %12s  (%s bytes)%s\n", label, HumanBytes(bytes), exact, note);
+}
+
+}  // namespace
+
+std::string RenderText(const Analysis& analysis) {
+  std::string out;
+  const MemoryFigures& memory = analysis.memory;
+  std::vector<std::string> opsets;
+  for (const auto& [domain, version] : analysis.model.opsets) {
+    opsets.push_back(absl::StrCat(domain.empty() ? "ai.onnx" : domain, " ", version));
+  }
+  absl::StrAppend(&out, "onnx-footprint: ", analysis.model.path, "\n");
+  if (!analysis.dim_default_conflict.empty()) absl::StrAppend(&out, "  NOTE    ", analysis.dim_default_conflict, "\n");
+  absl::StrAppend(&out, "  model   ", analysis.model.nodes, " nodes, IR ", analysis.model.ir_version, ", opsets ",
+                  absl::StrJoin(opsets, ", "),
+                  analysis.model.producer.empty() ? "" : absl::StrCat(", from ", analysis.model.producer), "\n");
+  absl::StrAppend(&out, "  device  ", analysis.device.name, " (alignment ", analysis.device.alignment_bytes,
+                  " B)\n");
+  std::vector<std::string> dims;
+  for (const auto& [name, value] : analysis.options.dims) dims.push_back(absl::StrCat(name, "=", value));
+  for (const auto& [name, shape] : analysis.options.input_shapes) {
+    dims.push_back(absl::StrCat(name, "=", shape.empty() ? "scalar" : absl::StrJoin(shape, "x")));
+  }
+  if (analysis.options.dim_default.has_value()) dims.push_back(absl::StrCat("others=", *analysis.options.dim_default));
+  for (const auto& [name, value] : analysis.options.input_values) dims.push_back(absl::StrCat(name, "=", value));
+  absl::StrAppend(&out, "  mode    schedule ", analysis.options.optimize_schedule ? "optimized" : "given",
+                  analysis.file_order_was_valid ? ""
+                  : analysis.modes.accumulate.nodes + analysis.modes.fused_nodes + analysis.modes.reorder_nodes > 0
+                      ? " (sorted topologically after the fusions)"
+                      : " (file order sorted topologically)",
+                  ", fold ", analysis.options.fold_constants ? "on" : "off", ", accumulate ",
+                  !analysis.modes.accumulate.enabled ? std::string("off")
+                                                     : absl::StrCat("on (", analysis.modes.accumulate.nodes, " Conv+Add)"),
+                  ", alias ", analysis.options.alias ? "on" : "off", ", in-place ",
+                  !analysis.options.inplace           ? "off"
+                  : analysis.modes.inplace.enabled ? "on"
+                                                   : "off (the device does not allow it)", dims.empty() ? "" : ", dims " + absl::StrJoin(dims, " "),
+                  "\n");
+  if (!analysis.if_branches.empty()) {
+    // Which branch each If takes: bound values decide them (--input-value).
+    constexpr size_t kShown = 4;
+    std::vector<std::string> ifs;
+    for (size_t i = 0; i < analysis.if_branches.size() && i < kShown; ++i) {
+      const IfBranch& branch = analysis.if_branches[i];
+      ifs.push_back(absl::StrCat(branch.node, ": ", branch.branch,
+                                 branch.decided_by.empty() ? "" : absl::StrCat(" (", branch.decided_by, ")")));
+    }
+    if (analysis.if_branches.size() > kShown) ifs.push_back(absl::StrCat("+", analysis.if_branches.size() - kShown, " more"));
+    absl::StrAppend(&out, "  if      ", absl::StrJoin(ifs, "; "), "\n");
+  }
+  absl::StrAppend(&out, "\n");
+
+  absl::StrAppend(&out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
+  absl::StrAppend(&out, FigureLine("peak", memory.peak_bytes,
+                                   !analysis.options.runtime.empty()  ? "  = weights + folded + runtime tensors + runtime overhead"
+                                   : analysis.options.fold_constants ? "  = weights + folded + arena"
+                                                                     : "  = weights + arena"));
+  absl::StrAppend(&out, FigureLine("weights", memory.weights_bytes));
+  if (analysis.options.fold_constants) {
+    absl::StrAppend(&out, FigureLine("folded weights", memory.folded_weights_bytes,
+                                     absl::StrCat("  ", analysis.modes.fold.nodes, " nodes evaluated at load")));
+  }
+  absl::StrAppend(&out, FigureLine("arena", memory.arena_bytes,
+                                   absl::StrFormat("  %s, %s", analysis.plan.algorithm,
+                                                   analysis.plan.proven_optimal ? "optimal" : "not proven optimal")));
+  if (!analysis.options.runtime.empty()) {
+    absl::StrAppend(&out, FigureLine("kernel workspaces", memory.workspace_bytes,
+                                     absl::StrCat("  in the arena; runtime ", analysis.options.runtime, ", ",
+                                                  analysis.modes.fused_nodes, " nodes fused, ",
+                                                  analysis.modes.layout_nodes, " in NCHWc, ",
+                                                  analysis.modes.reorder_nodes, " reorders")));
+    absl::StrAppend(&out, FigureLine("runtime tensors", memory.runtime_tensor_bytes,
+                                     absl::StrCat("  ", analysis.options.runtime,
+                                                  "'s own planner at its worst step; in the peak")));
+    absl::StrAppend(&out, FigureLine("runtime overhead", memory.runtime_overhead_bytes,
+                                     "  held by the runtime during a run, no tensor; in the peak"));
+  }
+  const double ratio = memory.lower_bound_bytes == 0
+                           ? 1.0
+                           : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);
+  absl::StrAppend(&out, FigureLine("lower bound", memory.lower_bound_bytes,
+                                   absl::StrFormat("  arena is %.3fx the bound", ratio)));
+  absl::StrAppend(&out, FigureLine("no reuse (naive)", memory.naive_bytes));
+  absl::StrAppend(&out, FigureLine("reuse savings", memory.reuse_savings_bytes,
+                                   absl::StrFormat("  %.1f%% of naive", ReuseSavingsPercent(memory))));
+  if (memory.unsized_tensors > 0) {
+    absl::StrAppend(&out, absl::StrFormat("  %-20s %12d\n", "unsized tensors", memory.unsized_tensors));
+  }
+
+  if (analysis.symbolic_memory.has_value()) {
+    const SymbolicMemory& symbolic = *analysis.symbolic_memory;
+    absl::StrAppend(&out, "\nMemory as formulas in the unbound dims (", absl::StrJoin(symbolic.symbols, ", "),
+                    "; the planned arena needs values: --dim or --sweep)\n");
+    auto line = [&](const std::string& label, const std::string& expr) {
+      absl::StrAppend(&out, absl::StrFormat("  %-20s %s\n", label, expr.empty() ? "(too many cases; see --sweep)" : expr));
+    };
+    line("peak >=", symbolic.peak_lower_bound_expr);
+    line("peak <=", symbolic.peak_upper_bound_expr);
+    line("lower bound", symbolic.lower_bound_expr);
+    line("no reuse (naive)", symbolic.naive_expr);
+  }
+  // Each mode's lower bound, applied in order, next to the baseline's.
+  const ModesSummary& modes = analysis.modes;
+  const auto saved = [](int64_t bytes, int64_t before) {
+    if (bytes == 0) return std::string();
+    return absl::StrFormat("  -%s (%.1f%%)", HumanBytes(bytes),
+                           before == 0 ? 0.0 : 100.0 * static_cast<double>(bytes) / static_cast<double>(before));
+  };
+  absl::StrAppend(&out, "\nModes (lower bound after each)\n");
+  absl::StrAppend(&out, FigureLine("baseline", modes.baseline_lower_bound_bytes, "  given order, no sharing"));
+  absl::StrAppend(&out, FigureLine(absl::StrCat("schedule ", modes.schedule.name), modes.schedule.lower_bound_bytes,
+                                   absl::StrCat(saved(modes.schedule.saved_bytes, modes.baseline_lower_bound_bytes),
+                                                modes.schedule.name == "optimized"
+                                                    ? absl::StrFormat("  %s, %s, %.3f s", modes.schedule.algorithm,
+                                                                      modes.schedule.proven_optimal
+                                                                          ? "optimal"
+                                                                          : "not proven optimal",
+                                                                      modes.schedule.seconds)
+                                                    : "")));
+  for (const auto& [label, mode, before] :
+       {std::tuple{"alias", &modes.alias, modes.schedule.lower_bound_bytes},
+        std::tuple{"in-place", &modes.inplace, modes.alias.lower_bound_bytes}}) {
+    if (!mode->enabled) {
+      absl::StrAppend(&out, absl::StrFormat("  %-20s %12s\n", absl::StrCat(label, " off"), "-"));
+      continue;
+    }
+    absl::StrAppend(&out, FigureLine(absl::StrCat("+ ", label), mode->lower_bound_bytes,
+                                     absl::StrCat(saved(mode->saved_bytes, before), "  ", mode->tensors,
+                                                  mode->tensors == 1 ? " tensor shares" : " tensors share",
+                                                  " bytes")));
+  }
+
+  const std::vector<const TensorRecord*> largest = LargestTensors(analysis, 10);
+  if (!largest.empty()) {
+    absl::StrAppend(&out, "\nLargest arena tensors\n");
+    absl::StrAppend(&out, absl::StrFormat("  %-32s %-10s %-20s %10s %11s %12s\n", "name", "dtype", "shape", "size",
+                                          "steps", "offset"));
+    for (const TensorRecord* tensor : largest) {
+      std::string name = tensor->name;
+      if (name.size() > 32) name = name.substr(0, 29) + "...";
+      std::string shape = ShapeToString(tensor->shape);
+      if (shape.size() > 20) shape = shape.substr(0, 17) + "...";
+      absl::StrAppend(&out, absl::StrFormat("  %-32s %-10s %-20s %10s %11s %12d\n", name, tensor->dtype, shape,
+                                            HumanBytes(tensor->aligned_bytes),
+                                            absl::StrCat(tensor->first_step, "-", tensor->last_step),
+                                            tensor->offset.value_or(0)));
+    }
+  }
+  if (const int64_t sharing = analysis.modes.alias.tensors + analysis.modes.inplace.tensors; sharing > 0) {
+    absl::StrAppend(&out, "  ", sharing, sharing == 1 ? " tensor shares" : " tensors share",
+                    " the bytes of an earlier tensor at its offset (see \"shares_with\" in --format json)\n");
+  }
+  int listed_unsized = 0;
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (tensor.bytes.has_value()) continue;
+    if (listed_unsized == 0) absl::StrAppend(&out, "\nUnsized tensors (not counted in the arena)\n");
+    if (++listed_unsized > 20) continue;
+    absl::StrAppend(&out, "  ", tensor.name, "  ", tensor.dtype, " ", ShapeToString(tensor.shape), "  ",
+                    tensor.bytes_expr.empty() ? tensor.unsized_reason : absl::StrCat(tensor.bytes_expr, " bytes"),
+                    "\n");
+  }
+  if (listed_unsized > 20) absl::StrAppend(&out, "  ... and ", listed_unsized - 20, " more (see --format json)\n");
+  for (const WeightRecord& weight : analysis.weights) {
+    if (weight.bytes.has_value()) continue;
+    absl::StrAppend(&out, "  weight ", weight.name, "  ", weight.dtype, "  no byte size\n");
+  }
+  if (!analysis.warnings.empty()) {
+    absl::StrAppend(&out, "\nWarnings\n");
+    for (const std::string& warning : analysis.warnings) absl::StrAppend(&out, "  - ", warning, "\n");
+  }
+  if (analysis.sweep.has_value()) {
+    absl::StrAppend(&out, "\nSweep of ", analysis.sweep->dim, " (planned at each value)\n",
+                    absl::StrFormat("  %12s %12s %12s %12s %12s %8s\n", analysis.sweep->dim, "peak", "arena",
+                                    "lower bound", "naive", "unsized"));
+    for (const SweepFigures::Point& point : analysis.sweep->points) {
+      absl::StrAppend(&out, absl::StrFormat("  %12d %12s %12s %12s %12s %8d\n", point.value,
+                                            HumanBytes(point.memory.peak_bytes), HumanBytes(point.memory.arena_bytes),
+                                            HumanBytes(point.memory.lower_bound_bytes),
+                                            HumanBytes(point.memory.naive_bytes), point.memory.unsized_tensors));
+    }
+  }
+  if (!analysis.tiers.empty()) {
+    absl::StrAppend(&out, "\nMemory tiers of ", analysis.device.name, "\n");
+    absl::StrAppend(&out, absl::StrFormat("  %-14s %12s %12s %12s %8s\n", "tier", "capacity", "activations",
+                                          "weights", "tensors"));
+    for (const TierSummary& tier : analysis.tiers) {
+      absl::StrAppend(&out, absl::StrFormat("  %-14s %12s %12s %12s %8d\n", tier.name,
+                                            tier.capacity_bytes.has_value() ? HumanBytes(*tier.capacity_bytes) : "?",
+                                            tier.holds_activations ? HumanBytes(tier.arena_bytes) : "-",
+                                            tier.holds_weights ? HumanBytes(tier.weights_bytes) : "-", tier.tensors));
+    }
+    if (analysis.spilled_tensors > 0) {
+      absl::StrAppend(&out, "  ", analysis.spilled_tensors, " buffers (a tensor, or tensors sharing bytes) spilled past the first tier (policy ",
+                      analysis.spill_policy, ")\n");
+    }
+  }
+  if (!analysis.budgets.empty()) {
+    absl::StrAppend(&out, "\nBudgets", memory.complete ? "" : " (figures incomplete: the true sizes may be larger)",
+                    "\n");
+    for (const BudgetCheck& check : analysis.budgets) {
+      absl::StrAppend(&out, absl::StrFormat("  %-8s %12s of %-12s %s\n", check.figure, HumanBytes(check.actual_bytes),
+                                            HumanBytes(check.limit_bytes), check.ok ? "ok" : "EXCEEDED"));
+    }
+  }
+  absl::StrAppend(&out, "\nFits on ", analysis.device.name, ": ",
+                  !analysis.fits.has_value() ? "unknown" : (*analysis.fits ? "yes" : "NO"),
+                  analysis.fits_reason.empty()
+                      ? ""
+                      : absl::StrCat(" (", absl::StripPrefix(analysis.fits_reason, "unknown: "), ")"),
+                  "\n");
+  return out;
+}
+
+}  // namespace footprint
