@@ -30,10 +30,20 @@ TEST(ParseAnalyzeArgs, FlagsBecomeOptionsBudgetsAndDevice) {
   EXPECT_EQ(batch->options.planner_time_limit, absl::ZeroDuration());
 }
 
+TEST(ParseAnalyzeArgs, AccumulateIsAModeLikeTheOthers) {
+  EXPECT_FALSE(ParseAnalyzeArgs({"m.onnx", "--no-accumulate"})->options.accumulate);
+  EXPECT_FALSE(ParseAnalyzeArgs({"m.onnx", "--baseline"})->options.accumulate);
+  EXPECT_TRUE(ParseAnalyzeArgs({"m.onnx", "--baseline", "--accumulate"})->options.accumulate);  // Later flags win.
+  absl::StatusOr<AnalyzeCommand> typo = ParseAnalyzeArgs({"m.onnx", "--accumulated"});
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("--accumulated"), std::string::npos) << typo.status();
+}
+
 TEST(ParseAnalyzeArgs, DefaultsAreEveryModeOnGenericCpu) {
   absl::StatusOr<AnalyzeCommand> command = ParseAnalyzeArgs({"m.onnx"});
   ASSERT_TRUE(command.ok());
   EXPECT_TRUE(command->options.optimize_schedule && command->options.alias && command->options.inplace);
+  EXPECT_TRUE(command->options.fold_constants && command->options.accumulate);
   EXPECT_EQ(command->device_name, "generic-cpu");
   EXPECT_FALSE(command->help);
   EXPECT_TRUE(ParseAnalyzeArgs({"--help"})->help);
