@@ -333,3 +333,9 @@ def test_input_values_fold_and_runtime_are_their_flags(tmp_path):
     assert report["options"]["fold"] is False and report["options"]["runtime"] == "onnxruntime-cpu"
     with pytest.raises(fp.Error, match="--runtime must be one of"):
         fp.analyze(MNIST, runtime="tensorrt")
+    expected, error = cli_report(MNIST, "--no-accumulate", *NO_SEARCH)
+    assert error is None
+    report = fp.analyze(MNIST, accumulate=False, **NO_SEARCH_KWARGS)
+    assert masked(report) == masked(expected)
+    assert report["options"]["accumulate"] is False and report["modes"]["accumulate"]["enabled"] is False
+    assert fp.analyze(MNIST, **NO_SEARCH_KWARGS)["modes"]["accumulate"]["enabled"] is True
