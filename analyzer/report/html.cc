@@ -354,7 +354,9 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                     "<i>unsized</i> in the table below.</div>");
   }
   absl::StrAppend(out, "<div class=\"figures\" style=\"margin-top:14px\">");
-  AppendFigure(out, report, "Peak", "peak_bytes", memory.peak_bytes, "weights + arena", true);
+  const bool runtime = !analysis.options.runtime.empty();
+  AppendFigure(out, report, "Peak", "peak_bytes", memory.peak_bytes,
+               runtime ? "weights + runtime tensors + overhead" : "weights + arena", true);
   AppendFigure(out, report, "Weights", "weights_bytes", memory.weights_bytes, "resident");
   if (analysis.options.fold_constants) {
     AppendFigure(out, report, "Folded weights", "folded_weights_bytes", memory.folded_weights_bytes,
@@ -362,6 +364,12 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
   }
   AppendFigure(out, report, "Arena", "arena_bytes", memory.arena_bytes,
                analysis.plan.proven_optimal ? "optimal" : analysis.plan.algorithm);
+  if (runtime) {
+    AppendFigure(out, report, "Runtime tensors", "runtime_tensor_bytes", memory.runtime_tensor_bytes,
+                 absl::StrCat(analysis.options.runtime, "'s own planner"));
+    AppendFigure(out, report, "Runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
+                 "no tensor");
+  }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0
                            : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);
