@@ -10,20 +10,6 @@ constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr int32_t kInt64 = onnx::TensorProto::INT64;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
 
-void IntAttribute(onnx::NodeProto& node, const std::string& name, int64_t value) {
-  onnx::AttributeProto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(value);
-}
-
-void IntsAttribute(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values) {
-  onnx::AttributeProto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) a->add_ints(v);
-}
-
 void GraphAttribute(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& graph) {
   onnx::AttributeProto* a = node.add_attribute();
   a->set_name(name);
@@ -56,16 +42,16 @@ onnx::GraphProto StftLstmBranch(const std::string& name, int64_t window, int64_t
   const int64_t bins = window / 2 + 1;
   b.Initializer(p + "filters", kFloat, {2 * bins, 1, window});
   onnx::NodeProto& conv = b.Node("Conv", {p + "padded", p + "filters"}, {p + "spectrum"});
-  IntsAttribute(conv, "strides", {hop});
+  SetInts(conv, "strides", {hop});
   ConstantInt64(b, p + "zero", {0}, {1});
   ConstantInt64(b, p + "bins", {bins}, {1});
   ConstantInt64(b, p + "one", {1}, {1});
   b.Add("Slice", {p + "spectrum", p + "zero", p + "bins", p + "one"}, {p + "real"});
   onnx::NodeProto& transpose = b.Node("Transpose", {p + "real"}, {p + "frames"});
-  IntsAttribute(transpose, "perm", {2, 0, 1});
+  SetInts(transpose, "perm", {2, 0, 1});
   b.Initializer(p + "w", kFloat, {1, 4 * 64, bins}).Initializer(p + "r", kFloat, {1, 4 * 64, 64});
   onnx::NodeProto& lstm = b.Node("LSTM", {p + "frames", p + "w", p + "r"}, {y});
-  IntAttribute(lstm, "hidden_size", 64);
+  SetInt(lstm, "hidden_size", 64);
   return Branch(b, name, y);
 }
 
@@ -102,7 +88,7 @@ void TorchPad(ModelBuilder& builder, const std::string& x, int64_t rank, const s
   fill->mutable_t()->add_dims(1);
   fill->mutable_t()->add_int64_data(0);
   onnx::NodeProto& concat = builder.Node("Concat", {p + "pad", p + "zeros"}, {p + "padded"});
-  IntAttribute(concat, "axis", 0);
+  SetInt(concat, "axis", 0);
   ConstantInt64(builder, p + "pairs_shape", {-1, 2}, {2});
   builder.Add("Reshape", {p + "padded", p + "pairs_shape"}, {p + "pairs"});
   ConstantInt64(builder, p + "start", {-1}, {1});
@@ -111,11 +97,11 @@ void TorchPad(ModelBuilder& builder, const std::string& x, int64_t rank, const s
   ConstantInt64(builder, p + "step", {-1}, {1});
   builder.Add("Slice", {p + "pairs", p + "start", p + "end", p + "axis", p + "step"}, {p + "reversed"});
   onnx::NodeProto& transpose = builder.Node("Transpose", {p + "reversed"}, {p + "columns"});
-  IntsAttribute(transpose, "perm", {1, 0});
+  SetInts(transpose, "perm", {1, 0});
   ConstantInt64(builder, p + "flat", {-1}, {1});
   builder.Add("Reshape", {p + "columns", p + "flat"}, {p + "onnx_pads"});
   onnx::NodeProto& cast = builder.Node("Cast", {p + "onnx_pads"}, {p + "pads"});
-  IntAttribute(cast, "to", kInt64);
+  SetInt(cast, "to", kInt64);
   onnx::NodeProto& pad = builder.Node("Pad", {x, p + "pads"}, {y});
   onnx::AttributeProto* mode_attribute = pad.add_attribute();
   mode_attribute->set_name("mode");
@@ -129,7 +115,7 @@ ModelBuilder SampleRateIfModel() {
   ConstantInt64(builder, "rate_16k", {16000}, {});
   builder.Add("Equal", {"sr", "rate_16k"}, {"is_16k"});
   ModelBuilder then_builder, else_builder;
-  IntAttribute(then_builder.Node("Concat", {"x", "x"}, {"doubled"}), "axis", 1);
+  SetInt(then_builder.Node("Concat", {"x", "x"}, {"doubled"}), "axis", 1);
   else_builder.Add("Identity", {"x"}, {"same"});
   AddIf(builder, "pick_rate", "is_16k", Branch(then_builder, "then", "doubled"), Branch(else_builder, "else", "same"),
         "y");
@@ -149,7 +135,7 @@ ModelBuilder CacheBranchModel() {
   cache.Add("Equal", {"state_length", "none"}, {"state_empty"});
   ModelBuilder fresh, append;
   fresh.Add("Identity", {"x"}, {"fresh_out"});
-  IntAttribute(append.Node("Concat", {"state", "x"}, {"appended"}), "axis", 0);
+  SetInt(append.Node("Concat", {"state", "x"}, {"appended"}), "axis", 0);
   AddIf(cache, "state_is_empty", "state_empty", Branch(fresh, "fresh", "fresh_out"),
         Branch(append, "append", "appended"), "cached");
   cache.Add("Size", {"state_shape"}, {"state_rank"});
