@@ -15,7 +15,7 @@
 #include "analyzer/cli/size_flags.h"
 #include "analyzer/loader/model_loader.h"
 #include "analyzer/memory/analysis.h"
-#include "analyzer/memory/runtime_profile.h"
+#include "analyzer/runtimes/registry.h"
 #include "analyzer/memory/sweep.h"
 #include "analyzer/report/report.h"
 #include "analyzer/shapes/shape_engine.h"
@@ -200,9 +200,8 @@ absl::StatusOr<AnalyzeCommand> ParseAnalyzeArgs(const std::vector<std::string>& 
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--runtime", &error)) {
-      if (!IsKnownRuntime(*value)) {
-        return UsageError(absl::StrCat("--runtime must be one of ", absl::StrJoin(KnownRuntimes(), ", "), ", got '",
-                                       *value, "'"));
+      if (absl::StatusOr<std::unique_ptr<const RuntimeModel>> runtime = MakeRuntimeModel(*value); !runtime.ok()) {
+        return UsageError(absl::StrCat("--runtime ", runtime.status().message()));
       }
       options.runtime = *value;
       continue;

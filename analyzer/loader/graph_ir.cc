@@ -186,4 +186,31 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
   return ir;
 }
 
+void RemoveNodes(const std::vector<bool>& removed, IrGraph& graph) {
+  std::vector<NodeId> new_id(graph.nodes.size(), -1);
+  std::vector<IrNode> kept;
+  kept.reserve(graph.nodes.size());
+  for (size_t node_id = 0; node_id < graph.nodes.size(); ++node_id) {
+    if (removed[node_id]) continue;
+    new_id[node_id] = static_cast<NodeId>(kept.size());
+    kept.push_back(std::move(graph.nodes[node_id]));
+  }
+  graph.nodes = std::move(kept);
+  for (IrValue& value : graph.values) {
+    if (value.producer >= 0) value.producer = new_id[value.producer];
+    std::vector<NodeId> consumers;
+    consumers.reserve(value.consumers.size());
+    for (NodeId consumer : value.consumers) {
+      if (new_id[consumer] >= 0) consumers.push_back(new_id[consumer]);
+    }
+    value.consumers = std::move(consumers);
+  }
+}
+
+bool IsViewOp(const onnx::NodeProto& node) {
+  static const auto* const kOps =
+      new absl::flat_hash_set<std::string>{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+  return (node.domain().empty() || node.domain() == "ai.onnx") && kOps->contains(node.op_type());
+}
+
 }  // namespace footprint

@@ -78,6 +78,17 @@ inline constexpr int kMaxNodesPerGraph = 10'000'000;
 // True for a Constant node of the default domain (its value is a weight).
 bool IsConstantNode(const onnx::NodeProto& node);
 
+// Removes the nodes marked in `removed` (indexed like graph.nodes) from
+// graph.nodes, keeping the others' order and renumbering every producer and
+// consumer; a removed node's outputs keep producer -1 and lose it as a
+// consumer. Shared by constant folding and the runtime profiles' fusions.
+void RemoveNodes(const std::vector<bool>& removed, IrGraph& graph);
+
+// A node of the default domain whose output is a view of its first input
+// (Reshape, Flatten, Squeeze, Unsqueeze, Identity): the aliasing mode and
+// the runtimes' planners give it the input's bytes.
+bool IsViewOp(const onnx::NodeProto& node);
+
 // Builds and checks the view. `outer_names` are the values visible from
 // enclosing graphs (empty for the main graph). Errors name the node and op:
 // an input nothing defines, a value written twice, an undefined graph output.

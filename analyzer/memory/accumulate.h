@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
-#include "analyzer/memory/runtime_profile.h"
+#include "analyzer/runtimes/runtime_model.h"
 
 namespace footprint {
 

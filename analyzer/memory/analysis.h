@@ -46,7 +46,7 @@ struct AnalyzeOptions {
   bool inplace = false;            // Elementwise ops write over a dying input (if the device allows).
   bool fold_constants = false;     // Nodes of weights only are evaluated at load (folding.h); main graph only.
   bool accumulate = false;         // A Conv adds its Add's residual as it writes (accumulate.h); main graph only.
-  std::string runtime;             // --runtime NAME (runtime_profile.h); "" for none.
+  std::string runtime;             // --runtime NAME[:OPTIONS] (analyzer/runtimes/registry.h); "" for none.
 };
 
 enum class TensorRole {

@@ -36,11 +36,6 @@ bool IsFoldableOp(const onnx::NodeProto& node);
 // keep their order; producers and consumers are renumbered).
 FoldedGraph FoldConstants(IrGraph& graph);
 
-// Removes the nodes marked in `removed` (indexed like graph.nodes) from
-// graph.nodes, keeping the others' order and renumbering every producer and
-// consumer; a removed node's outputs keep producer -1 and lose it as a
-// consumer. Shared by folding and the runtime fusions.
-void RemoveNodes(const std::vector<bool>& removed, IrGraph& graph);
 
 }  // namespace footprint
 

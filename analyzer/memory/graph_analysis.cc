@@ -18,7 +18,6 @@
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/liveness.h"
 #include "analyzer/memory/modes.h"
-#include "analyzer/memory/runtime_buffers.h"
 #include "planner/planner.h"
 #include "planner/problem.h"
 
@@ -98,9 +97,9 @@ absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, 
   return absl::OkStatus();
 }
 
-// The runtime's own planner over `result.order` (runtime_buffers.h), from the
-// sized values before ArrangeTensors takes their records.
-int64_t RuntimeTensorBytes(const std::string& runtime, const GraphSizes& sizes, const GraphResult& result) {
+// The runtime's own planner over `result.order` (RuntimeModel::TensorPeakBytes),
+// from the sized values before ArrangeTensors takes their records.
+int64_t RuntimeTensorBytes(const RuntimeModel& runtime, const GraphSizes& sizes, const GraphResult& result) {
   std::vector<RuntimeValue> values(result.ir.values.size());
   for (size_t id = 0; id < values.size(); ++id) {
     values[id].bytes = sizes.sized_bytes[id];
@@ -115,8 +114,7 @@ int64_t RuntimeTensorBytes(const std::string& runtime, const GraphSizes& sizes, 
     }
     if (known) values[id].shape_key = absl::StrCat(key, "]");
   }
-  return RuntimeTensorPeakBytes(runtime, result.ir, result.order, values, result.fusions.writes_over,
-                                sizes.step_extra_of);
+  return runtime.TensorPeakBytes(result.ir, result.order, values, result.fusions.writes_over, sizes.step_extra_of);
 }
 
 }  // namespace
@@ -140,10 +138,10 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   const AnalyzeOptions& options = context.options;
   const bool main_graph = depth == 0;
   GraphResult result;
-  const std::string runtime = main_graph ? options.runtime : std::string();
+  const RuntimeModel* runtime = main_graph ? context.runtime : nullptr;
   ShapeLookup shape_of;
-  const bool accumulate = main_graph && options.accumulate && runtime.empty();
-  if (!runtime.empty()) {
+  const bool accumulate = main_graph && options.accumulate && runtime == nullptr;
+  if (runtime != nullptr) {
     absl::StatusOr<ShapeLookup> lookup = MakeShapeLookup(graph, context);
     if (!lookup.ok()) return lookup.status();
     shape_of = *std::move(lookup);
@@ -168,15 +166,14 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   if (absl::Status status = AnalyzeBodies(outer_names, graph_label, depth, context, *sizes, result); !status.ok()) {
     return status;
   }
-  SizeKernelWorkspaces(main_graph ? options.runtime : std::string(), options.device.alignment_bytes, result,
-                       *sizes);
+  SizeKernelWorkspaces(runtime, options.device.alignment_bytes, result, *sizes);
   if (absl::Status status = RunScheduleMode(*sizes, main_graph, options, graph_label, result); !status.ok()) {
     return status;
   }
   const std::vector<planner::Lifespan> lifespans = ComputeLifespans(result.ir, result.order);
   const std::vector<planner::Step> step_of = StepsOf(result.order, static_cast<int>(result.ir.nodes.size()));
-  const std::vector<Sharing> sharing = RunSharingModes(*sizes, lifespans, main_graph, options, result);
-  if (!runtime.empty()) result.runtime_tensor_bytes = RuntimeTensorBytes(runtime, *sizes, result);
+  const std::vector<Sharing> sharing = RunSharingModes(*sizes, lifespans, main_graph, options, runtime, result);
+  if (runtime != nullptr) result.runtime_tensor_bytes = RuntimeTensorBytes(*runtime, *sizes, result);
   ArrangeTensors(lifespans, step_of, sharing, *sizes, result);
   const std::vector<int64_t> buffer_of_tensor = BuildPlannerProblem(options.device.alignment_bytes, result);
   // Bodies get the heuristics only: there may be many, and the main graph's

@@ -22,9 +22,9 @@
 #include "analyzer/memory/accumulate.h"
 #include "analyzer/memory/analysis.h"
 #include "analyzer/memory/folding.h"
-#include "analyzer/memory/runtime_profile.h"
 #include "analyzer/memory/modes.h"
 #include "analyzer/memory/schedule.h"
+#include "analyzer/runtimes/runtime_model.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "onnx/onnx_pb.h"
 #include "planner/planner.h"
@@ -57,6 +57,7 @@ struct Context {
   const std::optional<symbolic::ShapeTables>* shapes = nullptr;  // Our engine's results; unset: ONNX's types only.
   std::function<absl::Status()> await_shapes;  // Fills *shapes (once); call before reading it.
   int64_t ir_version = 0;                      // ModelProto.ir_version (what --runtime rules may read).
+  const RuntimeModel* runtime = nullptr;       // --runtime's model; nullptr for none. Applies to the main graph.
 };
 
 // One graph's values sized, before any schedule: what its modes and its plan
@@ -89,13 +90,13 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 // Builds the problem (graph_problem.cc), in this order:
 
 // The graph view of one graph (constant-folded when `fold`, then rewritten
-// by the fusions of `runtime` unless "", else by the accumulate mode when
+// by `runtime`'s rewrites unless nullptr, else by the accumulate mode when
 // `accumulate`), its baseline schedule and its weights: all that needs no
 // shape, so that it runs while the shape engine does; only a runtime's
 // layout rules and the accumulate mode read shapes (`shape_of`, from
 // MakeShapeLookup; the mode only where a Conv feeds an Add).
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
-                       const std::string& graph_label, bool fold, bool accumulate, const std::string& runtime,
+                       const std::string& graph_label, bool fold, bool accumulate, const RuntimeModel* runtime,
                        const ShapeLookup& shape_of, int64_t ir_version, GraphResult& result);
 
 // The shapes of `graph`'s values by name, as SizeArenaValues sizes them
@@ -103,9 +104,9 @@ absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<
 absl::StatusOr<ShapeLookup> MakeShapeLookup(const onnx::GraphProto& graph, const Context& context);
 
 // sizes.kernel_workspace_of (the workspace of each node's kernel under
-// `runtime`, "" for none) and sizes.step_extra_of, once the bodies are sized.
-// Each workspace is rounded up to `alignment`.
-void SizeKernelWorkspaces(const std::string& runtime, int64_t alignment, const GraphResult& result,
+// `runtime`, nullptr for none) and sizes.step_extra_of, once the bodies are
+// sized. Each workspace is rounded up to `alignment`.
+void SizeKernelWorkspaces(const RuntimeModel* runtime, int64_t alignment, const GraphResult& result,
                           GraphSizes& sizes);
 
 // Every arena value's type and size (graph inputs, then each node's outputs
@@ -134,11 +135,13 @@ std::vector<int64_t> BuildPlannerProblem(int64_t alignment, GraphResult& result)
 absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const AnalyzeOptions& options,
                              const std::string& graph_label, GraphResult& result);
 
-// Sharing on the chosen order: aliasing, then in-place (main graph only).
+// Sharing on the chosen order: aliasing, then in-place (main graph only,
+// only where `runtime`'s kernels write in place when it is not nullptr).
 // Sets which modes apply and the alias mode's lower bound; returns who
 // shares whose bytes with every enabled mode.
 std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<planner::Lifespan>& lifespans,
-                                     bool main_graph, const AnalyzeOptions& options, GraphResult& result);
+                                     bool main_graph, const AnalyzeOptions& options, const RuntimeModel* runtime,
+                                     GraphResult& result);
 
 // The in-place mode's lower bound is the plan's (the last mode applied):
 // with in-place off it must be the alias mode's, or the plan is wrong.

@@ -108,14 +108,14 @@ absl::StatusOr<ShapeLookup> MakeShapeLookup(const onnx::GraphProto& graph, const
 }
 
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
-                       const std::string& graph_label, bool fold, bool accumulate, const std::string& runtime,
+                       const std::string& graph_label, bool fold, bool accumulate, const RuntimeModel* runtime,
                        const ShapeLookup& shape_of, int64_t ir_version, GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
   if (fold) result.folded = FoldConstants(result.ir);
-  if (!runtime.empty()) {
-    result.fusions = ApplyRuntimeFusions(runtime, ir_version, shape_of, result.ir);
+  if (runtime != nullptr) {
+    result.fusions = runtime->RewriteGraph(ir_version, shape_of, result.ir);
   } else if (accumulate && MayAccumulate(result.ir)) {
     result.accumulated = AccumulateResidualAdds(shape_of, result.ir);
     result.fusions.writes_over = result.accumulated.writes_over;  // The in-place mode reads them there.
@@ -217,11 +217,11 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
   return sizes;
 }
 
-void SizeKernelWorkspaces(const std::string& runtime, int64_t alignment, const GraphResult& result,
+void SizeKernelWorkspaces(const RuntimeModel* runtime, int64_t alignment, const GraphResult& result,
                           GraphSizes& sizes) {
   const IrGraph& g = result.ir;
   sizes.kernel_workspace_of.assign(g.nodes.size(), 0);
-  if (!runtime.empty()) {
+  if (runtime != nullptr) {
     absl::flat_hash_map<std::string, const WeightRecord*> weight_by_name;
     for (const WeightRecord& weight : result.weights) {
       if (weight.graph.empty()) weight_by_name.emplace(weight.name, &weight);
@@ -245,7 +245,7 @@ void SizeKernelWorkspaces(const std::string& runtime, int64_t alignment, const G
       return known(it->second->shape, it->second->dtype);
     };
     for (size_t node = 0; node < g.nodes.size(); ++node) {
-      const int64_t bytes = KernelWorkspaceBytes(runtime, g, result.fusions, g.nodes[node], tensor_of);
+      const int64_t bytes = runtime->KernelWorkspaceBytes(g, result.fusions, g.nodes[node], tensor_of);
       absl::StatusOr<int64_t> aligned = AlignUp(bytes, alignment);
       sizes.kernel_workspace_of[node] = aligned.ok() ? *aligned : bytes;
     }

@@ -4,7 +4,6 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "analyzer/memory/runtime_profile.h"
 #include "planner/validator.h"
 
 namespace footprint {
@@ -44,12 +43,6 @@ const char* SharingKindName(SharingKind kind) {
       return "inplace";
   }
   return "";
-}
-
-bool IsViewOp(const onnx::NodeProto& node) {
-  static const auto* const kOps =
-      new absl::flat_hash_set<std::string>{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
-  return IsDefaultDomain(node) && kOps->contains(node.op_type());
 }
 
 bool IsElementwiseOp(const onnx::NodeProto& node) {
@@ -109,12 +102,12 @@ std::vector<Sharing> PlanSharing(const IrGraph& graph, const std::vector<NodeId>
       }
     } else if (options.inplace && options.runtime_writes_over != nullptr && node.outputs.size() == 1 &&
                (*options.runtime_writes_over)[node.outputs[0]] >= 0) {
-      kind = SharingKind::kInPlace;  // A fused kernel that sums into its residual input (runtime_profile.h).
+      kind = SharingKind::kInPlace;  // A fused kernel that sums into its residual input (RuntimeModel::RewriteGraph).
       const ValueId residual = (*options.runtime_writes_over)[node.outputs[0]];
       // Never over an input the kernel also reads as data (y = x + Conv(x)).
       if (std::count(node.inputs.begin(), node.inputs.end(), residual) == 1) candidates.push_back(residual);
     } else if (options.inplace && IsElementwiseOp(*node.proto) &&
-               (options.runtime.empty() || RuntimeRunsInPlace(options.runtime, *node.proto))) {
+               (options.runtime == nullptr || options.runtime->RunsInPlace(*node.proto))) {
       kind = SharingKind::kInPlace;
       if (IsBinaryElementwise(node.proto->op_type())) {
         candidates = node.inputs;

@@ -42,6 +42,7 @@
 #include "absl/status/status.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/analysis.h"
+#include "analyzer/runtimes/runtime_model.h"
 #include "planner/problem.h"
 #include "scheduler/dataflow_graph.h"
 
@@ -57,11 +58,11 @@ struct SharingOptions {
   bool alias = false;    // View ops reuse their input's bytes.
   bool inplace = false;  // Elementwise ops write over a dying input.
   // With inplace: per value, the input its (fused) producer writes over
-  // under the --runtime profile (runtime_profile.h), or -1; empty for none.
+  // under the --runtime profile (RuntimeModel::RewriteGraph), or -1; empty for none.
   const std::vector<ValueId>* runtime_writes_over = nullptr;
-  // A runtime profile (--runtime NAME) or "": then only the elementwise ops
-  // its kernels run in place do so (RuntimeRunsInPlace).
-  std::string runtime;
+  // A runtime's model (--runtime NAME) or nullptr: then only the elementwise
+  // ops its kernels run in place do so (RuntimeModel::RunsInPlace).
+  const RuntimeModel* runtime = nullptr;
 };
 
 enum class SharingKind {
@@ -76,9 +77,8 @@ struct Sharing {
   SharingKind kind = SharingKind::kOwner;  // How it joined the group.
 };
 
-// True for the view ops aliasing applies to, and for the elementwise ops
-// in-place reuse applies to (default domain only).
-bool IsViewOp(const onnx::NodeProto& node);
+// True for the elementwise ops in-place reuse applies to (default domain
+// only); the view ops aliasing applies to are IsViewOp (graph_ir.h).
 bool IsElementwiseOp(const onnx::NodeProto& node);
 
 // The dataflow graph the schedule optimizer orders: one node per scheduled

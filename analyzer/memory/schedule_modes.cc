@@ -103,7 +103,8 @@ absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const Ana
 }
 
 std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<planner::Lifespan>& lifespans,
-                                     bool main_graph, const AnalyzeOptions& options, GraphResult& result) {
+                                     bool main_graph, const AnalyzeOptions& options, const RuntimeModel* runtime,
+                                     GraphResult& result) {
   const IrGraph& g = result.ir;
   ModesSummary& modes = result.modes;
   const bool device_allows_inplace =
@@ -129,7 +130,7 @@ std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<
                       .inplace = modes.inplace.enabled,
                       .runtime_writes_over =
                           result.fusions.writes_over.empty() ? nullptr : &result.fusions.writes_over,
-                      .runtime = main_graph ? options.runtime : std::string()});
+                      .runtime = main_graph ? runtime : nullptr});
 }
 
 absl::Status FinishInPlaceMode(const std::string& graph_label, GraphResult& result) {

@@ -12,15 +12,15 @@
 //    other addend (FusionSummary::writes_over), then an activation.
 // What it does not model: AVX-512's block of 16, and the NchwcArgument shape
 // tracking ORT uses to prove symbolic shapes equal (we compare known dims).
-#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_NCHWC_LAYOUT_H_
-#define ONNX_FOOTPRINT_ANALYZER_MEMORY_NCHWC_LAYOUT_H_
+#ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_NCHWC_LAYOUT_H_
+#define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_NCHWC_LAYOUT_H_
 
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
-#include "analyzer/memory/runtime_profile.h"
+#include "analyzer/runtimes/runtime_model.h"
 
-namespace footprint {
+namespace footprint::ort {
 
 // Rewrites `graph` in place (nodes reordered topologically, removed and
 // added; values added); counts into `summary`. `has_activation` is indexed
@@ -29,6 +29,6 @@ namespace footprint {
 void ApplyNchwcLayout(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
                       std::vector<bool>& has_activation);
 
-}  // namespace footprint
+}  // namespace footprint::ort
 
-#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_NCHWC_LAYOUT_H_
+#endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_NCHWC_LAYOUT_H_

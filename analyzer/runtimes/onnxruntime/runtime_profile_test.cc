@@ -1,10 +1,13 @@
-// The onnxruntime-cpu profile (runtime_profile.h): each fusion and each
+// The onnxruntime-cpu profile (runtime_profile.h, onnxruntime_cpu.h): each fusion and each
 // workspace rule on a built model, and nothing of it without --runtime.
-#include "analyzer/memory/runtime_profile.h"
+#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "analyzer/memory/analyze.h"
+#include "analyzer/runtimes/registry.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
@@ -42,9 +45,16 @@ ModelBuilder ConvModel(ModelBuilder builder = ModelBuilder()) {
 }
 
 TEST(RuntimeProfileTest, KnownNames) {
-  EXPECT_TRUE(IsKnownRuntime("onnxruntime-cpu"));
-  EXPECT_FALSE(IsKnownRuntime("tflite"));
-  EXPECT_FALSE(IsKnownRuntime(""));
+  absl::StatusOr<std::unique_ptr<const RuntimeModel>> ort = MakeRuntimeModel("onnxruntime-cpu");
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ((*ort)->name(), "onnxruntime-cpu");
+  absl::StatusOr<std::unique_ptr<const RuntimeModel>> none = MakeRuntimeModel("");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(*none, nullptr);
+  absl::StatusOr<std::unique_ptr<const RuntimeModel>> tflite = MakeRuntimeModel("tflite");
+  EXPECT_EQ(tflite.status().message(), "must be one of onnxruntime-cpu, got 'tflite'");
+  EXPECT_FALSE(MakeRuntimeModel("onnxruntime-cpu:").ok());  // An empty option.
+  EXPECT_EQ(ParseRuntimeSpec("onnxruntime-cpu:a,b")->options, (std::vector<std::string>{"a", "b"}));
 }
 
 TEST(RuntimeProfileTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
@@ -63,7 +73,6 @@ TEST(RuntimeProfileTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
   EXPECT_EQ(plain->memory.runtime_overhead_bytes, 0);
   EXPECT_EQ(plain->memory.peak_bytes, plain->memory.arena_bytes);
   EXPECT_EQ(plain->memory.arena_bytes, ort->memory.arena_bytes);
-  EXPECT_EQ(RuntimeOverheadBytes("tflite", 128, 64, 64, 2), 0);
 }
 
 TEST(RuntimeProfileTest, RunOverheadWhileKernelsRunIsSmall) {
@@ -89,8 +98,8 @@ TEST(RuntimeProfileTest, RunEndHoldsACopyOfLargeOutputs) {
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_EQ(ort->memory.arena_bytes, 2 * 393216);
   EXPECT_EQ(ort->memory.runtime_overhead_bytes, 393216 + 4608);
-  EXPECT_EQ(RuntimeOverheadBytes("onnxruntime-cpu", 8192, 4096, 4096, 2), 12800 + 2 * 448);  // Small: the fixed part.
-  EXPECT_EQ(RuntimeOverheadBytes("onnxruntime-cpu", 8192, 4096, 4096, 6), 12800 + 6 * 448);  // Each binding adds.
+  EXPECT_EQ(ort::RunOverheadBytes(8192, 4096, 4096, 2), 12800 + 2 * 448);  // Small: the fixed part.
+  EXPECT_EQ(ort::RunOverheadBytes(8192, 4096, 4096, 6), 12800 + 6 * 448);  // Each binding adds.
 }
 
 TEST(RuntimeProfileTest, ConvBatchNormFuses) {

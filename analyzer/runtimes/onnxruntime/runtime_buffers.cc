@@ -1,19 +1,16 @@
 // ONNX Runtime's allocation planner, replayed over the analysis's schedule
 // (runtime_buffers.h).
-#include "analyzer/memory/runtime_buffers.h"
+#include "analyzer/runtimes/onnxruntime/runtime_buffers.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "analyzer/memory/modes.h"
-#include "analyzer/memory/runtime_profile.h"
+#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 
-namespace footprint {
+namespace footprint::ort {
 namespace {
-
-constexpr char kOnnxRuntimeCpu[] = "onnxruntime-cpu";
 
 // The input whose buffer ORT's planner may give to output `slot` of `node`
 // without a copy, and whether it must (a view) or may (in place); -1: none.
@@ -22,8 +19,7 @@ struct ReusableInput {
   bool must = false;  // Alias(0, 0): the output is a view, whatever else reads the input.
 };
 
-ReusableInput ReusableInputOf(const std::string& runtime, const IrNode& node, size_t slot,
-                              const std::vector<ValueId>& writes_over) {
+ReusableInput ReusableInputOf(const IrNode& node, size_t slot, const std::vector<ValueId>& writes_over) {
   if (slot != 0 || node.inputs.empty() || node.proto->input_size() == 0 || node.proto->input(0).empty()) {
     return {};
   }
@@ -32,16 +28,14 @@ ReusableInput ReusableInputOf(const std::string& runtime, const IrNode& node, si
   if (output < static_cast<ValueId>(writes_over.size()) && writes_over[output] >= 0) {
     return {.input = writes_over[output]};  // The fused Conv's Sum input (MayInplace(3, 0)).
   }
-  if (RuntimeRunsInPlace(runtime, *node.proto)) return {.input = node.inputs[0]};
+  if (RunsInPlace(*node.proto)) return {.input = node.inputs[0]};
   return {};
 }
 
 }  // namespace
 
-int64_t RuntimeTensorPeakBytes(const std::string& runtime, const IrGraph& graph, const std::vector<NodeId>& order,
-                               const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
-                               const std::vector<int64_t>& step_extra_of) {
-  if (runtime != kOnnxRuntimeCpu) return 0;
+int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                        const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of) {
   const int64_t steps = static_cast<int64_t>(order.size());
   const size_t value_count = graph.values.size();
   // ORT's use counts, held per buffer (the value that first owned it): one
@@ -86,7 +80,7 @@ int64_t RuntimeTensorPeakBytes(const std::string& runtime, const IrGraph& graph,
       const int64_t output_uses = reads[output] + 1 + (value.is_graph_output || value.live_to_end ? 1 : 0);
       ValueId owner = -1;
       if (!value.is_graph_output) {
-        const ReusableInput candidate = ReusableInputOf(runtime, node, slot, writes_over);
+        const ReusableInput candidate = ReusableInputOf(node, slot, writes_over);
         if (in_arena(candidate.input) && buffer_of[candidate.input] >= 0) {
           const ValueId input_owner = buffer_of[candidate.input];
           const bool same_shape = !values[output].shape_key.empty() &&
@@ -139,4 +133,4 @@ int64_t RuntimeTensorPeakBytes(const std::string& runtime, const IrGraph& graph,
   return peak;
 }
 
-}  // namespace footprint
+}  // namespace footprint::ort

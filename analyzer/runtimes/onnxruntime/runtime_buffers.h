@@ -35,31 +35,24 @@
 // schedule is used), shapes ORT leaves symbolic where --dim-default binds
 // them (ORT compares dim names, we compare values), and the memory pattern
 // and arena of ORT's default session options.
-#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_BUFFERS_H_
-#define ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_BUFFERS_H_
+#ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_RUNTIME_BUFFERS_H_
+#define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_RUNTIME_BUFFERS_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/runtime_model.h"
 
-namespace footprint {
+namespace footprint::ort {
 
-// One value as the runtime's planner sees it (indexed like IrGraph::values).
-struct RuntimeValue {
-  int64_t bytes = -1;     // Aligned byte size; -1 when unsized or not an arena tensor (a weight).
-  std::string shape_key;  // Element type and every dim ("float32[1,64,56,56]"); "" when not fully known or rank 0.
-};
-
-// The peak live bytes of `runtime`'s tensor buffers over `order` (0 for a
-// runtime without a planner model). `writes_over` (indexed like
+// The peak live bytes of ORT's tensor buffers over `order`. `writes_over` (indexed like
 // graph.values, may be empty) is FusionSummary::writes_over;
 // `step_extra_of` (indexed like graph.nodes) is held at each node's step.
-int64_t RuntimeTensorPeakBytes(const std::string& runtime, const IrGraph& graph, const std::vector<NodeId>& order,
-                               const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
-                               const std::vector<int64_t>& step_extra_of);
+int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                        const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of);
 
-}  // namespace footprint
+}  // namespace footprint::ort
 
-#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_RUNTIME_BUFFERS_H_
+#endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_RUNTIME_BUFFERS_H_

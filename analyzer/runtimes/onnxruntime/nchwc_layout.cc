@@ -2,7 +2,7 @@
 // core/optimizer/nchwc_transformer.cc; the names in comments are its
 // methods, and the rules ORT 1.30 applies beyond that file are marked
 // "measured" with what was measured.
-#include "analyzer/memory/nchwc_layout.h"
+#include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -16,10 +16,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/loader/graph_ir.h"
-#include "analyzer/memory/runtime_profile.h"
+#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
 
-namespace footprint {
+namespace footprint::ort {
 namespace {
 
 constexpr char kNchwcDomain[] = "com.microsoft.nchwc";  // ORT's kMSNchwcDomain.
@@ -572,4 +572,4 @@ void ApplyNchwcLayout(const ShapeLookup& shape_of, FusionSummary& summary, IrGra
   NchwcLayout(shape_of, has_activation, summary, graph).Run();
 }
 
-}  // namespace footprint
+}  // namespace footprint::ort

@@ -1,7 +1,7 @@
-// The rules of each runtime profile (runtime_profile.h). onnxruntime-cpu is
+// The rules of the onnxruntime-cpu profile (runtime_profile.h):
 // ONNX Runtime's CPU execution provider at graph optimization level "all",
 // one thread; the paths cited are in github.com/microsoft/onnxruntime.
-#include "analyzer/memory/runtime_profile.h"
+#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -17,14 +17,11 @@
 #include "absl/container/flat_hash_set.h"
 
 #include "analyzer/loader/graph_ir.h"
-#include "analyzer/memory/folding.h"
-#include "analyzer/memory/nchwc_layout.h"
+#include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
 #include "onnx/onnx_pb.h"
 
-namespace footprint {
+namespace footprint::ort {
 namespace {
-
-constexpr char kOnnxRuntimeCpu[] = "onnxruntime-cpu";
 
 bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
@@ -432,17 +429,8 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std
   return nullptr;
 }
 
-std::vector<std::string> KnownRuntimes() { return {kOnnxRuntimeCpu}; }
-
-bool IsKnownRuntime(const std::string& name) {
-  const std::vector<std::string> names = KnownRuntimes();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-FusionSummary ApplyRuntimeFusions(const std::string& runtime, int64_t ir_version, const ShapeLookup& shape_of,
-                                  IrGraph& graph) {
+FusionSummary ApplyRewrites(int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph) {
   FusionSummary summary;
-  if (runtime != kOnnxRuntimeCpu) return summary;
   if (ir_version >= 4) {
     summary.overridable.assign(graph.values.size(), false);
     for (const onnx::ValueInfoProto& input : graph.proto->input()) {
@@ -482,17 +470,17 @@ FusionSummary ApplyRuntimeFusions(const std::string& runtime, int64_t ir_version
 // Sqrt, Exp, Log, Floor, Erf, Sin, ..., and Add, Sub, Mul, Div, Pow, Max,
 // Min, Sum, Mean even with a same-shape input), nor for PRelu or
 // BatchNormalization (core/providers/cpu/nn/batch_norm.cc).
-bool RuntimeRunsInPlace(const std::string& runtime, const onnx::NodeProto& node) {
-  if (runtime != kOnnxRuntimeCpu || !IsDefaultDomain(node)) return false;
+bool RunsInPlace(const onnx::NodeProto& node) {
+  if (!IsDefaultDomain(node)) return false;
   static const auto* const kInPlace = new absl::flat_hash_set<std::string>{
       "Relu", "Sigmoid", "Tanh", "LeakyRelu", "Elu", "Selu", "Celu", "HardSigmoid", "Softplus", "Softsign",
       "ThresholdedRelu", "Clip", "Dropout"};
   return kInPlace->contains(node.op_type());
 }
 
-int64_t KernelWorkspaceBytes(const std::string& runtime, const IrGraph& graph, const FusionSummary& fusions,
-                             const IrNode& node, const TensorLookup& tensor_of) {
-  if (runtime != kOnnxRuntimeCpu || !IsDefaultDomain(*node.proto)) return 0;
+int64_t KernelWorkspaceBytes(const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
+                             const TensorLookup& tensor_of) {
+  if (!IsDefaultDomain(*node.proto)) return 0;
   if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "NegativeLogLikelihoodLoss") return NllLossWorkspaceBytes(node, tensor_of);
@@ -524,13 +512,11 @@ constexpr int64_t kOnnxRuntimeCpuRunEndBytesPerBinding = 448;
 constexpr int64_t kOnnxRuntimeCpuOutputCopySlackBytes = 4608;
 constexpr int64_t kOnnxRuntimeCpuDuringKernelsBytes = 1536;
 
-int64_t RuntimeOverheadBytes(const std::string& runtime, int64_t tensor_bytes, int64_t input_bytes,
-                             int64_t output_bytes, int64_t bindings) {
-  if (runtime != kOnnxRuntimeCpu) return 0;
+int64_t RunOverheadBytes(int64_t tensor_bytes, int64_t input_bytes, int64_t output_bytes, int64_t bindings) {
   const int64_t fixed = kOnnxRuntimeCpuRunEndBytes + kOnnxRuntimeCpuRunEndBytesPerBinding * bindings;
   const int64_t run_end =
       input_bytes + output_bytes + std::max(fixed, output_bytes + kOnnxRuntimeCpuOutputCopySlackBytes);
   return std::max(kOnnxRuntimeCpuDuringKernelsBytes, run_end - tensor_bytes);
 }
 
-}  // namespace footprint
+}  // namespace footprint::ort

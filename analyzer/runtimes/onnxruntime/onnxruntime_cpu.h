@@ -1,0 +1,28 @@
+// onnxruntime-cpu: ONNX Runtime's CPU execution provider as people run it
+// (graph optimization level "all", sequential execution), as a RuntimeModel
+// (../runtime_model.h). The rules are in this folder: the graph rewrites,
+// in-place kernels, workspaces and run overhead (runtime_profile.h), the
+// NCHWc layout pass (nchwc_layout.h) and ORT's allocation planner replayed
+// (runtime_buffers.h).
+#ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_ONNXRUNTIME_CPU_H_
+#define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_ONNXRUNTIME_CPU_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "analyzer/runtimes/runtime_model.h"
+
+namespace footprint {
+
+inline constexpr absl::string_view kOnnxRuntimeCpuName = "onnxruntime-cpu";
+
+// The model for `--runtime onnxruntime-cpu[:OPTIONS]`. Errors: an option it
+// does not take (InvalidArgument, reading after "--runtime ").
+absl::StatusOr<std::unique_ptr<const RuntimeModel>> MakeOnnxRuntimeCpu(const std::vector<std::string>& options);
+
+}  // namespace footprint
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_ONNXRUNTIME_CPU_H_
