@@ -167,8 +167,15 @@ def trim(lines):
 
 def output_matches(shown, actual):
   """Whether the actual lines are the shown ones, `...` lines standing for any lines."""
-  pattern = "".join("(?:.*\n)*?" if is_ellipsis(line) else re.escape(line) + "\n" for line in shown)
-  return re.fullmatch(pattern, "".join(line + "\n" for line in actual)) is not None
+  # reachable[j]: the shown lines so far can stand for actual[:j] (linear per shown line).
+  reachable = [True] + [False] * len(actual)
+  for line in shown:
+    if is_ellipsis(line):
+      first = reachable.index(True) if True in reachable else len(reachable)
+      reachable = [j >= first for j in range(len(actual) + 1)]
+    else:
+      reachable = [False] + [reachable[j] and actual[j] == line for j in range(len(actual))]
+  return reachable[-1]
 
 
 def fill_ellipses(shown, actual):
@@ -284,7 +291,8 @@ class Runner:
       if block.marker == "template":
         ok = self.check_python_syntax(block, work) if is_python else self.check_shell_template(block, work)
         self.counts["template"] += 1
-        print(f"{'ok  ' if ok else '    '} {block.where()} template ({'python' if is_python else 'shell'})", flush=True)
+        if ok:
+          print(f"ok   {block.where()} template ({'python' if is_python else 'shell'})", flush=True)
         continue
       needs_module = is_python or "onnx_footprint" in block.text()
       if needs_module and not self.python_module_built():
