@@ -252,7 +252,7 @@ class Runner:
   def run(self, argv, cwd, stdin_text=None):
     try:
       done = subprocess.run(argv, cwd=cwd, env=self.env, input=stdin_text, capture_output=True,
-                            text=True, timeout=COMMAND_TIMEOUT_SECONDS)
+                            encoding="utf-8", errors="replace", timeout=COMMAND_TIMEOUT_SECONDS)
       return done.returncode, done.stdout, done.stderr
     except subprocess.TimeoutExpired:
       return None, "", f"timed out after {COMMAND_TIMEOUT_SECONDS} s"
@@ -440,6 +440,7 @@ def main():
   parser.add_argument("--keep", action="store_true", help="keep the scratch folder (to look at it)")
   parser.add_argument("files", nargs="*", help="Markdown files (default: every *.md of the checkout)")
   args = parser.parse_args()
+  sys.stdout.reconfigure(encoding="utf-8", errors="backslashreplace")  # reports print × and ✅
   if args.python and not os.path.exists(args.python):
     args.python = ""
   files = args.files or find_markdown_files(args.source, args.build)
