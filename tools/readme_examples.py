@@ -230,7 +230,7 @@ class Runner:
 
   def fail(self, message):
     self.failures.append(message)
-    print("FAIL " + message, flush=True)
+    print("FAIL " + message.split("\n")[0], flush=True)  # in full under Failures at the end
 
   def make_work_dir(self, document):
     folder = os.path.join(self.scratch, re.sub(r"[^\w.-]", "_", document))
