@@ -129,9 +129,10 @@ Options:
 
 A progress line is drawn on stderr while models are analyzed, only when stderr is a terminal.
 
-The figures follow the memory model: peak = weights + arena; lower bound = the busiest step's
-live bytes; naive = one buffer per tensor; reuse savings = naive - arena. They are those of the
-modes in use; the report also gives the baseline lower bound and what each mode saved.
+The figures follow the memory model: peak = weights + folded weights + arena; lower bound =
+the busiest step's live bytes; naive = one buffer per tensor; reuse savings = naive - arena.
+They are those of the modes in use; the report also gives the baseline lower bound and what
+each mode saved.
 Exit codes: 0 success; 1 a budget or the device's capacity is exceeded; 2 usage or input error
 (with several models: the worst of them, 2 > 1 > 0).
 )";

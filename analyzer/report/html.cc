@@ -356,7 +356,10 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
   absl::StrAppend(out, "<div class=\"figures\" style=\"margin-top:14px\">");
   const bool runtime = !analysis.options.runtime.empty();
   AppendFigure(out, report, "Peak", "peak_bytes", memory.peak_bytes,
-               runtime ? "weights + runtime tensors + overhead" : "weights + arena", true);
+               runtime                           ? "weights + folded + runtime tensors + overhead"
+               : analysis.options.fold_constants ? "weights + folded + arena"
+                                                 : "weights + arena",
+               true);
   AppendFigure(out, report, "Weights", "weights_bytes", memory.weights_bytes, "resident");
   if (analysis.options.fold_constants) {
     AppendFigure(out, report, "Folded weights", "folded_weights_bytes", memory.folded_weights_bytes,

@@ -50,8 +50,9 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
   absl::StrAppend(&out, "| figure | size | bytes |", with_change ? " change |" : "", " |\n");
   absl::StrAppend(&out, "|---|---:|---:|", with_change ? "---:|" : "", "---|\n");
   AppendFigureRow(&out, report, "**peak**", "peak_bytes", memory.peak_bytes,
-                  analysis.options.runtime.empty() ? "weights + arena"
-                                                   : "weights + runtime tensors + runtime overhead");
+                  !analysis.options.runtime.empty()  ? "weights + folded + runtime tensors + runtime overhead"
+                  : analysis.options.fold_constants ? "weights + folded + arena"
+                                                    : "weights + arena");
   AppendFigureRow(&out, report, "weights", "weights_bytes", memory.weights_bytes, "resident, outside the arena");
   if (analysis.options.fold_constants) {
     AppendFigureRow(&out, report, "folded weights", "folded_weights_bytes", memory.folded_weights_bytes,
