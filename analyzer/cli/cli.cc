@@ -1,6 +1,7 @@
 #include "analyzer/cli/cli.h"
 
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include "absl/strings/match.h"
@@ -201,9 +202,13 @@ absl::StatusOr<AnalyzeCommand> ParseAnalyzeArgs(const std::vector<std::string>& 
       continue;
     }
     if (std::optional<std::string> value = TakeValue(args, i, "--runtime", &error)) {
-      if (absl::StatusOr<std::unique_ptr<const RuntimeModel>> runtime = MakeRuntimeModel(*value); !runtime.ok()) {
-        return UsageError(absl::StrCat("--runtime ", runtime.status().message()));
+      // `--runtime=` names no runtime ("" is none to the registry): refused like an unknown name.
+      absl::StatusOr<std::unique_ptr<const RuntimeModel>> runtime = MakeRuntimeModel(*value);
+      if (runtime.ok() && *runtime == nullptr) {
+        runtime = absl::InvalidArgumentError(
+            absl::StrCat("must be one of ", absl::StrJoin(KnownRuntimes(), ", "), ", got ''"));
       }
+      if (!runtime.ok()) return UsageError(absl::StrCat("--runtime ", runtime.status().message()));
       options.runtime = *value;
       continue;
     }
