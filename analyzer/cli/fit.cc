@@ -34,6 +34,8 @@ constexpr const char* kProgram = "onnx-footprint";
 // The largest dim value the search tries: far past any memory a device has
 // for a dim that scales a tensor; a dim that still fits there is reported so.
 constexpr int64_t kLargestSearched = int64_t{1} << 30;
+// Values below the first with a verdict are tried up to this one.
+constexpr int64_t kSmallestValueSearched = 4096;
 // At most this many orders of the RAM tiers are tried (4 tiers: all of them).
 constexpr int kMaxTierOrders = 24;
 
@@ -186,7 +188,8 @@ class DimSearch {
 
  private:
   struct Point {
-    bool fits = false;
+    std::optional<bool> verdict;  // nullopt: unknown (unsized tensors at these values).
+    bool fits = false;            // verdict == true.
     std::string reason;      // Why not, when it does not fit.
     MemoryFigures memory;    // Its figures (unset after an overflow).
     bool overflow = false;   // Sizes past 64 bits: does not fit.
@@ -292,6 +295,7 @@ absl::StatusOr<const DimSearch::Point*> DimSearch::Measure(int64_t value) {
     point.reason = std::string(analysis.status().message());
   } else {
     const Verdict verdict = VerdictOf(*analysis, budgets_);
+    point.verdict = verdict.fits;
     point.fits = verdict.fits == true;
     point.reason = verdict.reason;
     point.memory = analysis->memory;
@@ -321,24 +325,41 @@ std::optional<int64_t> DimSearch::ActivationLimit(const MemoryFigures& at) const
 
 absl::StatusOr<FitOption> DimSearch::Run(const MemoryFigures& given) {
   FitOption option{.kind = "dim", .dim = dim_};
-  absl::StatusOr<const Point*> first = Measure(1);
+  // The smallest value searched: 1, or the first power of two with a
+  // verdict when smaller values leave tensors unsized (an image too small
+  // for the convolutions' windows).
+  int64_t start = 1;
+  absl::StatusOr<const Point*> first = Measure(start);
   if (!first.ok()) return first.status();
+  while (!(*first)->verdict.has_value() && start < kSmallestValueSearched) {
+    start *= 2;
+    first = Measure(start);
+    if (!first.ok()) return first.status();
+  }
+  if (!(*first)->verdict.has_value()) {
+    option.reason = absl::StrCat("no verdict for ", dim_, " from 1 to ", start, " (", (*first)->reason,
+                                 "): bind the other input dims with --dim");
+    option.description = absl::StrCat(dim_, ": no verdict");
+    option.bindings_above = BindingsAt(1);
+    return option;
+  }
   if (!(*first)->fits) {
     option.largest_fitting = 0;
     option.fits = false;
-    option.reason = absl::StrCat("even ", dim_, "=1 does not fit: ", (*first)->reason);
-    option.description = absl::StrCat(dim_, ": even 1 does not fit");
-    option.bindings_above = BindingsAt(1);
+    option.reason = absl::StrCat("even ", dim_, "=", start, " does not fit: ", (*first)->reason);
+    option.description = absl::StrCat(dim_, ": even ", start, " does not fit");
+    option.bindings_above = BindingsAt(start);
     if (!(*first)->overflow) SetFigures((*first)->memory, given, option);
     return option;
   }
+  const std::string smaller = start == 1 ? "" : absl::StrCat("; below ", start, " no verdict");
   // The search: `low` fits; `high` (when known) does not. It cycles
   // through three steps: a guess where the activations reach their limit
   // (the budgets' or the device's), assuming they grow linearly between the
   // nearest points measured; the guess's neighbour (after a good guess, the
   // bracket closes there); a bisection (or, with no bracket yet, a
   // doubling), so that a poor guess still costs at most two steps per halving.
-  int64_t low = 1;
+  int64_t low = start;
   std::optional<int64_t> high;
   std::optional<int64_t> previous_low;  // The fitting point before `low`, for a slope above it.
   int step = 0;                         // 0 guess, 1 neighbour, 2 bisect.
@@ -403,6 +424,9 @@ absl::StatusOr<FitOption> DimSearch::Run(const MemoryFigures& given) {
   SetFigures(points_.at(low).memory, given, option);
   if (high.has_value()) {
     option.bindings_above = BindingsAt(*high);
+    if (!points_.at(*high).verdict.has_value()) {
+      option.reason = absl::StrCat("at ", *high, " the verdict is unknown (", points_.at(*high).reason, ")");
+    }
   } else {
     option.reason = absl::StrCat("still fits at ", low, ", the largest value searched");
   }
@@ -416,6 +440,7 @@ absl::StatusOr<FitOption> DimSearch::Run(const MemoryFigures& given) {
   option.change = absl::StrJoin(flags, " ");
   option.description = absl::StrCat(dim_, " up to ", WithThousands(low),
                                      others.empty() ? "" : absl::StrCat(" (", absl::StrJoin(others, ", "), ")"));
+  if (!smaller.empty()) option.reason = absl::StrCat(option.reason, option.reason.empty() ? "" : "; ", smaller.substr(2));
   return option;
 }
 

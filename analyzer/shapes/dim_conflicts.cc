@@ -115,6 +115,18 @@ std::vector<DimTie> FindDimTies(const onnx::ModelProto& model, const ShapeTables
   for (const onnx::NodeProto& node : model.graph().node()) {
     for (const auto& [a, b] : NeededEqualities(node, graph->second)) {
       if (a == b) continue;
+      // seq = past + seq: the difference, a lone symbol, must be 0.
+      const Expr difference = a - b;
+      std::set<std::string> difference_names;
+      difference.CollectSymbols(difference_names);
+      if (difference.known() && difference_names.size() == 1 &&
+          (difference == Expr::Symbol(*difference_names.begin()) ||
+           -difference == Expr::Symbol(*difference_names.begin()))) {
+        if (tied.insert(*difference_names.begin()).second) {
+          ties.push_back(DimTie{.dim = *difference_names.begin(), .equals = Expr(0)});
+        }
+        continue;
+      }
       for (const auto& [single, other] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
         std::set<std::string> names;
         single->CollectSymbols(names);

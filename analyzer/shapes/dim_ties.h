@@ -17,8 +17,9 @@ namespace footprint::symbolic {
 // two dims equal (broadcasting operands, Expand's target, MatMul's inner
 // dims), one side is the single symbol `dim` and the other `equals`, a
 // formula without it ("total_sequence_length" = "past_sequence_length +
-// sequence_length"), read from the engine's run on the unbound model. The
-// first tie of each dim, in node order.
+// sequence_length"), or 0 when the two sides differ by that symbol alone
+// (seq = past + seq: past = 0), read from the engine's run on the unbound
+// model. The first tie of each dim, in node order.
 struct DimTie {
   std::string dim;  // The single symbol.
   Expr equals;      // What it must equal.
