@@ -258,13 +258,20 @@ std::map<std::string, int64_t> DimSearch::BindingsAt(int64_t value) const {
     }
   };
   apply_ties();
-  // The dims no tie sets first, so that a tied one (a total length) follows
-  // from the others rather than contradicting them.
-  std::set<std::string> tied;
-  for (const symbolic::DimTie& tie : ties_) tied.insert(tie.dim);
-  for (bool tied_pass : {false, true}) {
+  // The dims in no tie first, then those a tie's formula reads (a sequence
+  // length), then the tied ones (a total length), so that a tied dim
+  // follows from the others, or the others from it, rather than
+  // contradicting them.
+  std::map<std::string, int> rank;  // 0: in no tie; 1: in a formula; 2: tied.
+  for (const symbolic::DimTie& tie : ties_) {
+    std::set<std::string> symbols;
+    tie.equals.CollectSymbols(symbols);
+    for (const std::string& s : symbols) rank[s] = std::max(rank[s], 1);
+    rank[tie.dim] = 2;
+  }
+  for (int pass = 0; pass <= 2; ++pass) {
     for (const std::string& name : dims_.names) {
-      if (!free_dim(name) || tied.contains(name) != tied_pass) continue;
+      if (!free_dim(name) || (rank.contains(name) ? rank.at(name) : 0) != pass) continue;
       bound[name] = options_.dim_default.value_or(1);
       apply_ties();
     }
