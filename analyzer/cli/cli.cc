@@ -51,8 +51,8 @@ Commands:
   replay    Walk a plan from `analyze --emit-plan` against real memory; fail if a live tensor is overwritten.
 
 Run `onnx-footprint COMMAND --help` for a command's options.
-Exit codes: 0 success, 1 over a budget or the device's capacity (or, for diff, growth past the
-threshold), 2 usage or input error.
+Exit codes: 0 success, 1 over a budget or the device's capacity (for fit: no option fits;
+for diff, growth past the threshold), 2 usage or input error.
 )";
 
 constexpr const char* kAnalyzeUsage = R"(Usage: onnx-footprint analyze MODEL.onnx|DIR... [options]

@@ -45,7 +45,8 @@ constexpr const char* kFitUsage = R"(Usage: onnx-footprint fit MODEL.onnx (--dev
 Says whether the model fits the device as given and what would make it fit, each option with
 the figures the full analysis plans for it (with every flag of analyze given here):
   dim     the largest value of an input dim that fits (each --fit-dim NAME; without it, each
-          input dim left unbound), found by analyses of the model, never extrapolated: with
+          input dim left unbound, or when none is and the model does not fit, each one bound
+          by --dim), found by analyses of the model, never extrapolated: with
           `--dim NAME=VALUE` it fits, with VALUE + 1 it does not. Dims the model ties to it
           (total = past + sequence) move with it; other unbound input dims are set to 1.
   dtype   int8 and fp16 what-ifs of a float model: weights and activations of the ops with a
@@ -673,6 +674,12 @@ absl::StatusOr<FitReport> FitModel(const ModelPath& model, const FitCommand& com
       const std::string& input = dims.input_of.at(name);
       if (!options.dims.contains(name) && !options.input_shapes.contains(input) && !options.input_values.contains(input)) {
         searched.push_back(name);
+      }
+    }
+    // Every input dim bound and no fit: the --dim bindings are what to change.
+    if (searched.empty() && report.fits != true) {
+      for (const std::string& name : dims.names) {
+        if (options.dims.contains(name)) searched.push_back(name);
       }
     }
     if (searched.empty()) report.notes.push_back("dim: every input dim is bound; name one with --fit-dim NAME");

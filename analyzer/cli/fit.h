@@ -9,7 +9,8 @@
 //
 // The options, each figured by the full analysis with the user's flags:
 // - dim: the largest value of an input dim that fits (each --fit-dim, else
-//   each input dim left unbound), searched over analyses of the loaded model
+//   each input dim left unbound, else, when the model does not fit, each one
+//   bound by --dim), searched over analyses of the loaded model
 //   (interpolation on the peak, then bisection) and only reported once the
 //   analysis at the value fits and at value + 1 does not. Dims the model ties
 //   to it (total = past + sequence, FindDimTies) move with it; other unbound
