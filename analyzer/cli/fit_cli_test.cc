@@ -311,6 +311,39 @@ TEST(FitTest, DimSearchIsExactOnSharedModels) {
   EXPECT_GE(checked_models, 10);
 }
 
+// Conv -> Relu -> Softmax: the int8 what-if stores the Conv's weight at 1
+// byte with a scale and zero point per output channel, its bias at 1 byte
+// with one of each, a scale and zero point per quantized activation (the
+// Conv's and the Relu's outputs) and the Q/DQ pair's; Softmax stays float.
+TEST(FitTest, DtypeWhatIfCountsEveryWeightByte) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {int64_t{1}, int64_t{3}, int64_t{16}, int64_t{16}})
+      .Initializer("w", onnx::TensorProto::FLOAT, {8, 3, 3, 3})
+      .Initializer("b", onnx::TensorProto::FLOAT, {8})
+      .Add("Conv", {"x", "w", "b"}, {"conv"}, "conv")
+      .Add("Relu", {"conv"}, {"relu"}, "relu")
+      .Add("Softmax", {"relu"}, {"y"}, "softmax")
+      .Output("y");
+  const std::string model = WriteTestModel(builder.Serialize());
+  const nlohmann::json report = FitJson({model, "--device-file", DeviceFile("ram1m", 1 << 20)});
+  int seen = 0;
+  for (const nlohmann::json& option : report["options"]) {
+    if (option["kind"] != "dtype") continue;
+    ++seen;
+    if (option["dtype"] == "int8") {
+      // w 216 + 8 x (4 + 1), b 8 + 5, the Q/DQ scale and zero point 5, two activations x 5.
+      EXPECT_EQ(option["weights_bytes"], 216 + 40 + 8 + 5 + 5 + 10) << option.dump();
+      EXPECT_EQ(option["float_ops"], nlohmann::json({{"Softmax", 1}})) << option.dump();
+      EXPECT_EQ(option["quantized_nodes"], 2);
+    } else {
+      EXPECT_EQ(option["weights_bytes"], (216 + 8) * 2) << option.dump();
+      EXPECT_EQ(option["float_ops"], nlohmann::json::object()) << option.dump();
+    }
+  }
+  EXPECT_EQ(seen, 2);
+  EXPECT_EQ(report["weights_bytes"], (216 + 8) * 4);
+}
+
 // On float CNNs the int8 what-if holds about a quarter of the float figures
 // and fp16 about half (issue 24's acceptance ranges).
 TEST(FitTest, DtypeRatiosOnFloatCnns) {
