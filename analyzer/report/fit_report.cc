@@ -189,7 +189,8 @@ std::string RenderFitMarkdown(const FitReport& report) {
     absl::StrAppend(&out, "| option | new peak | fits | how |\n| --- | ---: | --- | --- |\n");
     for (const auto& row : Rows(report)) {
       absl::StrAppend(&out, "| ", MarkdownCell(row[0]), " | ", row[1], " | ", row[2], " | ",
-                      row[3].empty() ? "" : absl::StrCat("`", MarkdownCode(row[3]), "`"), " |\n");
+                      row[3].rfind("--", 0) == 0 ? absl::StrCat("`", MarkdownCode(row[3]), "`") : MarkdownCell(row[3]),
+                      " |\n");
     }
     absl::StrAppend(&out, "\n");
   }
