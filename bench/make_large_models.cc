@@ -113,6 +113,18 @@ void AddValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* values, 
   for (int64_t dim : dims) type->mutable_shape()->add_dim()->set_dim_value(dim);
 }
 
+// The same with the first two dims named `batch` and `sequence` (symbolic).
+void AddBatchSequenceValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* values, const std::string& name,
+                           int64_t hidden) {
+  onnx::ValueInfoProto* value = values->Add();
+  value->set_name(name);
+  onnx::TypeProto::Tensor* type = value->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::FLOAT);
+  type->mutable_shape()->add_dim()->set_dim_param("batch");
+  type->mutable_shape()->add_dim()->set_dim_param("sequence");
+  type->mutable_shape()->add_dim()->set_dim_value(hidden);
+}
+
 onnx::NodeProto* AddNode(onnx::GraphProto& graph, const std::string& op, const std::string& name,
                          std::vector<std::string> inputs, const std::string& output) {
   onnx::NodeProto* node = graph.add_node();
@@ -155,11 +167,15 @@ ModelParts MatMulChain(int layers, int64_t size) {
   return parts;
 }
 
-ModelParts Blocks(int blocks, int64_t hidden) {
+ModelParts Blocks(int blocks, int64_t hidden, bool symbolic) {
   const int64_t ff = 2 * hidden, sequence = 128;
   ModelParts parts{.skeleton = NewModel("blocks")};
   onnx::GraphProto& graph = *parts.skeleton.mutable_graph();
-  AddValue(graph.mutable_input(), "x", {1, sequence, hidden});
+  if (symbolic) {
+    AddBatchSequenceValue(graph.mutable_input(), "x", hidden);
+  } else {
+    AddValue(graph.mutable_input(), "x", {1, sequence, hidden});
+  }
   std::string x = "x";
   for (int b = 0; b < blocks; ++b) {
     const auto name = [b](const char* part) { return absl::StrCat("b", b, ".", part); };
@@ -184,7 +200,11 @@ ModelParts Blocks(int blocks, int64_t hidden) {
     AddNode(graph, "Add", name("residual"), {x, name("scale")}, y);
     x = y;
   }
-  AddValue(graph.mutable_output(), "y", {1, sequence, hidden});
+  if (symbolic) {
+    AddBatchSequenceValue(graph.mutable_output(), "y", hidden);
+  } else {
+    AddValue(graph.mutable_output(), "y", {1, sequence, hidden});
+  }
   return parts;
 }
 
@@ -236,7 +256,7 @@ absl::Status MakeModel(const MakeOptions& options) {
       return MakeExternal8G(options.output);
     case ModelKind::kBlocks:
       if (options.blocks < 1 || options.hidden < 1) return absl::InvalidArgumentError("blocks and hidden must be >= 1");
-      return StreamModel(Blocks(options.blocks, options.hidden), options.output);
+      return StreamModel(Blocks(options.blocks, options.hidden, options.symbolic_dims), options.output);
   }
   return absl::InvalidArgumentError("unknown model kind");
 }

@@ -28,6 +28,7 @@ struct MakeOptions {
   std::string output;                   // The .onnx path; external data goes beside it.
   int blocks = 2000;                    // kBlocks: number of blocks (9 nodes each).
   int hidden = 64;                      // kBlocks: hidden size H (the MLP is H -> 2H -> H).
+  bool symbolic_dims = false;           // kBlocks: input and output [batch, sequence, H] instead of [1, 128, H].
 };
 
 // Writes the model (and for kExternal8G its sparse weights.bin).

@@ -1,5 +1,5 @@
 // footprint-make-model --kind inline-1g|inline-3g|external-8g|blocks-18k --output PATH
-//                      [--blocks N] [--hidden H]
+//                      [--blocks N] [--hidden H] [--symbolic-dims 0|1]
 // Writes one of the large benchmark models (see make_large_models.h) and prints
 // the exact bytes of weights it holds.
 #include <cstdio>
@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   std::string kind;
   const char* usage =
       "usage: footprint-make-model --kind inline-1g|inline-3g|external-8g|blocks-18k --output PATH "
-      "[--blocks N] [--hidden H]\n";
+      "[--blocks N] [--hidden H] [--symbolic-dims 0|1]\n";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     bool ok = true;
@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
       ok = absl::SimpleAtoi(value, &options.blocks);
     } else if (flag == "--hidden") {
       ok = absl::SimpleAtoi(value, &options.hidden);
+    } else if (flag == "--symbolic-dims") {
+      ok = value == "0" || value == "1";
+      options.symbolic_dims = value == "1";
     } else {
       ok = false;
     }

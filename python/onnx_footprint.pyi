@@ -53,3 +53,14 @@ def plan(
 
 def devices() -> list[dict[str, Any]]:
     """The built-in hardware profiles, as `onnx-footprint devices --format json`."""
+
+def fit(
+    model: Union[_Path, bytes, bytearray, memoryview, Any],
+    *,
+    external_data_dir: Optional[_Path] = ...,
+    fit_dims: Optional[Sequence[str]] = ...,
+    device: Optional[str] = ...,
+    device_file: Optional[_Path] = ...,
+    **options: Any,
+) -> dict[str, Any]:
+    """The report of `onnx-footprint fit MODEL --format json`: the verdict and each option that would fit."""

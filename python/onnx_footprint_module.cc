@@ -24,8 +24,10 @@
 #include "analyzer/cli/batch.h"
 #include "analyzer/cli/budgets.h"
 #include "analyzer/cli/cli.h"
+#include "analyzer/cli/fit.h"
 #include "analyzer/cli/size_flags.h"
 #include "analyzer/report/diff.h"
+#include "analyzer/report/fit_report.h"
 #include "analyzer/report/json_writer.h"
 #include "analyzer/report/model_report.h"
 #include "analyzer/shapes/shapes.h"
@@ -127,13 +129,14 @@ std::string ShapeWord(const py::handle& dims, const char* keyword) {
   return parts.empty() ? "scalar" : absl::StrJoin(parts, "x");
 }
 
-// analyze()'s keywords as the CLI's words, after the model's name.
-std::vector<std::string> FlagWords(const py::kwargs& kwargs) {
+// analyze()'s keywords as the CLI's words, after the model's name;
+// `function` names the caller in the error for an unknown keyword.
+std::vector<std::string> FlagWords(const py::kwargs& kwargs, const char* function = "analyze") {
   for (const auto& [key, value] : kwargs) {
     const std::string name = key.cast<std::string>();
     bool known = false;
     for (const FlagOf& row : kFlags) known = known || name == row.keyword;
-    if (!known) throw py::type_error(absl::StrCat("analyze() got an unexpected keyword argument '", name, "'"));
+    if (!known) throw py::type_error(absl::StrCat(function, "() got an unexpected keyword argument '", name, "'"));
   }
   std::vector<std::string> words;
   for (const FlagOf& row : kFlags) {
@@ -260,6 +263,39 @@ py::object Analyze(const py::object& model, const py::object& external_data_dir,
   return JsonLoads(json_text);
 }
 
+// fp.fit(model, device=..., fit_dims=[...], **analyze's options): the CLI's
+// `fit --format json` report as a dict.
+py::object Fit(const py::object& model, const py::object& external_data_dir, const py::object& fit_dims,
+               const py::kwargs& kwargs) {
+  ModelArgument argument = ReadModelArgument(model, external_data_dir);
+  std::vector<std::string> words = {argument.model.path};
+  for (std::string& word : FlagWords(kwargs, "fit")) words.push_back(std::move(word));
+  if (!fit_dims.is_none()) {
+    if (py::isinstance<py::str>(fit_dims) || !py::isinstance<py::sequence>(fit_dims)) {
+      throw py::type_error("fit_dims takes a list of dim names, e.g. ['batch']");
+    }
+    for (const py::handle& name : fit_dims) {
+      words.push_back("--fit-dim");
+      words.push_back(ValueWord(name, "fit_dims"));
+    }
+  }
+  absl::StatusOr<FitCommand> command = ParseFitArgs(words);
+  if (!command.ok()) throw py::value_error(std::string(command.status().message()));
+  std::string json_text;
+  std::string error;
+  {
+    py::gil_scoped_release release;
+    absl::StatusOr<FitReport> report = FitModel(argument.model, *command);
+    if (report.ok()) {
+      json_text = RenderFitJson(*report);
+    } else {
+      error = std::string(report.status().message());
+    }
+  }
+  if (!error.empty()) throw py::value_error(error);
+  return JsonLoads(json_text);
+}
+
 // fp.check(report, max_peak=...): the CLI's budget lines ("PATH: peak ...
 // exceeds --max-peak ..."), one per failed budget; none given: the report's own.
 std::vector<std::string> Check(const py::dict& report, const py::object& max_peak, const py::object& max_arena,
@@ -379,6 +415,7 @@ PYBIND11_MODULE(onnx_footprint, m) {
   m.doc() =
       "onnx-footprint from Python: how much memory an ONNX model needs on a device.\n\n"
       "  analyze(model, **options) -> dict   the CLI's JSON report (see help(analyze))\n"
+      "  fit(model, device=..., fit_dims=[...], **options) -> dict   `fit --format json`: what would fit\n"
       "  check(report, max_peak=...) -> list  the failed budgets, as the CLI's lines\n"
       "  plan([(size, first, last), ...])     the offset planner alone\n"
       "  devices() -> list                    the built-in hardware profiles\n"
@@ -399,6 +436,14 @@ PYBIND11_MODULE(onnx_footprint, m) {
   static const std::string analyze_doc = AnalyzeDoc();  // pybind11 keeps the pointer.
   m.def("analyze", &Analyze, py::arg("model"), py::kw_only(), py::arg("external_data_dir") = py::none(),
         analyze_doc.c_str());
+  m.def("fit", &Fit, py::arg("model"), py::kw_only(), py::arg("external_data_dir") = py::none(),
+        py::arg("fit_dims") = py::none(),
+        "fit(model, *, external_data_dir=None, fit_dims=None, device=..., **options) -> dict\n\n"
+        "`onnx-footprint fit MODEL --format json` as a dict: whether the model fits the device as\n"
+        "given ('fits'), and 'options' (kind 'dim', 'dtype' or 'tiers'), each with its planned\n"
+        "figures and whether it fits. fit_dims: the input dims to search (--fit-dim), default the\n"
+        "unbound ones. device or device_file is required; every other keyword is analyze()'s\n"
+        "(sweep and baseline_report excepted). Raises onnx_footprint.Error with the CLI's message.");
   m.def("check", &Check, py::arg("report"), py::kw_only(), py::arg("max_peak") = py::none(),
         py::arg("max_arena") = py::none(), py::arg("max_weights") = py::none(),
         "check(report, *, max_peak=None, max_arena=None, max_weights=None) -> list[str]\n\n"

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "analyzer/cli/cli_reports.h"
+#include "analyzer/cli/fit.h"
 #include "analyzer/cli/output_file.h"
 #include "analyzer/cli/progress.h"
 #include "analyzer/cli/replay_command.h"
@@ -34,6 +35,7 @@ constexpr const char* kUsage = R"(onnx-footprint: how much memory an ONNX model 
 
 Usage:
   onnx-footprint analyze MODEL.onnx|DIR... [options]
+  onnx-footprint fit MODEL.onnx (--device NAME | --device-file FILE) [analyze's options] [--fit-dim NAME]...
   onnx-footprint devices [--format text|json]
   onnx-footprint plan FILE.csv [--time-limit SECONDS] [--output FILE]
   onnx-footprint diff OLD.json NEW.json [--max-increase PCT|SIZE] [--format text|md|json] [--output FILE]
@@ -42,14 +44,16 @@ Usage:
 
 Commands:
   analyze   Infer shapes, schedule, plan the activation arena and report the figures.
+  fit       Say whether the model fits a device and what would make it fit: a dim's largest value,
+            int8 or fp16, weights in flash, another order of the RAM tiers; each with its figures.
   devices   List the built-in hardware profiles and their memory tiers.
   plan      Solve an offset-assignment problem in MiniMalloc's CSV (id,lower,upper,size[,alignment][,offset]).
   diff      Compare two JSON reports of a model; fail when a figure grew past a threshold.
   replay    Walk a plan from `analyze --emit-plan` against real memory; fail if a live tensor is overwritten.
 
 Run `onnx-footprint COMMAND --help` for a command's options.
-Exit codes: 0 success, 1 over a budget or the device's capacity (or, for diff, growth past the
-threshold), 2 usage or input error.
+Exit codes: 0 success, 1 over a budget or the device's capacity (for fit: no option fits;
+for diff, growth past the threshold), 2 usage or input error.
 )";
 
 constexpr const char* kAnalyzeUsage = R"(Usage: onnx-footprint analyze MODEL.onnx|DIR... [options]
@@ -405,6 +409,7 @@ int RunCli(const std::vector<std::string>& args) {
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "analyze") return RunAnalyzeCommand(rest);
+  if (args[0] == "fit") return RunFitCommand(rest);
   if (args[0] == "devices") return devices::RunDevicesCommand(rest);
   if (args[0] == "plan") return planner::RunPlanCommand(rest);
   if (args[0] == "diff") return RunDiffCommand(rest);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/shapes/dim_ties.h"
 #include "analyzer/shapes/shape_engine.h"
 
 namespace footprint::symbolic {
@@ -70,7 +71,77 @@ std::string ConsistentBinding(const Expr& a, const Expr& b, const std::set<std::
   return out;
 }
 
+// Both sides of every equality a node needs between two dims: right-aligned
+// broadcast operands of the ops that broadcast, and MatMul's inner dims.
+std::vector<std::pair<Expr, Expr>> NeededEqualities(const onnx::NodeProto& node, const GraphShapes& shapes) {
+  static const std::set<std::string> kBroadcasting = {"Add",   "Sub",     "Mul",  "Div",     "Pow",  "Where",
+                                                      "Equal", "Greater", "Less", "And",     "Or",   "Max",
+                                                      "Min",   "Sum",     "Mean", "Expand",  "PRelu"};
+  std::vector<std::pair<Expr, Expr>> pairs;
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  if (!default_domain) return pairs;
+  if (node.op_type() == "MatMul" && node.input_size() == 2) {
+    const SymValue* a = shapes.Find(node.input(0));
+    const SymValue* b = shapes.Find(node.input(1));
+    if (a != nullptr && b != nullptr && a->shape.has_value() && b->shape.has_value() && a->shape->size() >= 2 &&
+        b->shape->size() >= 2) {
+      pairs.emplace_back(a->shape->back(), (*b->shape)[b->shape->size() - 2]);
+    }
+    return pairs;
+  }
+  if (!kBroadcasting.contains(node.op_type())) return pairs;
+  const std::vector<std::vector<Expr>> operands = BroadcastOperands(node, shapes);
+  size_t rank = 0;
+  for (const auto& shape : operands) rank = std::max(rank, shape.size());
+  for (size_t from_end = 1; from_end <= rank; ++from_end) {
+    std::vector<Expr> dims;
+    for (const auto& shape : operands) {
+      if (shape.size() < from_end) continue;
+      const Expr& d = shape[shape.size() - from_end];
+      if (d.known() && !d.IsConstant(1)) dims.push_back(d);
+    }
+    for (size_t i = 1; i < dims.size(); ++i) pairs.emplace_back(dims[0], dims[i]);
+  }
+  return pairs;
+}
+
 }  // namespace
+
+std::vector<DimTie> FindDimTies(const onnx::ModelProto& model, const ShapeTables& tables) {
+  std::vector<DimTie> ties;
+  auto graph = tables.graphs.find(&model.graph());
+  if (graph == tables.graphs.end()) return ties;
+  std::set<std::string> tied;
+  for (const onnx::NodeProto& node : model.graph().node()) {
+    for (const auto& [a, b] : NeededEqualities(node, graph->second)) {
+      if (a == b) continue;
+      // seq = past + seq: the difference, a lone symbol, must be 0.
+      const Expr difference = a - b;
+      std::set<std::string> difference_names;
+      difference.CollectSymbols(difference_names);
+      if (difference.known() && difference_names.size() == 1 &&
+          (difference == Expr::Symbol(*difference_names.begin()) ||
+           -difference == Expr::Symbol(*difference_names.begin()))) {
+        if (tied.insert(*difference_names.begin()).second) {
+          ties.push_back(DimTie{.dim = *difference_names.begin(), .equals = Expr(0)});
+        }
+        continue;
+      }
+      for (const auto& [single, other] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+        std::set<std::string> names;
+        single->CollectSymbols(names);
+        if (names.size() != 1 || single->ToString() != *names.begin()) continue;
+        std::set<std::string> other_names;
+        other->CollectSymbols(other_names);
+        if (other_names.empty() || other_names.contains(*names.begin()) || tied.contains(*names.begin())) continue;
+        tied.insert(*names.begin());
+        ties.push_back(DimTie{.dim = *names.begin(), .equals = *other});
+        break;
+      }
+    }
+  }
+  return ties;
+}
 
 std::optional<std::string> FindDimDefaultConflict(const onnx::ModelProto& bound_model, const ShapeTables& bound,
                                                   const onnx::ModelProto& unbound_model, const ShapeTables& unbound,

@@ -339,3 +339,20 @@ def test_input_values_fold_and_runtime_are_their_flags(tmp_path):
     assert masked(report) == masked(expected)
     assert report["options"]["accumulate"] is False and report["modes"]["accumulate"]["enabled"] is False
     assert fp.analyze(MNIST, **NO_SEARCH_KWARGS)["modes"]["accumulate"]["enabled"] is True
+
+
+def test_fit_is_the_cli_fit_report():
+    model = os.path.join(SHARED, "models", "microsoft_onnxconverter-common", "image_classifier32.onnx")
+    if not os.path.exists(model):
+        pytest.skip("no shared models")
+    flags = ["--device", "stm32f407", "--fit-dim", "batch_size"]
+    done = run_cli("fit", model, *flags, "--format", "json", *NO_SEARCH)
+    assert done.returncode in (0, 1), done.stderr
+    report = fp.fit(model, device="stm32f407", fit_dims=["batch_size"], **NO_SEARCH_KWARGS)
+    assert report == json.loads(done.stdout)
+    kinds = [option["kind"] for option in report["options"]]
+    assert "dim" in kinds and "dtype" in kinds
+    with pytest.raises(fp.Error, match="fit needs --device NAME or --device-file FILE"):
+        fp.fit(model)
+    with pytest.raises(TypeError, match="fit\\(\\) got an unexpected keyword argument 'devcie'"):
+        fp.fit(model, devcie="stm32f407")

@@ -1,0 +1,31 @@
+// The dims a model ties together: `fit` moves them with the dim it searches
+// (dim_conflicts.cc, beside the --dim-default conflict check that finds the
+// same equalities once they clash).
+#ifndef ONNX_FOOTPRINT_ANALYZER_SHAPES_DIM_TIES_H_
+#define ONNX_FOOTPRINT_ANALYZER_SHAPES_DIM_TIES_H_
+
+#include <string>
+#include <vector>
+
+#include "analyzer/shapes/expr.h"
+#include "analyzer/shapes/shape_engine.h"
+#include "onnx/onnx_pb.h"
+
+namespace footprint::symbolic {
+
+// A dim the model ties to others: at a node of the main graph that needs
+// two dims equal (broadcasting operands, Expand's target, MatMul's inner
+// dims), one side is the single symbol `dim` and the other `equals`, a
+// formula without it ("total_sequence_length" = "past_sequence_length +
+// sequence_length"), or 0 when the two sides differ by that symbol alone
+// (seq = past + seq: past = 0), read from the engine's run on the unbound
+// model. The first tie of each dim, in node order.
+struct DimTie {
+  std::string dim;  // The single symbol.
+  Expr equals;      // What it must equal.
+};
+std::vector<DimTie> FindDimTies(const onnx::ModelProto& model, const ShapeTables& tables);
+
+}  // namespace footprint::symbolic
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_SHAPES_DIM_TIES_H_
