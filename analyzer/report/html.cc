@@ -390,7 +390,8 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
   AppendFigure(out, report, "Lower bound", "lower_bound_bytes", memory.lower_bound_bytes,
                absl::StrFormat("arena %.3f×", ratio), false, known);
   AppendFigure(out, report, "Baseline lower bound", "baseline_lower_bound_bytes",
-               analysis.modes.baseline_lower_bound_bytes, DescribeModeSavings(analysis.modes), false, known);
+               analysis.modes.baseline_lower_bound_bytes,
+               known ? DescribeModeSavings(analysis.modes) : "mode savings unknown", false, known);
   AppendFigure(out, report, "Naive (no reuse)", "naive_bytes", memory.naive_bytes,
                known ? absl::StrFormat("reuse saves %.1f%%", ReuseSavingsPercent(memory)) : "reuse savings unknown",
                false, known);

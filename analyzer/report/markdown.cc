@@ -94,7 +94,7 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
                   absl::StrFormat("arena is %.3f× the bound", ratio), known);
   AppendFigureRow(&out, report, "baseline lower bound", "baseline_lower_bound_bytes",
                   analysis.modes.baseline_lower_bound_bytes,
-                  absl::StrCat("given order, no sharing; ", DescribeModeSavings(analysis.modes)), known);
+                  absl::StrCat("given order, no sharing; ", known ? DescribeModeSavings(analysis.modes) : "mode savings unknown"), known);
   AppendFigureRow(&out, report, "naive (no reuse)", "naive_bytes", memory.naive_bytes,
                   known ? absl::StrFormat("reuse saves %s (%.1f%%)", HumanBytes(memory.reuse_savings_bytes),
                                           ReuseSavingsPercent(memory))

@@ -68,10 +68,10 @@ SymValue JoinBranches(const SymValue& a, const SymValue& b) {
   return out;
 }
 
-// A value either branch gives alike: same kind, shape and known values.
+// A value either branch gives alike as far as sizes go: same kind, shape and
+// integer values (float values, data rather than sizes, are not carried past an If).
 bool SameOutput(const SymValue& a, const SymValue& b) {
-  return a.kind == b.kind && a.kind != SymValue::Kind::kUnknown && a.shape == b.shape && a.ints == b.ints &&
-         a.floats == b.floats;
+  return a.kind == b.kind && a.kind != SymValue::Kind::kUnknown && a.shape == b.shape && a.ints == b.ints;
 }
 
 // A tensor whose byte count is known, as a number or a formula.
