@@ -47,6 +47,9 @@ struct AnalyzeOptions {
   bool fold_constants = false;     // Nodes of weights only are evaluated at load (folding.h); main graph only.
   bool accumulate = false;         // A Conv adds its Add's residual as it writes (accumulate.h); main graph only.
   std::string runtime;             // --runtime NAME[:OPTIONS] (analyzer/runtimes/registry.h); "" for none.
+  // Unbound dims whose formulas have too many cases: plan the model at sample
+  // bindings too (Analysis::samples). Off where only the figures are read (a sweep's points).
+  bool sample_unbound_dims = true;
 };
 
 enum class TensorRole {
@@ -231,6 +234,28 @@ struct IfBranch {
   std::string node;        // The If node's name.
   std::string branch;      // "then", "else", or "undecided" (both analyzed; differing outputs bound by the larger).
   std::string decided_by;  // Undecided: the bindings that would decide it ("--input-value sr=..."), or "".
+  std::string bound_branch;  // Undecided with outputs that differ: the branch their equal-size ties take, or "".
+};
+
+// A dim of a graph input that no binding gives a value: the reports name it
+// first, with the flags that bind it.
+struct UnboundDim {
+  struct Use {
+    std::string input;  // The graph input.
+    int64_t axis = 0;   // Its dim.
+  };
+  std::string name;       // The dim_param, or "<input>_dim<k>" for an unnamed dim (the formulas' symbol).
+  std::vector<Use> uses;  // Every input dim it names, in input order.
+  int64_t example = 1;    // The value the binding example uses: the model's own size where it states one, else 1.
+  bool stated = false;    // `example` is a size the model states (a declared output or value dim).
+};
+
+// The figures at one binding of the unbound dims, computed when their
+// formulas have too many cases to print: samples, not the model's range.
+struct SampleFigures {
+  std::map<std::string, int64_t> dims;  // The sample binding of every unbound dim.
+  std::string label;                    // Where the values come from ("1 each", "the sizes the model states").
+  MemoryFigures memory;                 // The figures planned at that binding.
 };
 
 struct Analysis {
@@ -257,6 +282,8 @@ struct Analysis {
   std::optional<SweepFigures> sweep;               // --sweep NAME=V1,V2,...: the figures planned per value.
   std::string dim_default_conflict;                // --dim-default N contradicts the model: both dims, a consistent binding.
   std::vector<IfBranch> if_branches;               // Which branch each If takes (bodies' Ifs too), as first met.
+  std::vector<UnboundDim> unbound_dims;            // Graph input dims no binding gives, in input order.
+  std::vector<SampleFigures> samples;              // Unbound dims whose formulas have too many cases: figures at samples.
 };
 
 }  // namespace footprint

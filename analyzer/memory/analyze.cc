@@ -59,6 +59,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   RecordProfile(*main, options, analysis);
   analysis.tensors = std::move(main->tensors);
   analysis.weights = std::move(main->weights);
+  analysis.unbound_dims = ListUnboundDims(*inputs, shapes.shapes());
+  AddSampleFigures(loaded, options, analysis);
 
   const absl::Time tiers_start = absl::Now();
   if (absl::Status status = PlanOnDeviceTiers(options, analysis); !status.ok()) return status;

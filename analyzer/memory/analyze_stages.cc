@@ -4,6 +4,7 @@
 #include "analyzer/memory/analyze_stages.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -18,6 +19,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/unbound_dims.h"
 #include "analyzer/runtimes/registry.h"
 #include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/sizing.h"
@@ -248,6 +251,44 @@ void RecordProfile(const GraphResult& main, const AnalyzeOptions& options, Analy
   analysis.symbolic_memory =
       SymbolicFigures(main.tensors, analysis.memory.weights_bytes + analysis.memory.folded_weights_bytes,
                       options.device.alignment_bytes, static_cast<int64_t>(main.schedule.order.size()));
+}
+
+std::vector<UnboundDim> ListUnboundDims(const BoundInputs& inputs, const std::optional<symbolic::ShapeTables>& shapes) {
+  const symbolic::GraphShapes* main_shapes = nullptr;
+  if (shapes.has_value()) {
+    auto it = shapes->graphs.find(&inputs.model().graph());
+    if (it != shapes->graphs.end()) main_shapes = &it->second;
+  }
+  return FindUnboundDims(inputs.model(), inputs.engine_dims, inputs.source->graph(), main_shapes);
+}
+
+void AddSampleFigures(const LoadedModel& loaded, const AnalyzeOptions& options, Analysis& analysis) {
+  if (analysis.unbound_dims.empty() || !options.sample_unbound_dims) return;
+  const std::optional<SymbolicMemory>& symbolic = analysis.symbolic_memory;
+  if (symbolic.has_value() && !symbolic->lower_bound_expr.empty() && !symbolic->peak_lower_bound_expr.empty() &&
+      !symbolic->naive_expr.empty()) {
+    return;  // The formulas say it all.
+  }
+  std::map<std::string, int64_t> ones, stated;
+  bool any_stated = false;
+  for (const UnboundDim& dim : analysis.unbound_dims) {
+    ones[dim.name] = 1;
+    stated[dim.name] = dim.example;
+    any_stated = any_stated || (dim.stated && dim.example != 1);
+  }
+  std::vector<std::pair<std::map<std::string, int64_t>, std::string>> bindings = {{ones, "each unbound dim 1"}};
+  if (any_stated) bindings.push_back({stated, "the sizes the model states (1 where it states none)"});
+  for (const auto& [binding, label] : bindings) {
+    AnalyzeOptions at = options;
+    for (const auto& [name, value] : binding) at.dims[name] = value;
+    at.sample_unbound_dims = false;
+    absl::StatusOr<Analysis> sample = AnalyzeModel(loaded, at);
+    if (!sample.ok()) {
+      analysis.warnings.push_back(absl::StrCat("no sample figures at ", label, ": ", sample.status().message()));
+      continue;
+    }
+    analysis.samples.push_back({.dims = binding, .label = label, .memory = sample->memory});
+  }
 }
 
 }  // namespace footprint

@@ -12,6 +12,8 @@
 //   RuntimePeak        the peak: the arena's, or the runtime's buffers and overhead;
 //   UnsizedWarning     the dims to bind when sizes are missing;
 //   RecordProfile      the plan's summary, the live bytes per step, the formulas;
+//   ListUnboundDims    the input dims no binding gives, for the reports' first lines;
+//   AddSampleFigures   the figures at sample bindings when the formulas have too many cases;
 //   PlanOnDeviceTiers  the device's tiers (graph_analysis.h).
 // Each takes what it reads and returns or fills what it gives; none keeps
 // state but ShapeStage, which owns the engine's thread.
@@ -23,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -124,6 +127,16 @@ std::optional<std::string> UnsizedWarning(const GraphResult& main, const MemoryF
 // The plan's summary, the live bytes at each step and, when sizes are
 // formulas, the figures as formulas.
 void RecordProfile(const GraphResult& main, const AnalyzeOptions& options, Analysis& analysis);
+
+// The graph inputs' dims no binding gives (unbound_dims.h), with the sizes
+// the model states for them where the engine's formulas let them be solved.
+std::vector<UnboundDim> ListUnboundDims(const BoundInputs& inputs, const std::optional<symbolic::ShapeTables>& shapes);
+
+// Unbound dims whose formulas have too many cases to print (or none): the
+// figures planned at sample bindings into analysis.samples (each dim 1, and
+// the sizes the model states when it states some). An analysis that fails
+// at a sample is a warning, not an error.
+void AddSampleFigures(const LoadedModel& loaded, const AnalyzeOptions& options, Analysis& analysis);
 
 }  // namespace footprint
 

@@ -127,8 +127,10 @@ absl::Status ShapeStage::Await() {
   shapes_ = *std::move(*tables_);
   for (std::string& warning : shapes_->warnings) analysis_.warnings.push_back(std::move(warning));
   for (const symbolic::IfDecision& decision : shapes_->if_decisions) {
-    analysis_.if_branches.push_back(
-        {.node = decision.node, .branch = decision.branch, .decided_by = decision.decided_by});
+    analysis_.if_branches.push_back({.node = decision.node,
+                                     .branch = decision.branch,
+                                     .decided_by = decision.decided_by,
+                                     .bound_branch = decision.bound_branch});
   }
   return *status_;
 }

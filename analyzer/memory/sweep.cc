@@ -26,6 +26,7 @@ absl::StatusOr<std::vector<SweepPoint>> Sweep(const LoadedModel& model, const An
   for (int64_t value : request.values) {
     AnalyzeOptions at = options;
     at.dims[request.dim] = value;
+    at.sample_unbound_dims = false;
     absl::StatusOr<Analysis> analysis = AnalyzeModel(model, at);
     if (!analysis.ok()) return analysis.status();
     points.push_back(SweepPoint{.value = value, .memory = analysis->memory});
@@ -74,6 +75,7 @@ absl::StatusOr<std::optional<int64_t>> LargestFittingDim(const LoadedModel& mode
       [&](int64_t value) -> absl::StatusOr<int64_t> {
         AnalyzeOptions at = options;
         at.dims[dim] = value;
+        at.sample_unbound_dims = false;
         absl::StatusOr<Analysis> analysis = AnalyzeModel(model, at);
         if (!analysis.ok()) return analysis.status();
         return analysis->memory.peak_bytes;

@@ -39,4 +39,14 @@ std::string HumanAndExactBytes(int64_t bytes) {
   return absl::StrCat(HumanBytes(bytes), " (", WithThousands(bytes), " bytes)");
 }
 
+std::string HumanBytesOrBound(int64_t bytes, bool known) {
+  if (known) return HumanBytes(bytes);
+  return bytes == 0 ? "unknown" : absl::StrCat(">= ", HumanBytes(bytes));
+}
+
+std::string ExactBytesOrBound(int64_t bytes, bool known) {
+  if (known) return WithThousands(bytes);
+  return bytes == 0 ? "unknown" : absl::StrCat(">= ", WithThousands(bytes));
+}
+
 }  // namespace footprint

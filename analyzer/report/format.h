@@ -18,6 +18,13 @@ std::string WithThousands(int64_t value);
 // "1.50 MiB (1,572,864 bytes)": the rounded figure and the exact one.
 std::string HumanAndExactBytes(int64_t bytes);
 
+// A figure that is known (HumanBytes) or, when some tensor it sums is
+// unsized, the lower bound it is: ">= 1.50 MiB", and "unknown" rather than
+// "0 B" when nothing of it is sized.
+std::string HumanBytesOrBound(int64_t bytes, bool known);
+// The same for the exact count: "1,572,864", ">= 1,572,864", "unknown".
+std::string ExactBytesOrBound(int64_t bytes, bool known);
+
 }  // namespace footprint
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_REPORT_FORMAT_H_

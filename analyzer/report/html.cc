@@ -286,12 +286,14 @@ std::string DeltaHtml(const ModelReport& report, const std::string& key) {
   return "";
 }
 
+// `known` false: a sum of sized tensors only, shown as the lower bound it is ("unknown" when 0).
 void AppendFigure(std::string* out, const ModelReport& report, const std::string& label, const std::string& key,
-                  int64_t bytes, const std::string& note, bool peak = false) {
+                  int64_t bytes, const std::string& note, bool peak = false, bool known = true) {
   absl::StrAppend(out, "<div class=\"figure", peak ? " peak" : "", "\"><div class=\"label\">", HtmlEscape(label),
-                  "</div><div class=\"value\">", HtmlEscape(HumanBytes(bytes)), "</div><div class=\"exact\">",
-                  WithThousands(bytes), " bytes", note.empty() ? "" : absl::StrCat(" · ", HtmlEscape(note)), "</div>",
-                  DeltaHtml(report, key), "</div>");
+                  "</div><div class=\"value\">", HtmlEscape(HumanBytesOrBound(bytes, known)),
+                  "</div><div class=\"exact\">", HtmlEscape(ExactBytesOrBound(bytes, known)),
+                  known ? " bytes" : bytes == 0 ? "" : " bytes, a lower bound",
+                  note.empty() ? "" : absl::StrCat(" · ", HtmlEscape(note)), "</div>", DeltaHtml(report, key), "</div>");
 }
 
 std::string Cell(const std::string& text, const std::string& sort_key = "", bool numeric = false) {
@@ -348,6 +350,16 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                   dims.empty() ? "" : absl::StrCat(" · dims ", HtmlEscape(absl::StrJoin(dims, " "))),
                   analysis.model.producer.empty() ? "" : absl::StrCat(" · from ", HtmlEscape(analysis.model.producer)),
                   "</div>");
+  if (!analysis.unbound_dims.empty()) {
+    // First, before any figure: which dims have no value, and how to give them one.
+    const std::vector<std::string> examples = BindingExamples(analysis);
+    absl::StrAppend(out, "<div class=\"warn\"><b>Unbound input dims:</b> ", HtmlEscape(DescribeUnboundDims(analysis)),
+                    ". The sizes that use them are formulas, not counted in the figures. Bind them: ",
+                    absl::StrJoin(examples, " or ", [](std::string* o, const std::string& e) {
+                      absl::StrAppend(o, "<code>", HtmlEscape(e), "</code>");
+                    }),
+                    "</div>");
+  }
   if (!memory.complete) {
     absl::StrAppend(out, "<div class=\"warn\"><b>Incomplete:</b> ", memory.unsized_tensors,
                     " tensor(s) have no known size; the figures are lower bounds. They are listed as "
@@ -355,44 +367,71 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
   }
   absl::StrAppend(out, "<div class=\"figures\" style=\"margin-top:14px\">");
   const bool runtime = !analysis.options.runtime.empty();
+  const bool known = memory.complete;  // Else every figure that sums tensors is a lower bound.
+  const bool weights_known = WeightsKnown(analysis);
   AppendFigure(out, report, "Peak", "peak_bytes", memory.peak_bytes,
                runtime                           ? "weights + folded + runtime tensors + overhead"
                : analysis.options.fold_constants ? "weights + folded + arena"
                                                  : "weights + arena",
-               true);
-  AppendFigure(out, report, "Weights", "weights_bytes", memory.weights_bytes, "resident");
+               true, known);
+  AppendFigure(out, report, "Weights", "weights_bytes", memory.weights_bytes, "resident", false, weights_known);
   if (analysis.options.fold_constants) {
     AppendFigure(out, report, "Folded weights", "folded_weights_bytes", memory.folded_weights_bytes,
-                 absl::StrCat(analysis.modes.fold.nodes, " nodes at load"));
+                 absl::StrCat(analysis.modes.fold.nodes, " nodes at load"), false, weights_known);
   }
   AppendFigure(out, report, "Arena", "arena_bytes", memory.arena_bytes,
-               analysis.plan.proven_optimal ? "optimal" : analysis.plan.algorithm);
+               analysis.plan.proven_optimal ? "optimal" : analysis.plan.algorithm, false, known);
   if (runtime) {
     AppendFigure(out, report, "Runtime tensors", "runtime_tensor_bytes", memory.runtime_tensor_bytes,
-                 absl::StrCat(analysis.options.runtime, "'s own planner"));
+                 absl::StrCat(analysis.options.runtime, "'s own planner"), false, known);
     AppendFigure(out, report, "Runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
-                 "no tensor");
+                 "no tensor", false, known);
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0
                            : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);
   AppendFigure(out, report, "Lower bound", "lower_bound_bytes", memory.lower_bound_bytes,
-               absl::StrFormat("arena %.3f×", ratio));
+               absl::StrFormat("arena %.3f×", ratio), false, known);
   AppendFigure(out, report, "Baseline lower bound", "baseline_lower_bound_bytes",
-               analysis.modes.baseline_lower_bound_bytes, DescribeModeSavings(analysis.modes));
+               analysis.modes.baseline_lower_bound_bytes,
+               known ? DescribeModeSavings(analysis.modes) : "mode savings unknown", false, known);
   AppendFigure(out, report, "Naive (no reuse)", "naive_bytes", memory.naive_bytes,
-               absl::StrFormat("reuse saves %.1f%%", ReuseSavingsPercent(memory)));
+               known ? absl::StrFormat("reuse saves %.1f%%", ReuseSavingsPercent(memory)) : "reuse savings unknown",
+               false, known);
   absl::StrAppend(out, "<div class=\"figure\"><div class=\"label\">Unsized tensors</div><div class=\"value\">",
                   memory.unsized_tensors, "</div><div class=\"exact\">",
                   memory.unsized_tensors == 0 ? "every size known" : "not counted above", "</div>",
                   DeltaHtml(report, "unsized_tensors"), "</div>");
+  if (const int64_t bound = BoundTensorCount(analysis); bound > 0) {
+    absl::StrAppend(out, "<div class=\"figure\"><div class=\"label\">Bound tensors</div><div class=\"value\">", bound,
+                    "</div><div class=\"exact\">sized as an undecided If's larger branch (upper bounds)</div></div>");
+  }
   absl::StrAppend(out, "</div>");
+  if (!analysis.samples.empty()) {
+    absl::StrAppend(out, "<div class=\"card\"><h3>Samples</h3><div class=\"sub\">The figures at sample bindings of the "
+                         "unbound dims, not their range.</div><table><thead><tr><th>binding</th><th class=\"n\">peak</th>"
+                         "<th class=\"n\">arena</th><th class=\"n\">lower bound</th><th class=\"n\">naive</th>"
+                         "<th class=\"n\">unsized</th><th></th></tr></thead><tbody>");
+    for (const SampleFigures& sample : analysis.samples) {
+      std::vector<std::string> binding;
+      for (const auto& [name, value] : sample.dims) binding.push_back(absl::StrCat(name, "=", value));
+      const bool sample_known = sample.memory.complete;
+      absl::StrAppend(out, "<tr>", Cell(absl::StrJoin(binding, " ")),
+                      Cell(HumanBytesOrBound(sample.memory.peak_bytes, sample_known), "", true),
+                      Cell(HumanBytesOrBound(sample.memory.arena_bytes, sample_known), "", true),
+                      Cell(HumanBytesOrBound(sample.memory.lower_bound_bytes, sample_known), "", true),
+                      Cell(HumanBytesOrBound(sample.memory.naive_bytes, sample_known), "", true),
+                      Cell(absl::StrCat(sample.memory.unsized_tensors), "", true), Cell(sample.label), "</tr>");
+    }
+    absl::StrAppend(out, "</tbody></table></div>");
+  }
   if (!analysis.budgets.empty() || analysis.fits.has_value()) {
     absl::StrAppend(out, "<div class=\"chips\">");
     for (const BudgetCheck& check : analysis.budgets) {
       absl::StrAppend(out, "<span class=\"chip ", check.ok ? "ok" : "over", "\">--max-", check.figure, " ",
                       HtmlEscape(HumanBytes(check.limit_bytes)), ": ", check.ok ? "ok" : "OVER", " (",
-                      HtmlEscape(HumanBytes(check.actual_bytes)), ")</span>");
+                      HtmlEscape(HumanBytesOrBound(check.actual_bytes, check.figure == "weights" ? weights_known : known)),
+                      ")</span>");
     }
     if (analysis.fits.has_value()) {
       absl::StrAppend(out, "<span class=\"chip ", *analysis.fits ? "ok" : "over", "\">fits on ",
@@ -458,8 +497,10 @@ void AppendSummary(std::string* out, const std::vector<ModelReport>& reports) {
     const MemoryFigures& memory = report.analysis->memory;
     const std::optional<bool>& fits = report.analysis->fits;
     absl::StrAppend(out, "<tr><td class=\"mono\"><a href=\"#m", i, "\">", HtmlEscape(report.path), "</a></td>",
-                    Cell(HumanBytes(memory.peak_bytes), "", true), Cell(HumanBytes(memory.weights_bytes), "", true),
-                    Cell(HumanBytes(memory.arena_bytes), "", true), Cell(HumanBytes(memory.lower_bound_bytes), "", true),
+                    Cell(HumanBytesOrBound(memory.peak_bytes, memory.complete), "", true),
+                    Cell(HumanBytesOrBound(memory.weights_bytes, WeightsKnown(*report.analysis)), "", true),
+                    Cell(HumanBytesOrBound(memory.arena_bytes, memory.complete), "", true),
+                    Cell(HumanBytesOrBound(memory.lower_bound_bytes, memory.complete), "", true),
                     Cell(absl::StrCat(memory.unsized_tensors), "", true),
                     Cell(!fits.has_value() ? "–" : (*fits ? "yes" : "NO")), "<td class=\"",
                     report.exit_code == 0 ? "down" : "up", "\">", HtmlEscape(StatusOf(report)), "</td></tr>");

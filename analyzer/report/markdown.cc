@@ -19,9 +19,11 @@ const FigureDelta* FindDelta(const ModelReport& report, const std::string& key) 
   return nullptr;
 }
 
+// `known` false: a sum of sized tensors only, a lower bound ("unknown" when 0).
 void AppendFigureRow(std::string* out, const ModelReport& report, const std::string& label, const std::string& key,
-                     int64_t bytes, const std::string& note) {
-  absl::StrAppend(out, "| ", label, " | ", HumanBytes(bytes), " | ", WithThousands(bytes), " | ");
+                     int64_t bytes, const std::string& note, bool known = true) {
+  absl::StrAppend(out, "| ", label, " | ", MarkdownCell(HumanBytesOrBound(bytes, known)), " | ",
+                  MarkdownCell(ExactBytesOrBound(bytes, known)), " | ");
   if (report.baseline.has_value()) {
     const FigureDelta* delta = FindDelta(report, key);
     absl::StrAppend(out, delta != nullptr ? DeltaToString(*delta) : "", " | ");
@@ -33,6 +35,16 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
   const Analysis& analysis = *report.analysis;
   const MemoryFigures& memory = analysis.memory;
   std::string out = absl::StrCat(heading, " onnx-footprint: `", MarkdownCode(analysis.model.path), "`\n\n");
+  if (!analysis.unbound_dims.empty()) {
+    // First, before any figure: which dims have no value, and how to give them one.
+    const std::vector<std::string> examples = BindingExamples(analysis);
+    absl::StrAppend(&out, "> **Unbound input dims:** ", MarkdownCell(DescribeUnboundDims(analysis)),
+                    ". The sizes that use them are formulas, not counted in the figures. Bind them: ",
+                    absl::StrJoin(examples, " or ", [](std::string* o, const std::string& e) {
+                      absl::StrAppend(o, "`", MarkdownCode(e), "`");
+                    }),
+                    "\n\n");
+  }
   std::vector<std::string> dims;
   for (const auto& [name, value] : analysis.options.dims) dims.push_back(absl::StrCat(name, "=", value));
   absl::StrAppend(&out, "Device **", MarkdownCell(analysis.device.name), "** (alignment ",
@@ -49,43 +61,71 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
   const bool with_change = report.baseline.has_value();
   absl::StrAppend(&out, "| figure | size | bytes |", with_change ? " change |" : "", " |\n");
   absl::StrAppend(&out, "|---|---:|---:|", with_change ? "---:|" : "", "---|\n");
+  const bool known = memory.complete;  // Else every figure that sums tensors is a lower bound.
+  const bool weights_known = WeightsKnown(analysis);
   AppendFigureRow(&out, report, "**peak**", "peak_bytes", memory.peak_bytes,
                   !analysis.options.runtime.empty()  ? "weights + folded + runtime tensors + runtime overhead"
                   : analysis.options.fold_constants ? "weights + folded + arena"
-                                                    : "weights + arena");
-  AppendFigureRow(&out, report, "weights", "weights_bytes", memory.weights_bytes, "resident, outside the arena");
+                                                    : "weights + arena",
+                  known);
+  AppendFigureRow(&out, report, "weights", "weights_bytes", memory.weights_bytes, "resident, outside the arena",
+                  weights_known);
   if (analysis.options.fold_constants) {
     AppendFigureRow(&out, report, "folded weights", "folded_weights_bytes", memory.folded_weights_bytes,
-                    absl::StrCat(analysis.modes.fold.nodes, " nodes evaluated at load; resident"));
+                    absl::StrCat(analysis.modes.fold.nodes, " nodes evaluated at load; resident"), weights_known);
   }
   AppendFigureRow(&out, report, "arena", "arena_bytes", memory.arena_bytes,
                   absl::StrCat(MarkdownCell(analysis.plan.algorithm),
-                               analysis.plan.proven_optimal ? ", optimal" : ", not proven optimal"));
+                               analysis.plan.proven_optimal ? ", optimal" : ", not proven optimal"),
+                  known);
   if (!analysis.options.runtime.empty()) {
     AppendFigureRow(&out, report, "runtime tensors", "runtime_tensor_bytes", memory.runtime_tensor_bytes,
                     absl::StrCat(MarkdownCell(analysis.options.runtime),
-                                 "'s own planner at its worst step; in the peak"));
+                                 "'s own planner at its worst step; in the peak"),
+                    known);
     AppendFigureRow(&out, report, "runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
                     absl::StrCat("held by ", MarkdownCell(analysis.options.runtime),
-                                 " during a run, no tensor; in the peak"));
+                                 " during a run, no tensor; in the peak"),
+                    known);
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0
                            : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);
   AppendFigureRow(&out, report, "lower bound", "lower_bound_bytes", memory.lower_bound_bytes,
-                  absl::StrFormat("arena is %.3f× the bound", ratio));
+                  absl::StrFormat("arena is %.3f× the bound", ratio), known);
   AppendFigureRow(&out, report, "baseline lower bound", "baseline_lower_bound_bytes",
                   analysis.modes.baseline_lower_bound_bytes,
-                  absl::StrCat("given order, no sharing; ", DescribeModeSavings(analysis.modes)));
+                  absl::StrCat("given order, no sharing; ", known ? DescribeModeSavings(analysis.modes) : "mode savings unknown"), known);
   AppendFigureRow(&out, report, "naive (no reuse)", "naive_bytes", memory.naive_bytes,
-                  absl::StrFormat("reuse saves %s (%.1f%%)", HumanBytes(memory.reuse_savings_bytes),
-                                  ReuseSavingsPercent(memory)));
+                  known ? absl::StrFormat("reuse saves %s (%.1f%%)", HumanBytes(memory.reuse_savings_bytes),
+                                          ReuseSavingsPercent(memory))
+                        : "reuse savings unknown (the difference of two lower bounds)",
+                  known);
   absl::StrAppend(&out, "| unsized tensors | ", memory.unsized_tensors, " | |");
   if (with_change) {
     const FigureDelta* delta = FindDelta(report, "unsized_tensors");
     absl::StrAppend(&out, " ", delta != nullptr ? DeltaToString(*delta) : "", " |");
   }
   absl::StrAppend(&out, memory.unsized_tensors > 0 ? " not counted above" : "", " |\n");
+  if (const int64_t bound = BoundTensorCount(analysis); bound > 0) {
+    absl::StrAppend(&out, "| bound tensors | ", bound, " | |", with_change ? " |" : "",
+                    " sized as an undecided If's larger branch (upper bounds) |\n");
+  }
+  if (!analysis.samples.empty()) {
+    absl::StrAppend(&out, "\nSamples: the figures at sample bindings of the unbound dims, not their range.\n\n"
+                          "| binding | peak | arena | lower bound | naive | unsized | |\n|---|---:|---:|---:|---:|---:|---|\n");
+    for (const SampleFigures& sample : analysis.samples) {
+      std::vector<std::string> binding;
+      for (const auto& [name, value] : sample.dims) binding.push_back(absl::StrCat(name, "=", value));
+      const bool sample_known = sample.memory.complete;
+      absl::StrAppend(&out, "| `", MarkdownCode(absl::StrJoin(binding, " ")), "` | ",
+                      MarkdownCell(HumanBytesOrBound(sample.memory.peak_bytes, sample_known)), " | ",
+                      MarkdownCell(HumanBytesOrBound(sample.memory.arena_bytes, sample_known)), " | ",
+                      MarkdownCell(HumanBytesOrBound(sample.memory.lower_bound_bytes, sample_known)), " | ",
+                      MarkdownCell(HumanBytesOrBound(sample.memory.naive_bytes, sample_known)), " | ",
+                      sample.memory.unsized_tensors, " | ", MarkdownCell(sample.label), " |\n");
+    }
+  }
   if (with_change) {
     absl::StrAppend(&out, "\nChange against the baseline report `", MarkdownCode(report.baseline->old_figures.source),
                     "`", report.baseline->old_figures.model_path != analysis.model.path
@@ -98,7 +138,7 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
     absl::StrAppend(&out, "\n| budget | limit | actual | |\n|---|---:|---:|---|\n");
     for (const BudgetCheck& check : analysis.budgets) {
       absl::StrAppend(&out, "| --max-", check.figure, " | ", HumanBytes(check.limit_bytes), " | ",
-                      HumanBytes(check.actual_bytes), " | ",
+                      MarkdownCell(HumanBytesOrBound(check.actual_bytes, check.figure == "weights" ? weights_known : known)), " | ",
                       check.ok ? "✅ ok" : absl::StrCat("❌ **over by ", HumanBytes(check.actual_bytes - check.limit_bytes), "**"),
                       " |\n");
     }
@@ -156,8 +196,10 @@ std::string SummaryMarkdown(const std::vector<ModelReport>& reports) {
       const std::string fits =
           !report.analysis->fits.has_value() ? "–" : (*report.analysis->fits ? "yes" : "**no**");
       const std::string status = StatusOf(report);
-      absl::StrAppend(&out, HumanBytes(memory.peak_bytes), " | ", HumanBytes(memory.weights_bytes), " | ",
-                      HumanBytes(memory.arena_bytes), " | ", HumanBytes(memory.lower_bound_bytes), " | ",
+      absl::StrAppend(&out, MarkdownCell(HumanBytesOrBound(memory.peak_bytes, memory.complete)), " | ",
+                      MarkdownCell(HumanBytesOrBound(memory.weights_bytes, WeightsKnown(*report.analysis))), " | ",
+                      MarkdownCell(HumanBytesOrBound(memory.arena_bytes, memory.complete)), " | ",
+                      MarkdownCell(HumanBytesOrBound(memory.lower_bound_bytes, memory.complete)), " | ",
                       memory.unsized_tensors, " | ", fits, " | ", report.exit_code != 0 ? "❌ " : (memory.complete ? "✅ " : "⚠️ "), status,
                       " |\n");
     } else {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/report/format.h"
 
 namespace footprint {
@@ -163,6 +164,7 @@ void WriteMemory(const Analysis& analysis, JsonWriter& json) {
   json.Key("reuse_savings_percent").Double(ReuseSavingsPercent(memory));
   json.Key("peak_bytes").Int(memory.peak_bytes);
   json.Key("unsized_tensors").Int(memory.unsized_tensors);
+  if (const int64_t bound = BoundTensorCount(analysis); bound > 0) json.Key("bound_tensors").Int(bound);
   json.Key("complete").Bool(memory.complete);
   json.Key("baseline").BeginObject();
   json.Key("lower_bound_bytes").Int(analysis.modes.baseline_lower_bound_bytes);
@@ -255,6 +257,40 @@ std::vector<const TensorRecord*> LargestTensors(const Analysis& analysis, size_t
   return largest;
 }
 
+std::string DescribeUnboundDims(const Analysis& analysis) {
+  return absl::StrJoin(analysis.unbound_dims, ", ", [](std::string* out, const UnboundDim& dim) {
+    absl::StrAppend(out, dim.name, " (", absl::StrJoin(dim.uses, ", ", [](std::string* o, const UnboundDim::Use& use) {
+                      absl::StrAppend(o, use.input, " axis ", use.axis);
+                    }),
+                    dim.stated ? absl::StrCat("; the model states ", dim.example) : "", ")");
+  });
+}
+
+std::vector<std::string> BindingExamples(const Analysis& analysis) {
+  if (analysis.unbound_dims.empty()) return {};
+  const UnboundDim& first = analysis.unbound_dims.front();
+  const int64_t base = first.example;
+  return {absl::StrJoin(analysis.unbound_dims, " ",
+                        [](std::string* out, const UnboundDim& dim) {
+                          absl::StrAppend(out, "--dim ", dim.name, "=", dim.example);
+                        }),
+          "--dim-default 1",
+          absl::StrCat("--sweep ", first.name, "=", base, ",", 2 * base, ",", 4 * base, ",", 8 * base)};
+}
+
+int64_t BoundTensorCount(const Analysis& analysis) {
+  int64_t count = 0;
+  for (const TensorRecord& tensor : analysis.tensors) count += tensor.bytes.has_value() && !tensor.bound.empty();
+  return count;
+}
+
+bool WeightsKnown(const Analysis& analysis) {
+  for (const WeightRecord& weight : analysis.weights) {
+    if (!weight.bytes.has_value()) return false;
+  }
+  return true;
+}
+
 double ReuseSavingsPercent(const MemoryFigures& memory) {
   if (memory.naive_bytes == 0) return 0;
   return 100.0 * static_cast<double>(memory.reuse_savings_bytes) / static_cast<double>(memory.naive_bytes);
@@ -262,6 +298,28 @@ double ReuseSavingsPercent(const MemoryFigures& memory) {
 
 void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
   json.Key("schema_version").Int(kJsonSchemaVersion);
+  if (!analysis.unbound_dims.empty()) {
+    // First: what to bind before any figure means much.
+    json.Key("unbound_dims").BeginArray();
+    for (const UnboundDim& dim : analysis.unbound_dims) {
+      json.BeginObject();
+      json.Key("name").String(dim.name);
+      json.Key("uses").BeginArray();
+      for (const UnboundDim::Use& use : dim.uses) {
+        json.BeginObject();
+        json.Key("input").String(use.input);
+        json.Key("axis").Int(use.axis);
+        json.EndObject();
+      }
+      json.EndArray();
+      json.Key("example").Int(dim.example);
+      json.Key("stated_by_model").Bool(dim.stated);
+      json.EndObject();
+    }
+    json.EndArray();
+    json.Key("binding_examples");
+    WriteStrings(BindingExamples(analysis), json);
+  }
 
   json.Key("model").BeginObject();
   json.Key("path").String(analysis.model.path);
@@ -335,6 +393,23 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
     json.Key("sweep");
     WriteSweep(*analysis.sweep, json);
   }
+  if (!analysis.samples.empty()) {
+    json.Key("samples").BeginArray();
+    for (const SampleFigures& sample : analysis.samples) {
+      json.BeginObject();
+      json.Key("dims").BeginObject();
+      for (const auto& [name, value] : sample.dims) json.Key(name).Int(value);
+      json.EndObject();
+      json.Key("label").String(sample.label);
+      json.Key("peak_bytes").Int(sample.memory.peak_bytes);
+      json.Key("arena_bytes").Int(sample.memory.arena_bytes);
+      json.Key("lower_bound_bytes").Int(sample.memory.lower_bound_bytes);
+      json.Key("naive_bytes").Int(sample.memory.naive_bytes);
+      json.Key("unsized_tensors").Int(sample.memory.unsized_tensors);
+      json.EndObject();
+    }
+    json.EndArray();
+  }
   if (!analysis.dim_default_conflict.empty()) json.Key("dim_default_conflict").String(analysis.dim_default_conflict);
   if (!analysis.if_branches.empty()) {
     json.Key("if_branches").BeginArray();
@@ -344,6 +419,7 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
       json.Key("branch").String(branch.branch);
       json.Key("decided_by");
       WriteStringOrNull(branch.decided_by, json);
+      if (!branch.bound_branch.empty()) json.Key("bound_branch").String(branch.bound_branch);
       json.EndObject();
     }
     json.EndArray();

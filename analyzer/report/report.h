@@ -74,6 +74,20 @@ std::string DescribeModeSavings(const ModesSummary& modes);
 // The `count` sized tensors with the most aligned bytes, largest first (ties: list order).
 std::vector<const TensorRecord*> LargestTensors(const Analysis& analysis, size_t count);
 
+// The unbound input dims, for the reports' first lines: "batch (input axis 0),
+// height (input axis 2)"; "" when every dim is bound.
+std::string DescribeUnboundDims(const Analysis& analysis);
+// Flags that bind them, ready to paste: "--dim batch=1 --dim height=240",
+// "--dim-default 1", "--sweep batch=1,2,4,8".
+std::vector<std::string> BindingExamples(const Analysis& analysis);
+
+// Arena tensors sized as bounds: an undecided If's output taken from its
+// larger branch, or a tensor computed from one ("bound" set).
+int64_t BoundTensorCount(const Analysis& analysis);
+
+// True when every weight has a byte size (the weights figure is exact).
+bool WeightsKnown(const Analysis& analysis);
+
 // (naive - arena) / naive in percent, 0 when naive is 0.
 double ReuseSavingsPercent(const MemoryFigures& memory);
 

@@ -13,10 +13,14 @@
 namespace footprint {
 namespace {
 
-// "  weights       1.23 MiB  (1,289,732 bytes)"
-std::string FigureLine(const std::string& label, int64_t bytes, const std::string& note = "") {
+// "  weights       1.23 MiB  (1,289,732 bytes)"; a figure summing unsized
+// tensors is the lower bound it is ("  arena   >= 1.23 MiB  (lower bound:
+// 1,289,732 bytes)") or, when nothing of it is sized, "unknown".
+std::string FigureLine(const std::string& label, int64_t bytes, const std::string& note = "", bool known = true) {
   std::string exact = absl::StrCat(bytes);
   for (int i = static_cast<int>(exact.size()) - 3; i > 0; i -= 3) exact.insert(i, ",");
+  if (!known && bytes == 0) return absl::StrFormat("  %-20s %12s  (no tensor of it sized)%s\n", label, "unknown", note);
+  if (!known) return absl::StrFormat("  %-20s %12s  (lower bound: %s bytes)%s\n", label, HumanBytesOrBound(bytes, false), exact, note);
   return absl::StrFormat("  %-20s %12s  (%s bytes)%s\n", label, HumanBytes(bytes), exact, note);
 }
 
@@ -30,6 +34,12 @@ std::string RenderText(const Analysis& analysis) {
     opsets.push_back(absl::StrCat(domain.empty() ? "ai.onnx" : domain, " ", version));
   }
   absl::StrAppend(&out, "onnx-footprint: ", analysis.model.path, "\n");
+  if (!analysis.unbound_dims.empty()) {
+    // First, before any figure: which dims have no value, and how to give them one.
+    absl::StrAppend(&out, "  UNBOUND ", DescribeUnboundDims(analysis),
+                    ": no value, so the sizes that use them are formulas, not counted in the figures\n",
+                    "  bind    ", absl::StrJoin(BindingExamples(analysis), "  or  "), "\n");
+  }
   if (!analysis.dim_default_conflict.empty()) absl::StrAppend(&out, "  NOTE    ", analysis.dim_default_conflict, "\n");
   absl::StrAppend(&out, "  model   ", analysis.model.nodes, " nodes, IR ", analysis.model.ir_version, ", opsets ",
                   absl::StrJoin(opsets, ", "),
@@ -71,40 +81,53 @@ std::string RenderText(const Analysis& analysis) {
   absl::StrAppend(&out, "\n");
 
   absl::StrAppend(&out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
+  const bool known = memory.complete;  // Else every figure that sums tensors is a lower bound.
+  const bool weights_known = WeightsKnown(analysis);
   absl::StrAppend(&out, FigureLine("peak", memory.peak_bytes,
                                    !analysis.options.runtime.empty()  ? "  = weights + folded + runtime tensors + runtime overhead"
                                    : analysis.options.fold_constants ? "  = weights + folded + arena"
-                                                                     : "  = weights + arena"));
-  absl::StrAppend(&out, FigureLine("weights", memory.weights_bytes));
+                                                                     : "  = weights + arena", known));
+  absl::StrAppend(&out, FigureLine("weights", memory.weights_bytes, "", weights_known));
   if (analysis.options.fold_constants) {
     absl::StrAppend(&out, FigureLine("folded weights", memory.folded_weights_bytes,
-                                     absl::StrCat("  ", analysis.modes.fold.nodes, " nodes evaluated at load")));
+                                     absl::StrCat("  ", analysis.modes.fold.nodes, " nodes evaluated at load"),
+                                     weights_known));
   }
   absl::StrAppend(&out, FigureLine("arena", memory.arena_bytes,
                                    absl::StrFormat("  %s, %s", analysis.plan.algorithm,
-                                                   analysis.plan.proven_optimal ? "optimal" : "not proven optimal")));
+                                                   analysis.plan.proven_optimal ? "optimal" : "not proven optimal"),
+                                   known));
   if (!analysis.options.runtime.empty()) {
     absl::StrAppend(&out, FigureLine("kernel workspaces", memory.workspace_bytes,
                                      absl::StrCat("  in the arena; runtime ", analysis.options.runtime, ", ",
                                                   analysis.modes.fused_nodes, " nodes fused, ",
                                                   analysis.modes.layout_nodes, " in NCHWc, ",
-                                                  analysis.modes.reorder_nodes, " reorders")));
+                                                  analysis.modes.reorder_nodes, " reorders"), known));
     absl::StrAppend(&out, FigureLine("runtime tensors", memory.runtime_tensor_bytes,
                                      absl::StrCat("  ", analysis.options.runtime,
-                                                  "'s own planner at its worst step; in the peak")));
+                                                  "'s own planner at its worst step; in the peak"), known));
     absl::StrAppend(&out, FigureLine("runtime overhead", memory.runtime_overhead_bytes,
-                                     "  held by the runtime during a run, no tensor; in the peak"));
+                                     "  held by the runtime during a run, no tensor; in the peak", known));
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0
                            : static_cast<double>(memory.arena_bytes) / static_cast<double>(memory.lower_bound_bytes);
   absl::StrAppend(&out, FigureLine("lower bound", memory.lower_bound_bytes,
-                                   absl::StrFormat("  arena is %.3fx the bound", ratio)));
-  absl::StrAppend(&out, FigureLine("no reuse (naive)", memory.naive_bytes));
-  absl::StrAppend(&out, FigureLine("reuse savings", memory.reuse_savings_bytes,
-                                   absl::StrFormat("  %.1f%% of naive", ReuseSavingsPercent(memory))));
+                                   absl::StrFormat("  arena is %.3fx the bound", ratio), known));
+  absl::StrAppend(&out, FigureLine("no reuse (naive)", memory.naive_bytes, "", known));
+  if (known) {
+    absl::StrAppend(&out, FigureLine("reuse savings", memory.reuse_savings_bytes,
+                                     absl::StrFormat("  %.1f%% of naive", ReuseSavingsPercent(memory))));
+  } else {
+    absl::StrAppend(&out, absl::StrFormat("  %-20s %12s  (the difference of two lower bounds)\n", "reuse savings",
+                                          "unknown"));
+  }
   if (memory.unsized_tensors > 0) {
     absl::StrAppend(&out, absl::StrFormat("  %-20s %12d\n", "unsized tensors", memory.unsized_tensors));
+  }
+  if (const int64_t bound = BoundTensorCount(analysis); bound > 0) {
+    absl::StrAppend(&out, absl::StrFormat("  %-20s %12d  sized as an undecided If's larger branch (upper bounds)\n",
+                                          "bound tensors", bound));
   }
 
   if (analysis.symbolic_memory.has_value()) {
@@ -119,15 +142,31 @@ std::string RenderText(const Analysis& analysis) {
     line("lower bound", symbolic.lower_bound_expr);
     line("no reuse (naive)", symbolic.naive_expr);
   }
+  if (!analysis.samples.empty()) {
+    absl::StrAppend(&out, "\nSamples (the figures at sample bindings of the unbound dims, not their range)\n",
+                    absl::StrFormat("  %-32s %12s %12s %12s %12s %8s\n", "binding", "peak", "arena", "lower bound",
+                                    "naive", "unsized"));
+    for (const SampleFigures& sample : analysis.samples) {
+      std::vector<std::string> binding;
+      for (const auto& [name, value] : sample.dims) binding.push_back(absl::StrCat(name, "=", value));
+      const bool sample_known = sample.memory.complete;
+      absl::StrAppend(&out, absl::StrFormat("  %-32s %12s %12s %12s %12s %8d  %s\n", absl::StrJoin(binding, " "),
+                                            HumanBytesOrBound(sample.memory.peak_bytes, sample_known),
+                                            HumanBytesOrBound(sample.memory.arena_bytes, sample_known),
+                                            HumanBytesOrBound(sample.memory.lower_bound_bytes, sample_known),
+                                            HumanBytesOrBound(sample.memory.naive_bytes, sample_known),
+                                            sample.memory.unsized_tensors, sample.label));
+    }
+  }
   // Each mode's lower bound, applied in order, next to the baseline's.
   const ModesSummary& modes = analysis.modes;
-  const auto saved = [](int64_t bytes, int64_t before) {
-    if (bytes == 0) return std::string();
+  const auto saved = [known](int64_t bytes, int64_t before) {
+    if (bytes == 0 || !known) return std::string();  // Of lower bounds, a difference says nothing.
     return absl::StrFormat("  -%s (%.1f%%)", HumanBytes(bytes),
                            before == 0 ? 0.0 : 100.0 * static_cast<double>(bytes) / static_cast<double>(before));
   };
   absl::StrAppend(&out, "\nModes (lower bound after each)\n");
-  absl::StrAppend(&out, FigureLine("baseline", modes.baseline_lower_bound_bytes, "  given order, no sharing"));
+  absl::StrAppend(&out, FigureLine("baseline", modes.baseline_lower_bound_bytes, "  given order, no sharing", known));
   absl::StrAppend(&out, FigureLine(absl::StrCat("schedule ", modes.schedule.name), modes.schedule.lower_bound_bytes,
                                    absl::StrCat(saved(modes.schedule.saved_bytes, modes.baseline_lower_bound_bytes),
                                                 modes.schedule.name == "optimized"
@@ -136,7 +175,8 @@ std::string RenderText(const Analysis& analysis) {
                                                                           ? "optimal"
                                                                           : "not proven optimal",
                                                                       modes.schedule.seconds)
-                                                    : "")));
+                                                    : ""),
+                                   known));
   for (const auto& [label, mode, before] :
        {std::tuple{"alias", &modes.alias, modes.schedule.lower_bound_bytes},
         std::tuple{"in-place", &modes.inplace, modes.alias.lower_bound_bytes}}) {
@@ -147,7 +187,8 @@ std::string RenderText(const Analysis& analysis) {
     absl::StrAppend(&out, FigureLine(absl::StrCat("+ ", label), mode->lower_bound_bytes,
                                      absl::StrCat(saved(mode->saved_bytes, before), "  ", mode->tensors,
                                                   mode->tensors == 1 ? " tensor shares" : " tensors share",
-                                                  " bytes")));
+                                                  " bytes"),
+                                     known));
   }
 
   const std::vector<const TensorRecord*> largest = LargestTensors(analysis, 10);
@@ -193,10 +234,13 @@ std::string RenderText(const Analysis& analysis) {
                     absl::StrFormat("  %12s %12s %12s %12s %12s %8s\n", analysis.sweep->dim, "peak", "arena",
                                     "lower bound", "naive", "unsized"));
     for (const SweepFigures::Point& point : analysis.sweep->points) {
+      const bool point_known = point.memory.complete;
       absl::StrAppend(&out, absl::StrFormat("  %12d %12s %12s %12s %12s %8d\n", point.value,
-                                            HumanBytes(point.memory.peak_bytes), HumanBytes(point.memory.arena_bytes),
-                                            HumanBytes(point.memory.lower_bound_bytes),
-                                            HumanBytes(point.memory.naive_bytes), point.memory.unsized_tensors));
+                                            HumanBytesOrBound(point.memory.peak_bytes, point_known),
+                                            HumanBytesOrBound(point.memory.arena_bytes, point_known),
+                                            HumanBytesOrBound(point.memory.lower_bound_bytes, point_known),
+                                            HumanBytesOrBound(point.memory.naive_bytes, point_known),
+                                            point.memory.unsized_tensors));
     }
   }
   if (!analysis.tiers.empty()) {
@@ -206,7 +250,7 @@ std::string RenderText(const Analysis& analysis) {
     for (const TierSummary& tier : analysis.tiers) {
       absl::StrAppend(&out, absl::StrFormat("  %-14s %12s %12s %12s %8d\n", tier.name,
                                             tier.capacity_bytes.has_value() ? HumanBytes(*tier.capacity_bytes) : "?",
-                                            tier.holds_activations ? HumanBytes(tier.arena_bytes) : "-",
+                                            tier.holds_activations ? HumanBytesOrBound(tier.arena_bytes, known) : "-",
                                             tier.holds_weights ? HumanBytes(tier.weights_bytes) : "-", tier.tensors));
     }
     if (analysis.spilled_tensors > 0) {
@@ -218,7 +262,8 @@ std::string RenderText(const Analysis& analysis) {
     absl::StrAppend(&out, "\nBudgets", memory.complete ? "" : " (figures incomplete: the true sizes may be larger)",
                     "\n");
     for (const BudgetCheck& check : analysis.budgets) {
-      absl::StrAppend(&out, absl::StrFormat("  %-8s %12s of %-12s %s\n", check.figure, HumanBytes(check.actual_bytes),
+      absl::StrAppend(&out, absl::StrFormat("  %-8s %12s of %-12s %s\n", check.figure,
+                                            HumanBytesOrBound(check.actual_bytes, check.figure == "weights" ? weights_known : known),
                                             HumanBytes(check.limit_bytes), check.ok ? "ok" : "EXCEEDED"));
     }
   }

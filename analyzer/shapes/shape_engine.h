@@ -68,7 +68,7 @@ struct SymValue {
   std::vector<SymValue> elements;          // kSequence: the elements, when `elements_known`.
   bool elements_known = false;             // kSequence: elements is the whole sequence.
   std::string reason;                      // Why the shape (or a dim) is unknown.
-  bool max_over_branches = false;          // An If output whose branches differ: the larger one's shape.
+  bool max_over_branches = false;          // An If output whose branches differ (the larger one's), or a value computed from one.
 
   bool HasFullShape() const;                  // Rank known and every dim known.
   bool HasConcreteShape() const;              // Every dim a constant.
@@ -103,6 +103,7 @@ struct IfDecision {
   std::string node;        // The If node's name (its first output's when unnamed).
   std::string branch;      // "then", "else", or "undecided" (both analyzed).
   std::string decided_by;  // Undecided: the bindings that would decide it ("--input-value sr=..."), or "".
+  std::string bound_branch;  // Undecided with outputs that differ: "then" or "else", whose values they take on ties.
   const onnx::NodeProto* proto = nullptr;  // The If node itself, in the model's own graphs.
 };
 

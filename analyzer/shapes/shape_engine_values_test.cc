@@ -1,6 +1,7 @@
 // Values known before running: the pads chain PyTorch exports for F.pad,
 // values of graph inputs (--input-value), and If conditions decided by them
 // or by shapes.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "analyzer/shapes/shape_engine_test_util.h"
+#include "analyzer/shapes/shapes.h"
 #include "analyzer/testing/model_builder.h"
 #include "analyzer/testing/value_models.h"
 #include "gtest/gtest.h"
@@ -154,6 +156,127 @@ TEST(ValuesTest, StftFeedingAnLstmIsSizedInEachBranch) {
   ShapeTables unknown = InferWithValues(model, {});
   EXPECT_EQ(ShapeOf(unknown, model, "y"), "26,1,1,64");
   EXPECT_TRUE(unknown.graphs.at(&model.graph()).Find("y")->max_over_branches);
+}
+
+// A value of any graph (bodies included) by name; nullptr when none has it.
+const SymValue* FindAnywhere(const ShapeTables& tables, const std::string& name) {
+  for (const auto& [graph, shapes] : tables.graphs) {
+    if (const SymValue* v = shapes.Find(name)) return v;
+  }
+  return nullptr;
+}
+
+// The names of tensors, in every graph, whose byte count is not known.
+std::vector<std::string> UnsizedTensors(const ShapeTables& tables) {
+  std::vector<std::string> names;
+  for (const auto& [graph, shapes] : tables.graphs) {
+    for (const auto& [name, index] : shapes.index) {
+      const SymValue& v = shapes.values[index];
+      if (v.kind != SymValue::Kind::kSequence && !BytesOf(v).known()) names.emplace_back(name);
+    }
+  }
+  return names;
+}
+
+std::string BodyShape(const ShapeTables& tables, const std::string& name) {
+  const SymValue* v = FindAnywhere(tables, name);
+  if (v == nullptr) return "missing";
+  if (!v->shape.has_value()) return "unranked";
+  return absl::StrJoin(*v->shape, ",", [](std::string* out, const Expr& e) { out->append(e.ToString()); });
+}
+
+TEST(ValuesTest, VoiceActivityModelIsSizedWithAndWithoutItsSampleRate) {
+  onnx::ModelProto model = ::footprint::testing::VoiceActivityModel().Build();
+  ASSERT_TRUE(BindDims({{"batch", 2}}, model).ok());
+  ShapeTables at_16k = InferWithValues(model, {{"sr", "16000"}});
+  EXPECT_EQ(UnsizedTensors(at_16k), std::vector<std::string>{});
+  EXPECT_EQ(ShapeOf(at_16k, model, "context_out"), "2,64");
+  EXPECT_FALSE(at_16k.graphs.at(&model.graph()).Find("context_out")->max_over_branches);
+  ShapeTables at_8k = InferWithValues(model, {{"sr", "8000"}});
+  EXPECT_EQ(UnsizedTensors(at_8k), std::vector<std::string>{});
+  EXPECT_EQ(ShapeOf(at_8k, model, "context_out"), "2,32");
+  EXPECT_EQ(Decisions(at_8k), "state_is_empty_16k:else state_is_empty_8k:else flatten_8k:then pick_rate:else");
+  EXPECT_FALSE(FindAnywhere(at_8k, "n_stateN")->max_over_branches);
+
+  // Without sr: the 8 kHz branch's Ifs are undecided; only the slice whose
+  // length is sr's value (and its copy) stays unsized, all after them is sized.
+  ShapeTables unknown = InferWithValues(model, {});
+  std::vector<std::string> unsized = UnsizedTensors(unknown);
+  std::sort(unsized.begin(), unsized.end());
+  EXPECT_EQ(unsized, (std::vector<std::string>{"n_kept", "n_sliced"}));
+  EXPECT_EQ(Decisions(unknown),
+            "state_is_empty_16k:else state_is_empty_8k:undecided flatten_8k:undecided "
+            "pick_rate:undecided(--input-value sr=...)");
+  // The slice's length is unknown: the zeros branch alone bounds it, and the warning says so.
+  EXPECT_EQ(BodyShape(unknown, "n_state"), "2,2,64");
+  EXPECT_TRUE(FindAnywhere(unknown, "n_state")->max_over_branches);
+  // Ranks differ, bytes equal: one branch's shape (the then branch's), and what follows from it.
+  EXPECT_EQ(BodyShape(unknown, "n_flat"), "2,128");
+  EXPECT_EQ(BodyShape(unknown, "n_stateN"), "2,2,128");
+  EXPECT_TRUE(FindAnywhere(unknown, "n_stateN")->max_over_branches);
+  EXPECT_EQ(ShapeOf(unknown, model, "stateN"), "2,2,128");
+  EXPECT_EQ(ShapeOf(unknown, model, "context_out"), "2,64");
+  EXPECT_TRUE(unknown.graphs.at(&model.graph()).Find("context_out")->max_over_branches);
+  const std::string warnings = absl::StrJoin(unknown.warnings, "\n");
+  EXPECT_NE(warnings.find("If 'state_is_empty_8k'"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("output 'n_state' is the then branch's alone (the else branch's has no known size"),
+            std::string::npos)
+      << warnings;
+}
+
+TEST(ValuesTest, UndecidedIfDecidesALoopsTripCountByItsLargerValue) {
+  const onnx::ModelProto model = ::footprint::testing::TripCountIfModel().Build();
+  ShapeTables unknown = InferWithValues(model, {});
+  EXPECT_EQ(ShapeOf(unknown, model, "rows"), "5,4");
+  EXPECT_EQ(ShapeOf(unknown, model, "out"), "5,4");
+  EXPECT_TRUE(unknown.graphs.at(&model.graph()).Find("trips")->max_over_branches);
+  EXPECT_TRUE(unknown.graphs.at(&model.graph()).Find("out")->max_over_branches);
+  EXPECT_EQ(unknown.if_decisions.at(0).bound_branch, "else");
+  ShapeTables few = InferWithValues(model, {{"flag", "1"}});
+  EXPECT_EQ(ShapeOf(few, model, "out"), "3,4");
+  EXPECT_FALSE(few.graphs.at(&model.graph()).Find("out")->max_over_branches);
+  EXPECT_EQ(few.if_decisions.at(0).bound_branch, "");
+}
+
+TEST(ValuesTest, BranchesOfDifferentRankTakeTheOneWithMoreBytes) {
+  // x [n, 4]: then Unsqueeze -> [1, n, 4] (16n bytes), else Concat(x, x) -> [2n, 4] (32n bytes).
+  auto model_with = [](const std::string& else_op) {
+    ModelBuilder then_builder, else_builder;
+    ::footprint::testing::ConstantInt64(then_builder, "zero", {0}, {1});
+    then_builder.Add("Unsqueeze", {"x", "zero"}, {"lifted"});
+    if (else_op == "Concat") {
+      SetInt(else_builder.Node("Concat", {"x", "x"}, {"other"}), "axis", 0);
+    } else {
+      else_builder.Add("Identity", {"y"}, {"other"});  // [m]: more or fewer bytes than [1, n, 4], by n and m.
+    }
+    auto graph_of = [](const ModelBuilder& b, const std::string& name, const std::string& output) {
+      onnx::GraphProto graph = b.Build().graph();
+      graph.set_name(name);
+      graph.add_output()->set_name(output);
+      return graph;
+    };
+    ModelBuilder builder;
+    builder.Input("flag", kBool, {}).Input("x", kFloat, {"n", 4}).Input("y", kFloat, {"m"});
+    onnx::NodeProto& node = builder.Node("If", {"flag"}, {"z"}, "pick");
+    SetGraph(node, "then_branch", graph_of(then_builder, "lift", "lifted"));
+    SetGraph(node, "else_branch", graph_of(else_builder, "other", "other"));
+    builder.Add("Relu", {"z"}, {"out"}).Output("out");
+    return builder.Build();
+  };
+  const onnx::ModelProto larger_else = model_with("Concat");
+  ShapeTables tables = InferWithValues(larger_else, {});
+  EXPECT_EQ(ShapeOf(tables, larger_else, "z"), "2*n,4");
+  EXPECT_EQ(ShapeOf(tables, larger_else, "out"), "2*n,4");
+  EXPECT_TRUE(tables.graphs.at(&larger_else.graph()).Find("out")->max_over_branches);
+  // [1, n, 4] against [m]: which is larger depends on n and m; binding them decides.
+  const onnx::ModelProto incomparable = model_with("Identity");
+  const SymValue* z = InferWithValues(incomparable, {}).graphs.at(&incomparable.graph()).Find("z");
+  ASSERT_NE(z, nullptr);
+  EXPECT_FALSE(z->shape.has_value());
+  EXPECT_NE(z->reason.find("depends on the unbound dims"), std::string::npos) << z->reason;
+  onnx::ModelProto bound = incomparable;
+  ASSERT_TRUE(BindDims({{"n", 2}, {"m", 100}}, bound).ok());
+  EXPECT_EQ(ShapeOf(InferWithValues(bound, {}), bound, "z"), "100");
 }
 
 TEST(ValuesTest, InputValuesAreCheckedAgainstTheInput) {

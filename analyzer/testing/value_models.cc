@@ -170,4 +170,122 @@ ModelBuilder StftLstmModel() {
   return builder;
 }
 
+ModelBuilder VoiceActivityModel() {
+  ModelBuilder builder;
+  builder.Input("input", kFloat, {"batch", 512}).Input("sr", kInt64, {}).Input("state", kFloat, {2, "batch", 128});
+  ConstantInt64(builder, "rate_16k", {16000}, {});
+  builder.Add("Equal", {"sr", "rate_16k"}, {"is_16k"});
+
+  // 16 kHz: an If on the state's batch dim, decided by its shape.
+  ModelBuilder wide;
+  wide.Add("Shape", {"state"}, {"w_shape"});
+  ConstantInt64(wide, "w_batch_axis", {1}, {});
+  wide.Add("Gather", {"w_shape", "w_batch_axis"}, {"w_batch"});
+  ConstantInt64(wide, "w_zero", {0}, {});
+  wide.Add("Equal", {"w_batch", "w_zero"}, {"w_empty"});
+  ModelBuilder wide_fresh, wide_kept;
+  wide_fresh.Add("ConstantOfShape", {"w_shape"}, {"w_zeros"});
+  wide_kept.Add("Identity", {"state"}, {"w_kept"});
+  AddIf(wide, "state_is_empty_16k", "w_empty", Branch(wide_fresh, "w_fresh", "w_zeros"),
+        Branch(wide_kept, "w_kept", "w_kept"), "w_state");
+  wide.Initializer("w_weights", kFloat, {512, 128});
+  wide.Add("MatMul", {"input", "w_weights"}, {"w_encoded"});
+  ConstantInt64(wide, "w_axis0", {0}, {1});
+  wide.Add("Unsqueeze", {"w_encoded", "w_axis0"}, {"w_step"});
+  wide.Add("Add", {"w_state", "w_step"}, {"w_sum"});
+  wide.Add("Tanh", {"w_sum"}, {"w_stateN"});
+  onnx::NodeProto& wide_mean = wide.Node("ReduceMean", {"w_stateN"}, {"w_mean"});
+  SetInts(wide_mean, "axes", {0, 2});
+  SetInt(wide_mean, "keepdims", 0);
+  ConstantInt64(wide, "w_axis1", {1}, {1});
+  wide.Add("Unsqueeze", {"w_mean", "w_axis1"}, {"w_output"});
+  ConstantInt64(wide, "w_start", {-64}, {1});
+  ConstantInt64(wide, "w_end", {std::numeric_limits<int64_t>::max()}, {1});
+  wide.Add("Slice", {"input", "w_start", "w_end", "w_axis1"}, {"w_context"});
+  onnx::GraphProto wide_branch = Branch(wide, "wide", "w_output");
+  wide_branch.add_output()->set_name("w_stateN");
+  wide_branch.add_output()->set_name("w_context");
+
+  // 8 kHz: the state sliced to sr / 125 channels, then Ifs on that slice's length.
+  ModelBuilder narrow;
+  ConstantInt64(narrow, "n_125", {125}, {});
+  narrow.Add("Div", {"sr", "n_125"}, {"n_per_rate"});
+  ConstantInt64(narrow, "n_64", {64}, {});
+  narrow.Add("Min", {"n_per_rate", "n_64"}, {"n_channels"});
+  ConstantInt64(narrow, "n_axis0", {0}, {1});
+  narrow.Add("Unsqueeze", {"n_channels", "n_axis0"}, {"n_end"});
+  ConstantInt64(narrow, "n_begin", {0}, {1});
+  ConstantInt64(narrow, "n_axis2", {2}, {1});
+  narrow.Add("Slice", {"state", "n_begin", "n_end", "n_axis2"}, {"n_sliced"});
+  narrow.Add("Shape", {"n_sliced"}, {"n_shape"});
+  ConstantInt64(narrow, "n_two", {2}, {});
+  narrow.Add("Gather", {"n_shape", "n_two"}, {"n_length"});
+  ConstantInt64(narrow, "n_zero", {0}, {});
+  narrow.Add("Equal", {"n_length", "n_zero"}, {"n_empty"});
+  ModelBuilder narrow_fresh, narrow_kept;
+  narrow_fresh.Add("Shape", {"state"}, {"n_state_shape"});
+  ConstantInt64(narrow_fresh, "n_batch_axis", {1}, {1});
+  narrow_fresh.Add("Gather", {"n_state_shape", "n_batch_axis"}, {"n_batch"});
+  ConstantInt64(narrow_fresh, "n_lead", {2}, {1});
+  ConstantInt64(narrow_fresh, "n_width", {64}, {1});
+  SetInt(narrow_fresh.Node("Concat", {"n_lead", "n_batch", "n_width"}, {"n_zeros_shape"}), "axis", 0);
+  narrow_fresh.Add("ConstantOfShape", {"n_zeros_shape"}, {"n_zeros"});
+  narrow_kept.Add("Identity", {"n_sliced"}, {"n_kept"});
+  AddIf(narrow, "state_is_empty_8k", "n_empty", Branch(narrow_fresh, "n_fresh", "n_zeros"),
+        Branch(narrow_kept, "n_kept", "n_kept"), "n_state");
+  ConstantInt64(narrow, "n_32", {32}, {});
+  narrow.Add("Greater", {"n_length", "n_32"}, {"n_long"});
+  ModelBuilder flat, kept;
+  SetInt(flat.Node("Flatten", {"n_state"}, {"n_flat_then"}), "axis", 1);
+  kept.Add("Identity", {"n_state"}, {"n_flat_else"});
+  AddIf(narrow, "flatten_8k", "n_long", Branch(flat, "n_flat", "n_flat_then"), Branch(kept, "n_as_is", "n_flat_else"),
+        "n_flat");
+  ConstantInt64(narrow, "n_pairs", {2, -1, 64}, {3});
+  narrow.Add("Reshape", {"n_flat", "n_pairs"}, {"n_hidden"});
+  narrow.Initializer("n_weights", kFloat, {512, 64});
+  narrow.Add("MatMul", {"input", "n_weights"}, {"n_encoded"});
+  narrow.Add("Unsqueeze", {"n_encoded", "n_axis0"}, {"n_step"});
+  narrow.Add("Add", {"n_hidden", "n_step"}, {"n_sum"});
+  SetInt(narrow.Node("Concat", {"n_sum", "n_sum"}, {"n_stateN"}), "axis", 2);
+  onnx::NodeProto& narrow_mean = narrow.Node("ReduceMean", {"n_sum"}, {"n_mean"});
+  SetInts(narrow_mean, "axes", {0, 2});
+  SetInt(narrow_mean, "keepdims", 0);
+  ConstantInt64(narrow, "n_axis1", {1}, {1});
+  narrow.Add("Unsqueeze", {"n_mean", "n_axis1"}, {"n_output"});
+  ConstantInt64(narrow, "n_start", {-32}, {1});
+  ConstantInt64(narrow, "n_stop", {std::numeric_limits<int64_t>::max()}, {1});
+  narrow.Add("Slice", {"input", "n_start", "n_stop", "n_axis1"}, {"n_context"});
+  onnx::GraphProto narrow_branch = Branch(narrow, "narrow", "n_output");
+  narrow_branch.add_output()->set_name("n_stateN");
+  narrow_branch.add_output()->set_name("n_context");
+
+  onnx::NodeProto& node = builder.Node("If", {"is_16k"}, {"output", "stateN", "context"}, "pick_rate");
+  GraphAttribute(node, "then_branch", wide_branch);
+  GraphAttribute(node, "else_branch", narrow_branch);
+  builder.Add("Relu", {"context"}, {"context_out"});
+  builder.Output("output").Output("stateN").Output("context_out");
+  return builder;
+}
+
+ModelBuilder TripCountIfModel() {
+  ModelBuilder builder;
+  builder.Input("flag", kBool, {}).Input("x", kFloat, {4});
+  ModelBuilder three, five;
+  ConstantInt64(three, "three", {3}, {});
+  ConstantInt64(five, "five", {5}, {});
+  AddIf(builder, "pick_trips", "flag", Branch(three, "few", "three"), Branch(five, "many", "five"), "trips");
+  ModelBuilder body;
+  body.Input("iteration", kInt64, {}).Input("keep_going", kBool, {});
+  body.Add("Identity", {"keep_going"}, {"keep_going_out"}).Add("Identity", {"x"}, {"row"});
+  onnx::GraphProto body_graph = body.Build().graph();
+  body_graph.set_name("repeat_body");
+  body_graph.clear_output();
+  body_graph.add_output()->set_name("keep_going_out");
+  body_graph.add_output()->set_name("row");
+  onnx::NodeProto& loop = builder.Node("Loop", {"trips", ""}, {"rows"}, "repeat");
+  GraphAttribute(loop, "body", body_graph);
+  builder.Add("Relu", {"rows"}, {"out"}).Output("out");
+  return builder;
+}
+
 }  // namespace footprint::testing

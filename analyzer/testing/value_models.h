@@ -48,6 +48,27 @@ ModelBuilder CacheBranchModel();
 // -> y. 16000: 13 frames (3328 B); 8000: 26 frames (6656 B).
 ModelBuilder StftLstmModel();
 
+// A voice-activity model shaped like Silero VAD's export: input float
+// [batch, 512], sr (int64 scalar), state float [2, batch, 128] ->
+// If "pick_rate" (sr == 16000) -> output [batch, 1], stateN [2, batch, 128],
+// context -> Relu -> context_out.
+//   then (16 kHz): If "state_is_empty_16k" (Gather(Shape(state), 1) == 0):
+//     zeros or state; + MatMul(input) -> Tanh -> stateN; context [batch, 64].
+//   else (8 kHz): Slice(state, 0:min(sr/125, 64) on axis 2) (64 channels at
+//     8000, unknown without sr: that slice stays unsized) -> If "state_is_empty_8k" (its length == 0): then
+//     zeros [2, batch, 64], else the slice -> If "flatten_8k" (its length > 32):
+//     then Flatten(axis 1) [2, batch*64], else as is [2, batch, 64] (ranks
+//     differ) -> Reshape [2, -1, 64] + MatMul(input) -> Concat -> stateN;
+//     context [batch, 32].
+// Without sr, the 8 kHz branch's nested Ifs are undecided: one has a branch
+// of unknown size, the other branches of different ranks.
+ModelBuilder VoiceActivityModel();
+
+// flag (bool scalar), x float [4] -> If "pick_trips" (flag): then 3, else 5
+// -> trips -> Loop "repeat" (trips) whose body writes x each iteration ->
+// rows [trips, 4] -> Relu -> out. Without flag: 5 trips, a bound.
+ModelBuilder TripCountIfModel();
+
 }  // namespace footprint::testing
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_TESTING_VALUE_MODELS_H_

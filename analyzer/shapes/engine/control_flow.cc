@@ -1,5 +1,6 @@
 // Control flow: If, Loop and Scan, their bodies inferred recursively with the
 // outer graph's values in scope.
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -67,6 +68,42 @@ SymValue JoinBranches(const SymValue& a, const SymValue& b) {
   return out;
 }
 
+// A value either branch gives alike as far as sizes go: same kind, shape and
+// integer values (float values, data rather than sizes, are not carried past an If).
+bool SameOutput(const SymValue& a, const SymValue& b) {
+  return a.kind == b.kind && a.kind != SymValue::Kind::kUnknown && a.shape == b.shape && a.ints == b.ints;
+}
+
+// A tensor whose byte count is known, as a number or a formula.
+bool Sized(const SymValue& v) { return v.kind == SymValue::Kind::kTensor && BytesOf(v).known(); }
+
+// The sum of a value's known numbers (0 when it has none): what decides
+// between branches whose outputs have the same byte count but different
+// values, such as a trip count or a Reshape target (the larger numbers give
+// the larger tensors downstream).
+double ValueSum(const SymValue& v) {
+  double sum = 0;
+  if (v.ints.has_value()) {
+    for (const Expr& e : *v.ints) {
+      if (std::optional<int64_t> c = e.AsConstant()) sum += static_cast<double>(*c);
+    }
+  }
+  if (v.floats.has_value()) {
+    for (double f : *v.floats) sum += f;
+  }
+  return sum;
+}
+
+// 1 when a >= b for every binding of their symbols, -1 when a <= b, 0 when
+// that depends on the binding (or either is unknown).
+int CompareBytes(const Expr& a, const Expr& b) {
+  if (!a.known() || !b.known()) return 0;
+  const Expr difference = a - b;
+  if (difference.ProvablyNonNegative()) return 1;
+  if ((-difference).ProvablyNonNegative()) return -1;
+  return 0;
+}
+
 SymValue ScalarOf(int32_t elem_type) { return TensorOf(elem_type, {}); }
 
 }  // namespace
@@ -88,27 +125,65 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
   }
   IfDecision decision{.node = ctx.node.name().empty() && ctx.node.output_size() > 0 ? ctx.node.output(0)
                                                                                     : ctx.node.name()};
-  bool any_differs = false;
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    if (o >= then_out.size() || o >= else_out.size()) break;
-    if (condition.has_value()) {
-      outputs[o] = *condition ? then_out[o] : else_out[o];
-    } else {
-      outputs[o] = JoinBranches(then_out[o], else_out[o]);
-      any_differs = any_differs || outputs[o].max_over_branches;
-    }
-  }
+  const size_t paired = std::min({outputs.size(), then_out.size(), else_out.size()});
   if (condition.has_value()) {
+    for (size_t o = 0; o < paired; ++o) outputs[o] = *condition ? then_out[o] : else_out[o];
     decision.branch = *condition ? "then" : "else";
-  } else {
-    decision.branch = "undecided";
-    if (ctx.node.input_size() > 0) decision.decided_by = absl::StrJoin(DecidingBindings(ctx.node.input(0), scope), " ");
-    if (any_differs) {
-      tables_.warnings.push_back(absl::StrCat(
-          "If '", decision.node, "': its condition is not known before running; both branches analyzed, and outputs "
-          "that differ are sized as the larger branch's (an upper bound)",
-          decision.decided_by.empty() ? "" : absl::StrCat("; decide it with ", decision.decided_by)));
+    RecordIf(ctx.node, std::move(decision));
+    return true;
+  }
+  decision.branch = "undecided";
+  if (ctx.node.input_size() > 0) decision.decided_by = absl::StrJoin(DecidingBindings(ctx.node.input(0), scope), " ");
+  const bool take_then = ChooseBoundBranch(ctx.node, then_out, else_out, paired);
+  bool any_differs = false;
+  std::vector<std::string> unsized_notes;  // Outputs bounded by one branch alone.
+  for (size_t o = 0; o < paired; ++o) {
+    const SymValue& a = then_out[o];
+    const SymValue& b = else_out[o];
+    if (SameOutput(a, b)) {
+      outputs[o] = JoinBranches(a, b);
+      any_differs = any_differs || outputs[o].max_over_branches;
+      continue;
     }
+    const bool sized_a = Sized(a);
+    const bool sized_b = Sized(b);
+    if (sized_a && sized_b) {
+      // The larger byte count; equal counts (different shapes or values) or
+      // counts whose order depends on unbound dims: the If's one choice.
+      const int order = BytesOf(a) == BytesOf(b) ? 0 : CompareBytes(BytesOf(a), BytesOf(b));
+      const bool comparable = order != 0 || BytesOf(a) == BytesOf(b);
+      if (comparable) {
+        outputs[o] = order > 0 || (order == 0 && take_then) ? a : b;
+      } else if (a.shape->size() == b.shape->size()) {
+        outputs[o] = JoinBranches(a, b);  // Each dim's larger: above both whatever the binding.
+      } else {
+        outputs[o] = UnknownValue(
+            "If branches give different ranks, and which has more bytes depends on the unbound dims (bind them)");
+        outputs[o].elem_type = a.elem_type;
+      }
+    } else if (sized_a != sized_b) {
+      // The sized branch bounds the output alone: the other's size is not known.
+      const SymValue& unsized = sized_a ? b : a;
+      outputs[o] = sized_a ? a : b;
+      unsized_notes.push_back(absl::StrCat(
+          "output '", o < static_cast<size_t>(ctx.node.output_size()) ? ctx.node.output(o) : "", "' is the ",
+          sized_a ? "then" : "else", " branch's alone (the ", sized_a ? "else" : "then", " branch's has no known size",
+          unsized.reason.empty() ? "" : absl::StrCat(": ", unsized.reason), ")"));
+    } else {
+      outputs[o] = JoinBranches(a, b);
+      any_differs = any_differs || outputs[o].max_over_branches;
+      continue;
+    }
+    outputs[o].max_over_branches = true;
+    any_differs = true;
+  }
+  if (any_differs) {
+    decision.bound_branch = take_then ? "then" : "else";
+    tables_.warnings.push_back(absl::StrCat(
+        "If '", decision.node, "': its condition is not known before running; both branches analyzed, and outputs "
+        "that differ are sized as the larger branch's (an upper bound)",
+        decision.decided_by.empty() ? "" : absl::StrCat("; decide it with ", decision.decided_by),
+        unsized_notes.empty() ? "" : absl::StrCat("; ", absl::StrJoin(unsized_notes, "; "))));
   }
   RecordIf(ctx.node, std::move(decision));
   return true;
@@ -122,6 +197,32 @@ void Engine::RecordIf(const onnx::NodeProto& node, IfDecision decision) {
   } else {
     tables_.if_decisions[it->second] = std::move(decision);  // A Loop body inferred again: the last pass counts.
   }
+}
+
+bool Engine::ChooseBoundBranch(const onnx::NodeProto& node, const std::vector<SymValue>& then_out,
+                               const std::vector<SymValue>& else_out, size_t paired) {
+  // One choice per If: a Loop body inferred again, or a body whose inputs
+  // changed, keeps the branch first chosen.
+  if (auto it = bound_branches_.find(&node); it != bound_branches_.end()) return it->second;
+  Expr then_bytes = 0, else_bytes = 0;
+  double then_values = 0, else_values = 0;
+  for (size_t o = 0; o < paired; ++o) {
+    if (SameOutput(then_out[o], else_out[o]) || !Sized(then_out[o]) || !Sized(else_out[o])) continue;
+    then_bytes = then_bytes + BytesOf(then_out[o]);
+    else_bytes = else_bytes + BytesOf(else_out[o]);
+    then_values += ValueSum(then_out[o]);
+    else_values += ValueSum(else_out[o]);
+  }
+  bool take_then = true;
+  if (then_bytes == else_bytes) {
+    take_then = then_values >= else_values;
+  } else if (const int order = CompareBytes(then_bytes, else_bytes); order != 0) {
+    take_then = order > 0;
+  } else {
+    return true;  // Depends on unbound dims: not recorded, a later pass with them known may decide.
+  }
+  bound_branches_.emplace(&node, take_then);
+  return take_then;
 }
 
 std::vector<std::string> Engine::DecidingBindings(const std::string& value, const Scope& scope) const {

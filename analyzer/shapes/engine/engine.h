@@ -87,6 +87,12 @@ class Engine {
   // shape it reads.
   std::vector<std::string> DecidingBindings(const std::string& value, const Scope& scope) const;
   void RecordIf(const onnx::NodeProto& node, IfDecision decision);
+  // An undecided If whose branches' outputs differ: true to take the then
+  // branch's values where both are sized and equally large (or their order
+  // depends on unbound dims). The branch with more bytes over those outputs,
+  // then larger numbers (trip counts, Reshape targets); once per If node.
+  bool ChooseBoundBranch(const onnx::NodeProto& node, const std::vector<SymValue>& then_out,
+                         const std::vector<SymValue>& else_out, size_t paired);
   // For a node that needs a value not known: "; Pad needs the value of 'pads',
   // computed from 'sr', a graph input: bind it with --input-value sr=...".
   std::string UnknownValueChain(const onnx::NodeProto& node, const onnx::GraphProto& graph, const Scope& scope);
@@ -100,6 +106,7 @@ class Engine {
   absl::flat_hash_map<std::string, const onnx::NodeProto*> producers_;  // Node outputs, when model_has_if_.
   absl::flat_hash_set<std::string> main_inputs_;                        // The main graph's inputs (no initializers).
   absl::flat_hash_map<const onnx::NodeProto*, size_t> if_index_;        // Into tables_.if_decisions.
+  absl::flat_hash_map<const onnx::NodeProto*, bool> bound_branches_;    // ChooseBoundBranch's choices (true: then).
   // Per graph, its node outputs' writers: built at the first value a node needs and lacks.
   absl::flat_hash_map<const onnx::GraphProto*, absl::flat_hash_map<std::string, const onnx::NodeProto*>>
       graph_producers_;

@@ -134,9 +134,16 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
       if (node->output_size() == 0) continue;
       outputs.assign(node->output_size(), SymValue{});
       InferNode(*node, scope, depth, outputs);
+      // What follows from an undecided If's bound (its larger branch) is a bound too, all the way down.
+      bool follows_bound = false;
+      for (const std::string& input : node->input()) {
+        const SymValue* in = input.empty() ? nullptr : scope.Find(input);
+        follows_bound = follows_bound || (in != nullptr && in->max_over_branches);
+      }
       for (int o = 0; o < node->output_size(); ++o) {
         if (node->output(o).empty()) continue;
         SymValue& v = outputs[o];
+        v.max_over_branches = v.max_over_branches || follows_bound;
         auto type = onnx_types.find(node->output(o));
         if (type != onnx_types.end()) MergeOnnxType(type->second, v, &made_up_symbols_);
         if (v.kind == SymValue::Kind::kTensor && v.HasConcreteShape() && v.elem_type != 0) {
