@@ -356,9 +356,10 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
   absl::StrAppend(out, "<div class=\"figures\" style=\"margin-top:14px\">");
   const bool runtime = !analysis.options.runtime.empty();
   AppendFigure(out, report, "Peak", "peak_bytes", memory.peak_bytes,
-               runtime                           ? "weights + folded + runtime tensors + overhead"
-               : analysis.options.fold_constants ? "weights + folded + arena"
-                                                 : "weights + arena",
+               !runtime ? std::string(analysis.options.fold_constants ? "weights + folded + arena" : "weights + arena")
+               : memory.runtime_peak_reserved ? absl::StrCat("runtime weights + reserved: ", memory.runtime_peak_follows)
+                                              : absl::StrCat("runtime weights + tensors + overhead: ",
+                                                             memory.runtime_peak_follows),
                true);
   AppendFigure(out, report, "Weights", "weights_bytes", memory.weights_bytes, "resident");
   if (analysis.options.fold_constants) {
@@ -372,6 +373,11 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                  absl::StrCat(analysis.options.runtime, "'s own planner"));
     AppendFigure(out, report, "Runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
                  "no tensor");
+    AppendFigure(out, report, "Runtime reserved", "runtime_reserved_bytes", memory.runtime_reserved_bytes,
+                 memory.runtime_peak_reserved ? "after a first run, defaults; in the peak"
+                                              : "after a first run, defaults");
+    AppendFigure(out, report, "Runtime weights", "runtime_weights_bytes", memory.runtime_weights_bytes,
+                 "after load; in the peak");
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0

@@ -6,7 +6,7 @@
 #include <bit>
 #include <cstdint>
 
-namespace footprint {
+namespace footprint::ort {
 namespace {
 
 constexpr int kNumBins = 21;            // BFCArena::kNumBins.
@@ -132,4 +132,4 @@ void BfcArena::Free(Handle handle) {
   Insert(result);
 }
 
-}  // namespace footprint
+}  // namespace footprint::ort

@@ -40,7 +40,7 @@
 #include <utility>
 #include <vector>
 
-namespace footprint {
+namespace footprint::ort {
 
 struct BfcArenaOptions {
   int64_t initial_chunk_bytes = int64_t{1} << 20;         // DEFAULT_INITIAL_CHUNK_SIZE_BYTES.
@@ -96,6 +96,6 @@ class BfcArena {
   std::vector<std::set<BinEntry>> bins_;
 };
 
-}  // namespace footprint
+}  // namespace footprint::ort
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_BFC_ARENA_H_

@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 
-namespace footprint {
+namespace footprint::ort {
 namespace {
 
 constexpr int64_t kKiB = 1024;
@@ -119,4 +119,4 @@ TEST(BfcArenaTest, AChunkWastingMoreThanMaxDeadBytesIsSplitEvenUnderTwiceTheRequ
 }
 
 }  // namespace
-}  // namespace footprint
+}  // namespace footprint::ort
