@@ -157,11 +157,9 @@ void WriteMemory(const Analysis& analysis, JsonWriter& json) {
   json.Key("workspace_bytes").Int(memory.workspace_bytes);
   json.Key("runtime_tensor_bytes").Int(memory.runtime_tensor_bytes);
   json.Key("runtime_overhead_bytes").Int(memory.runtime_overhead_bytes);
-  json.Key("runtime_reserved_bytes").Int(memory.runtime_reserved_bytes);
-  json.Key("runtime_weights_bytes").Int(memory.runtime_weights_bytes);
-  if (memory.runtime_peak_follows.empty()) {
-    json.Key("runtime_peak_follows").Null();
-  } else {
+  if (!analysis.options.runtime.empty()) {  // Reports without --runtime stay as they were.
+    json.Key("runtime_reserved_bytes").Int(memory.runtime_reserved_bytes);
+    json.Key("runtime_weights_bytes").Int(memory.runtime_weights_bytes);
     json.Key("runtime_peak_follows").String(memory.runtime_peak_follows);
   }
   json.Key("lower_bound_bytes").Int(memory.lower_bound_bytes);
