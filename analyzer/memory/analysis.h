@@ -120,9 +120,14 @@ struct MemoryFigures {
   // worst step, as its planner allocates them (runtime_buffers.h); 0 without.
   int64_t runtime_tensor_bytes = 0;
   int64_t runtime_overhead_bytes = 0;  // --runtime: what the runtime holds during a run besides tensors.
+  int64_t runtime_reserved_bytes = 0;  // --runtime: held after a first run with the runtime's defaults (ORT: arena on).
+  int64_t runtime_weights_bytes = 0;   // --runtime: held after creating the session (weights after load).
+  std::string runtime_peak_follows;    // --runtime: the configuration peak_bytes follows; "" without.
+  bool runtime_peak_reserved = false;  // --runtime: peak_bytes = runtime_weights_bytes + runtime_reserved_bytes.
   // weights_bytes + folded_weights_bytes + arena_bytes; under --runtime, what
-  // that runtime holds: runtime_tensor_bytes in place of the arena, plus
-  // runtime_overhead_bytes.
+  // that runtime holds: runtime_weights_bytes, plus runtime_reserved_bytes
+  // when the peak follows the runtime's defaults, else runtime_tensor_bytes
+  // + runtime_overhead_bytes.
   int64_t peak_bytes = 0;
   int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.

@@ -208,8 +208,19 @@ absl::Status RuntimePeak(const GraphResult& main, const onnx::GraphProto& graph,
   const int64_t tensor_bytes = runtime == nullptr ? memory.arena_bytes : memory.runtime_tensor_bytes;
   memory.runtime_overhead_bytes =
       runtime == nullptr ? 0 : runtime->OverheadBytes(tensor_bytes, input_bytes, output_bytes, bindings);
-  absl::StatusOr<int64_t> peak = CheckedAdd(memory.weights_bytes + memory.folded_weights_bytes,
-                                            tensor_bytes + memory.runtime_overhead_bytes);
+  int64_t resident = memory.weights_bytes + memory.folded_weights_bytes;
+  int64_t working = tensor_bytes + memory.runtime_overhead_bytes;
+  if (runtime != nullptr) {
+    // What the runtime keeps after load replaces the file's weights; with its
+    // defaults, what it holds after a first run replaces the working memory.
+    memory.runtime_weights_bytes = main.runtime_held.weights_bytes;
+    memory.runtime_reserved_bytes = main.runtime_held.reserved_bytes;
+    memory.runtime_peak_follows = main.runtime_held.peak_configuration;
+    if (memory.runtime_weights_bytes > 0) resident = memory.runtime_weights_bytes;
+    memory.runtime_peak_reserved = main.runtime_held.peak_follows_defaults;
+    if (memory.runtime_peak_reserved) working = memory.runtime_reserved_bytes;
+  }
+  absl::StatusOr<int64_t> peak = CheckedAdd(resident, working);
   if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");
   memory.peak_bytes = *peak;
   return absl::OkStatus();

@@ -97,9 +97,11 @@ absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, 
   return absl::OkStatus();
 }
 
-// The runtime's own planner over `result.order` (RuntimeModel::TensorPeakBytes),
-// from the sized values before ArrangeTensors takes their records.
-int64_t RuntimeTensorBytes(const RuntimeModel& runtime, const GraphSizes& sizes, const GraphResult& result) {
+// The runtime's own planner over `result.order` (RuntimeModel::TensorPeakBytes)
+// and what it holds after load and a first run (RuntimeModel::HeldBytes), from
+// the sized values before ArrangeTensors takes their records.
+void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, const GraphSizes& sizes,
+                    GraphResult& result) {
   std::vector<RuntimeValue> values(result.ir.values.size());
   for (size_t id = 0; id < values.size(); ++id) {
     values[id].bytes = sizes.sized_bytes[id];
@@ -114,7 +116,10 @@ int64_t RuntimeTensorBytes(const RuntimeModel& runtime, const GraphSizes& sizes,
     }
     if (known) values[id].shape_key = absl::StrCat(key, "]");
   }
-  return runtime.TensorPeakBytes(result.ir, result.order, values, result.fusions.writes_over, sizes.step_extra_of);
+  result.runtime_tensor_bytes =
+      runtime.TensorPeakBytes(result.ir, result.order, values, result.fusions.writes_over, sizes.step_extra_of);
+  result.runtime_held =
+      runtime.HeldBytes(result.ir, result.fusions, shape_of, result.order, values, sizes.step_extra_of);
 }
 
 }  // namespace
@@ -173,7 +178,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   const std::vector<planner::Lifespan> lifespans = ComputeLifespans(result.ir, result.order);
   const std::vector<planner::Step> step_of = StepsOf(result.order, static_cast<int>(result.ir.nodes.size()));
   const std::vector<Sharing> sharing = RunSharingModes(*sizes, lifespans, main_graph, options, runtime, result);
-  if (runtime != nullptr) result.runtime_tensor_bytes = RuntimeTensorBytes(*runtime, *sizes, result);
+  if (runtime != nullptr) RuntimeFigures(*runtime, shape_of, *sizes, result);
   ArrangeTensors(lifespans, step_of, sharing, *sizes, result);
   const std::vector<int64_t> buffer_of_tensor = BuildPlannerProblem(options.device.alignment_bytes, result);
   // Bodies get the heuristics only: there may be many, and the main graph's

@@ -370,9 +370,10 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
   const bool known = memory.complete;  // Else every figure that sums tensors is a lower bound.
   const bool weights_known = WeightsKnown(analysis);
   AppendFigure(out, report, "Peak", "peak_bytes", memory.peak_bytes,
-               runtime                           ? "weights + folded + runtime tensors + overhead"
-               : analysis.options.fold_constants ? "weights + folded + arena"
-                                                 : "weights + arena",
+               !runtime ? std::string(analysis.options.fold_constants ? "weights + folded + arena" : "weights + arena")
+               : memory.runtime_peak_reserved ? absl::StrCat("runtime weights + reserved: ", memory.runtime_peak_follows)
+                                              : absl::StrCat("runtime weights + tensors + overhead: ",
+                                                             memory.runtime_peak_follows),
                true, known);
   AppendFigure(out, report, "Weights", "weights_bytes", memory.weights_bytes, "resident", false, weights_known);
   if (analysis.options.fold_constants) {
@@ -386,6 +387,12 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                  absl::StrCat(analysis.options.runtime, "'s own planner"), false, known);
     AppendFigure(out, report, "Runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
                  "no tensor", false, known);
+    AppendFigure(out, report, "Runtime reserved", "runtime_reserved_bytes", memory.runtime_reserved_bytes,
+                 memory.runtime_peak_reserved ? "after a first run, defaults; in the peak"
+                                              : "after a first run, defaults",
+                 false, known);
+    AppendFigure(out, report, "Runtime weights", "runtime_weights_bytes", memory.runtime_weights_bytes,
+                 "after load; in the peak", false, weights_known);
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0

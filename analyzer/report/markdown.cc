@@ -64,9 +64,11 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
   const bool known = memory.complete;  // Else every figure that sums tensors is a lower bound.
   const bool weights_known = WeightsKnown(analysis);
   AppendFigureRow(&out, report, "**peak**", "peak_bytes", memory.peak_bytes,
-                  !analysis.options.runtime.empty()  ? "weights + folded + runtime tensors + runtime overhead"
-                  : analysis.options.fold_constants ? "weights + folded + arena"
-                                                    : "weights + arena",
+                  analysis.options.runtime.empty()
+                      ? std::string(analysis.options.fold_constants ? "weights + folded + arena" : "weights + arena")
+                      : absl::StrCat(memory.runtime_peak_reserved ? "runtime weights + runtime reserved: "
+                                                                  : "runtime weights + runtime tensors + runtime overhead: ",
+                                     MarkdownCell(memory.runtime_peak_follows)),
                   known);
   AppendFigureRow(&out, report, "weights", "weights_bytes", memory.weights_bytes, "resident, outside the arena",
                   weights_known);
@@ -79,14 +81,22 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
                                analysis.plan.proven_optimal ? ", optimal" : ", not proven optimal"),
                   known);
   if (!analysis.options.runtime.empty()) {
+    const char* in_working_peak = memory.runtime_peak_reserved ? "" : "; in the peak";
+    const char* in_reserved_peak = memory.runtime_peak_reserved ? "; in the peak" : "";
     AppendFigureRow(&out, report, "runtime tensors", "runtime_tensor_bytes", memory.runtime_tensor_bytes,
                     absl::StrCat(MarkdownCell(analysis.options.runtime),
-                                 "'s own planner at its worst step; in the peak"),
+                                 "'s own planner at its worst step, arena off", in_working_peak),
                     known);
     AppendFigureRow(&out, report, "runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
                     absl::StrCat("held by ", MarkdownCell(analysis.options.runtime),
-                                 " during a run, no tensor; in the peak"),
+                                 " during a run, no tensor", in_working_peak),
                     known);
+    AppendFigureRow(&out, report, "runtime reserved", "runtime_reserved_bytes", memory.runtime_reserved_bytes,
+                    absl::StrCat("held after a first run with its default options (arena on)", in_reserved_peak),
+                    known);
+    AppendFigureRow(&out, report, "runtime weights", "runtime_weights_bytes", memory.runtime_weights_bytes,
+                    "held after creating the session: weights after load; in the peak", weights_known);
+
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0

@@ -158,6 +158,11 @@ void WriteMemory(const Analysis& analysis, JsonWriter& json) {
   json.Key("workspace_bytes").Int(memory.workspace_bytes);
   json.Key("runtime_tensor_bytes").Int(memory.runtime_tensor_bytes);
   json.Key("runtime_overhead_bytes").Int(memory.runtime_overhead_bytes);
+  if (!analysis.options.runtime.empty()) {  // Reports without --runtime stay as they were.
+    json.Key("runtime_reserved_bytes").Int(memory.runtime_reserved_bytes);
+    json.Key("runtime_weights_bytes").Int(memory.runtime_weights_bytes);
+    json.Key("runtime_peak_follows").String(memory.runtime_peak_follows);
+  }
   json.Key("lower_bound_bytes").Int(memory.lower_bound_bytes);
   json.Key("naive_bytes").Int(memory.naive_bytes);
   json.Key("reuse_savings_bytes").Int(memory.reuse_savings_bytes);

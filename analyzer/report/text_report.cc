@@ -83,8 +83,12 @@ std::string RenderText(const Analysis& analysis) {
   absl::StrAppend(&out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
   const bool known = memory.complete;  // Else every figure that sums tensors is a lower bound.
   const bool weights_known = WeightsKnown(analysis);
+  const std::string runtime_peak =
+      memory.runtime_peak_reserved
+          ? absl::StrCat("  = runtime weights + runtime reserved: ", memory.runtime_peak_follows)
+          : absl::StrCat("  = runtime weights + runtime tensors + runtime overhead: ", memory.runtime_peak_follows);
   absl::StrAppend(&out, FigureLine("peak", memory.peak_bytes,
-                                   !analysis.options.runtime.empty()  ? "  = weights + folded + runtime tensors + runtime overhead"
+                                   !analysis.options.runtime.empty()  ? runtime_peak
                                    : analysis.options.fold_constants ? "  = weights + folded + arena"
                                                                      : "  = weights + arena", known));
   absl::StrAppend(&out, FigureLine("weights", memory.weights_bytes, "", weights_known));
@@ -103,11 +107,22 @@ std::string RenderText(const Analysis& analysis) {
                                                   analysis.modes.fused_nodes, " nodes fused, ",
                                                   analysis.modes.layout_nodes, " in NCHWc, ",
                                                   analysis.modes.reorder_nodes, " reorders"), known));
+    const char* in_working_peak = memory.runtime_peak_reserved ? "" : "; in the peak";
+    const char* in_reserved_peak = memory.runtime_peak_reserved ? "; in the peak" : "";
     absl::StrAppend(&out, FigureLine("runtime tensors", memory.runtime_tensor_bytes,
                                      absl::StrCat("  ", analysis.options.runtime,
-                                                  "'s own planner at its worst step; in the peak"), known));
+                                                  "'s own planner at its worst step, arena off", in_working_peak),
+                                     known));
     absl::StrAppend(&out, FigureLine("runtime overhead", memory.runtime_overhead_bytes,
-                                     "  held by the runtime during a run, no tensor; in the peak", known));
+                                     absl::StrCat("  held by the runtime during a run, no tensor", in_working_peak),
+                                     known));
+    absl::StrAppend(&out, FigureLine("runtime reserved", memory.runtime_reserved_bytes,
+                                     absl::StrCat("  held after a first run with its default options (arena on)",
+                                                  in_reserved_peak),
+                                     known));
+    absl::StrAppend(&out, FigureLine("runtime weights", memory.runtime_weights_bytes,
+                                     "  held after creating the session: weights after load; in the peak",
+                                     weights_known));
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0

@@ -68,6 +68,18 @@ struct RuntimeValue {
   std::string shape_key;  // Element type and every dim ("float32[1,64,56,56]"); "" when not fully known or rank 0.
 };
 
+// What a runtime holds of the heap once its session is created and has run
+// once, in the configuration its options name.
+struct HeldFigures {
+  int64_t weights_bytes = 0;   // Held after creating the session: weights after load (0: not modelled).
+  int64_t reserved_bytes = 0;  // Held after the first run with the runtime's default settings, above before it.
+  // Whether peak_bytes follows the runtime's default settings (weights_bytes
+  // + reserved_bytes) rather than the run's working memory (weights_bytes +
+  // its tensors + its overhead, the configuration runtime_tensor_bytes models).
+  bool peak_follows_defaults = false;
+  std::string peak_configuration;  // That configuration, as reports name it.
+};
+
 // The hooks of one runtime, called by the memory analysis on the main graph
 // (bodies are planned runtime-independently). Every rule behind them cites
 // the runtime's source or a measurement.
@@ -98,6 +110,13 @@ class RuntimeModel {
   virtual int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order,
                                   const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
                                   const std::vector<int64_t>& step_extra_of) const = 0;
+
+  // What the runtime holds after creating its session and after its first
+  // run (HeldFigures), over `order` with the values and per-step scratch of
+  // TensorPeakBytes.
+  virtual HeldFigures HeldBytes(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of,
+                                const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                                const std::vector<int64_t>& step_extra_of) const = 0;
 
   // The bytes the runtime holds during one run besides the graph's tensors,
   // given the peak of its tensor buffers, the aligned bytes of the graph's

@@ -1,13 +1,28 @@
 // Measures what ONNX Runtime (onnxruntime-node, CPU) allocates for one model:
 // run under heap_shim.so (LD_PRELOAD), it prints one JSON line
-//   {"model", "create_retained", "run_peak", "inputs": {...}}
+//   {"model", "create_retained", "create_peak", "run_peak", "inputs": {...},
+//    "path_create_retained", "default_create_retained", "default_run_retained",
+//    "default_run_peak"}
+// With the arena and memory pattern off (each tensor a malloc of its own),
+// the session created from the model's bytes:
 // create_retained: heap bytes that stay allocated after InferenceSession.create
 //   (weights, pre-packed weights, session state), against before it;
 // run_peak: the peak heap bytes during one run() above the figure after
 //   create, the zero inputs of the bound shapes included (our arena holds the
 //   graph inputs too).
-// A warm-up session of the same model runs first, so that one-time
-// allocations (registries, thread pools, the logger) are not counted.
+// Then, each in a fresh session created from the model's path:
+// path_create_retained: create_retained, arena and memory pattern off;
+// default_create_retained: the same with ORT's default CPU arena and memory
+//   pattern on (enableCpuMemArena, enableMemPattern: true);
+// default_run_retained: in that session, the heap held after its first run
+//   above what was held just before it, the outputs still referenced and the
+//   inputs (made before) not counted: the arena's regions never go back
+//   (core/framework/bfc_arena.cc), and the memory pattern is only recorded on
+//   the first run (core/framework/execution_frame.cc);
+// default_run_peak: the peak during that run above the figure before it.
+// A warm-up session of the same model runs first with each set of options,
+// so that one-time allocations (registries, thread pools, the logger, MLAS's
+// per-thread buffers) are not counted.
 // Usage: node ort_driver.js MODEL.onnx DIM_DEFAULT
 'use strict';
 const fs = require('fs');
@@ -56,6 +71,50 @@ function zeroInputs(session, dimDefault) {
   return {feeds, shapes};
 }
 
+// Collects garbage until the heap stops shrinking: V8 frees the backing
+// stores of dead ArrayBuffers (a released session's outputs) off the main
+// thread, after gc() returns.
+function settle() {
+  if (!global.gc) return;
+  let last = snapshot().current;
+  for (let i = 0; i < 20; ++i) {
+    global.gc();
+    sleepMs(20);
+    const now = snapshot().current;
+    if (now === last) return;
+    last = now;
+  }
+}
+
+async function warmUp(modelSource, options, dimDefault) {
+  const session = await ort.InferenceSession.create(modelSource, options);
+  const {feeds} = zeroInputs(session, dimDefault);
+  await session.run(feeds);
+  await session.release();
+  settle();
+}
+
+// What create from the model's path retains, and with `runToo` what the first
+// run then holds (outputs referenced) and peaks at, inputs made beforehand.
+async function measureFromPath(model, options, dimDefault, runToo) {
+  settle();
+  const before = snapshot();
+  const session = await ort.InferenceSession.create(model, options);
+  const created = snapshot();
+  const figures = {create_retained: created.current - before.current};
+  if (runToo) {
+    const {feeds} = zeroInputs(session, dimDefault);
+    const beforeRun = snapshot();
+    const outputs = await session.run(feeds);
+    const ran = snapshot();
+    figures.run_retained = ran.current - beforeRun.current;
+    figures.run_peak = ran.peak - beforeRun.current;
+    if (Object.keys(outputs).length < 0) throw new Error('unreachable');  // Keeps the outputs referenced.
+  }
+  await session.release();
+  return figures;
+}
+
 async function main() {
   const [model, dimDefaultText] = process.argv.slice(2);
   const dimDefault = Number(dimDefaultText || '1');
@@ -63,6 +122,7 @@ async function main() {
     executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential',
     graphOptimizationLevel: 'all', enableCpuMemArena: false, enableMemPattern: false, logSeverityLevel: 3,
   };
+  const defaultOptions = {...options, enableCpuMemArena: true, enableMemPattern: true};
   const modelBytes = fs.readFileSync(model);
   {
     const warmUp = await ort.InferenceSession.create(modelBytes, options);
@@ -77,11 +137,16 @@ async function main() {
   const {feeds, shapes} = zeroInputs(session, dimDefault);
   await session.run(feeds);
   const ran = snapshot();
+  await session.release();
+  const noArena = await measureFromPath(model, options, dimDefault, false);
+  await warmUp(model, defaultOptions, dimDefault);
+  const defaults = await measureFromPath(model, defaultOptions, dimDefault, true);
   process.stdout.write(JSON.stringify({
     model, create_retained: created.current - before.current, create_peak: created.peak - before.current,
-    run_peak: ran.peak - created.current, inputs: shapes,
+    run_peak: ran.peak - created.current, inputs: shapes, path_create_retained: noArena.create_retained,
+    default_create_retained: defaults.create_retained, default_run_retained: defaults.run_retained,
+    default_run_peak: defaults.run_peak,
   }) + '\n');
-  await session.release();
 }
 
 main().catch((error) => {

@@ -8,6 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/runtimes/onnxruntime/arena_run.h"
+#include "analyzer/runtimes/onnxruntime/loaded_weights.h"
 #include "analyzer/runtimes/onnxruntime/runtime_buffers.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 
@@ -16,6 +18,8 @@ namespace {
 
 class OnnxRuntimeCpu : public RuntimeModel {
  public:
+  explicit OnnxRuntimeCpu(bool arena) : arena_(arena) {}
+
   std::string name() const override { return std::string(kOnnxRuntimeCpuName); }
 
   FusionSummary RewriteGraph(int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph) const override {
@@ -35,20 +39,63 @@ class OnnxRuntimeCpu : public RuntimeModel {
     return ort::TensorPeakBytes(graph, order, values, writes_over, step_extra_of);
   }
 
+  // Weights after load (loaded_weights.h) and the first run on the default
+  // arena (arena_run.h): ORT's buffers but the caller's inputs, the
+  // kernels' scratch, and the copies of the outputs the caller holds.
+  HeldFigures HeldBytes(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of,
+                        const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                        const std::vector<int64_t>& step_extra_of) const override {
+    const ort::LoadedWeights weights = ort::WeightsAfterLoad(graph, fusions, shape_of);
+    ort::ArenaRun run;
+    run.create_chunks = weights.arena_chunks;
+    for (const ort::BufferSpan& span : ort::BufferSpans(graph, order, values, fusions.writes_over)) {
+      const IrValue& owner = graph.values[span.owner];
+      if (owner.origin == ValueOrigin::kGraphInput) continue;
+      run.buffers.push_back({.bytes = span.bytes, .first = span.first, .last = span.last,
+                             .output = owner.is_graph_output});
+      if (owner.is_graph_output) run.output_copy_bytes += span.bytes;
+    }
+    for (NodeId node : order) run.step_scratch.push_back(step_extra_of[node]);
+    for (size_t id = 0; id < graph.values.size(); ++id) {
+      const IrValue& value = graph.values[id];
+      if (!value.is_graph_output || value.origin == ValueOrigin::kGraphInput ||
+          value.origin == ValueOrigin::kNodeOutput) {
+        continue;
+      }
+      const int64_t bytes = ort::WeightBytes(graph, shape_of, static_cast<ValueId>(id));
+      if (bytes <= 0) continue;
+      run.final_chunks.push_back(bytes);  // A weight output: copied into an arena buffer, then to the caller.
+      run.output_copy_bytes += bytes;
+    }
+    return {.weights_bytes = ort::LoadedWeightsBytes(weights, arena_),
+            .reserved_bytes = ort::ReplayFirstRunOnArena(run).reserved_bytes,
+            .peak_follows_defaults = arena_,
+            .peak_configuration = arena_ ? "ORT's default options (CPU arena and memory pattern on)"
+                                         : "noarena (CPU arena and memory pattern off)"};
+  }
+
   int64_t OverheadBytes(int64_t tensor_bytes, int64_t input_bytes, int64_t output_bytes,
                         int64_t bindings) const override {
     return ort::RunOverheadBytes(tensor_bytes, input_bytes, output_bytes, bindings);
   }
+
+ private:
+  bool arena_;  // ORT's default options; false with the noarena option.
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<const RuntimeModel>> MakeOnnxRuntimeCpu(const std::vector<std::string>& options) {
-  if (!options.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kOnnxRuntimeCpuName, " takes no option, got '", options.front(), "'"));
+  bool arena = true;
+  for (const std::string& option : options) {
+    if (option == kNoArenaOption) {
+      arena = false;
+      continue;
+    }
+    return absl::InvalidArgumentError(absl::StrCat(kOnnxRuntimeCpuName, " takes the option ", kNoArenaOption,
+                                                   ", got '", option, "'"));
   }
-  return std::unique_ptr<const RuntimeModel>(std::make_unique<OnnxRuntimeCpu>());
+  return std::unique_ptr<const RuntimeModel>(std::make_unique<OnnxRuntimeCpu>(arena));
 }
 
 }  // namespace footprint

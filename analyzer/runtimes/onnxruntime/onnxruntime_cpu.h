@@ -18,9 +18,14 @@
 namespace footprint {
 
 inline constexpr absl::string_view kOnnxRuntimeCpuName = "onnxruntime-cpu";
+// `onnxruntime-cpu:noarena`: peak_bytes follows ORT with its CPU arena and
+// memory pattern off (each tensor a malloc of its own) rather than its
+// default options.
+inline constexpr absl::string_view kNoArenaOption = "noarena";
 
-// The model for `--runtime onnxruntime-cpu[:OPTIONS]`. Errors: an option it
-// does not take (InvalidArgument, reading after "--runtime ").
+// The model for `--runtime onnxruntime-cpu[:OPTIONS]` (options: noarena).
+// Errors: an option it does not take (InvalidArgument, reading after
+// "--runtime ").
 absl::StatusOr<std::unique_ptr<const RuntimeModel>> MakeOnnxRuntimeCpu(const std::vector<std::string>& options);
 
 }  // namespace footprint

@@ -34,8 +34,8 @@ ReusableInput ReusableInputOf(const IrNode& node, size_t slot, const std::vector
 
 }  // namespace
 
-int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                        const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of) {
+std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<NodeId>& order,
+                                    const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over) {
   const int64_t steps = static_cast<int64_t>(order.size());
   const size_t value_count = graph.values.size();
   // ORT's use counts, held per buffer (the value that first owned it): one
@@ -115,11 +115,23 @@ int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, 
     }
   }
 
+  std::vector<BufferSpan> spans;
+  spans.reserve(owners.size());
+  for (ValueId owner : owners) {
+    spans.push_back({.owner = owner, .bytes = values[owner].bytes, .first = first[owner], .last = last[owner]});
+  }
+  return spans;
+}
+
+int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                        const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of) {
+  const std::vector<BufferSpan> spans = BufferSpans(graph, order, values, writes_over);
+  const int64_t steps = static_cast<int64_t>(order.size());
   // Live bytes per step: each buffer from its first tensor to its last use.
   std::vector<int64_t> delta(steps + 1, 0);
-  for (ValueId owner : owners) {
-    delta[first[owner]] += values[owner].bytes;
-    delta[last[owner] + 1] -= values[owner].bytes;
+  for (const BufferSpan& span : spans) {
+    delta[span.first] += span.bytes;
+    delta[span.last + 1] -= span.bytes;
   }
   int64_t live = 0;
   int64_t peak = 0;
@@ -128,7 +140,7 @@ int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, 
     peak = std::max(peak, live + step_extra_of[order[step]]);
   }
   if (steps == 0) {
-    for (ValueId owner : owners) peak += values[owner].bytes;  // Graph inputs only.
+    for (const BufferSpan& span : spans) peak += span.bytes;  // Graph inputs only.
   }
   return peak;
 }

@@ -47,6 +47,22 @@
 
 namespace footprint::ort {
 
+// One buffer of the replay: the value that first owned it, its bytes, the
+// step that allocates it and the step of its last use (steps - 1 for what is
+// held to the run's end).
+struct BufferSpan {
+  ValueId owner = -1;
+  int64_t bytes = 0;
+  int64_t first = 0;
+  int64_t last = 0;
+};
+
+// Every buffer of ORT's planner over `order`, in allocation order (the
+// graph inputs first): what the arena sees with ORT's default options
+// (arena_run.h). `writes_over` as for TensorPeakBytes.
+std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<NodeId>& order,
+                                    const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over);
+
 // The peak live bytes of ORT's tensor buffers over `order`. `writes_over` (indexed like
 // graph.values, may be empty) is FusionSummary::writes_over;
 // `step_extra_of` (indexed like graph.nodes) is held at each node's step.

@@ -1,0 +1,72 @@
+// The weights ONNX Runtime holds once a session is created from a path
+// (MemoryFigures::runtime_weights_bytes): the initializers after its folding,
+// fusions and layout conversions, and the copies its kernels pre-pack, with
+// the originals freed where ORT frees them.
+//
+// The rules, read in ORT's source and each checked with a probe of
+// bench/ground_truth/arena_probes.py (onnxruntime-node 1.30):
+// - every initializer is an allocation of its own: ORT turns each into an
+//   OrtValue before partitioning (Graph::ConvertInitializersIntoOrtValues) and
+//   SessionState keeps those buffers (session_state_utils.cc,
+//   SaveInitializedTensors, data "in memory"), with or without the memory
+//   pattern; one no node reads any more is dropped (Graph::Resolve);
+// - a value folded at load is kept as the OrtValue folding made
+//   (constant_folding.cc), its inputs dropped when nothing else reads them;
+// - a Conv that takes in a BatchNormalization, or a Mul or Add of a
+//   per-channel weight (conv_bn_fusion.cc, conv_mul_fusion.cc,
+//   conv_add_fusion.cc), gets a new filter of the same bytes and a bias of
+//   one value per output channel; the old ones go when nothing else reads them;
+// - a Conv run in NCHWc (nchwc_transformer.cc, TransformConv) gets its filter
+//   reordered into a new initializer with the output channels padded to the
+//   block (ReorderFilter_OIHWBiBo / OIHWBo), and its bias padded likewise;
+// - pre-packing (session_state.cc, PrepackConstantInitializedTensors): a
+//   kernel packs a constant input; when every reader of an initializer has
+//   packed it (its use count, ComputeConstantInitializerUseCount, reaches 0)
+//   the initializer is erased and its buffer freed:
+//   - MatMul and Gemm (float, B 2-D): MlasGemmPackBSize(N, K) bytes, N padded
+//     to 16 (MLAS_SGEMM_STRIDEN_THREAD_ALIGN) and the total to 64, allocated
+//     with Reserve (gemm.cc GemmPackBFp32: MakeUniquePtr(..., use_reserve)),
+//     so never an arena chunk; one copy however many kernels pack the same B
+//     (measured: two MatMuls on one B hold one packed copy);
+//   - ConvTranspose (float, filter of rank > 2, neither K nor N 1): the
+//     filter transposed, same bytes, with alloc->Alloc (conv_transpose.cc
+//     PrePack): under ORT's default options an arena chunk (arena_run.h);
+// - the session's own structures (graph, kernels, plans): measured, a fixed
+//   part and a part per node (session_bytes).
+// Not modelled: other pre-packing kernels (quantized ones, LSTM/GRU,
+// Attention), external data (mapped, not heap), initializers shared between
+// sessions.
+#ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_LOADED_WEIGHTS_H_
+#define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_LOADED_WEIGHTS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/runtime_model.h"
+
+namespace footprint::ort {
+
+struct LoadedWeights {
+  int64_t held_bytes = 0;             // Initializers kept, new filters and biases, Reserve'd packed copies.
+  std::vector<int64_t> arena_chunks;  // Packed copies from the session allocator, in node order.
+  int64_t session_bytes = 0;          // The session's own structures.
+  int64_t packed_copies = 0;          // Initializers some kernel packs.
+};
+
+// The weights of `graph` (the main graph after the runtime's rewrites) once
+// ORT's CPU session is created.
+LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of);
+
+// The bytes of weight `id` (an initializer, Constant or folded value), 0
+// when not known.
+int64_t WeightBytes(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id);
+
+// The bytes LoadedWeights stands for: with the arena (ORT's default options)
+// the arena chunks cost the regions they make the arena take, else each its
+// own bytes.
+int64_t LoadedWeightsBytes(const LoadedWeights& weights, bool arena);
+
+}  // namespace footprint::ort
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_LOADED_WEIGHTS_H_
