@@ -369,7 +369,7 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                analysis.plan.proven_optimal ? "optimal" : analysis.plan.algorithm);
   if (runtime) {
     AppendFigure(out, report, "Runtime tensors", "runtime_tensor_bytes", memory.runtime_tensor_bytes,
-                 absl::StrCat(analysis.options.runtime, "'s own planner"));
+                 absl::StrCat(RuntimeLabel(analysis), "'s own planner"));
     AppendFigure(out, report, "Runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
                  "no tensor");
   }

@@ -63,10 +63,10 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
                                analysis.plan.proven_optimal ? ", optimal" : ", not proven optimal"));
   if (!analysis.options.runtime.empty()) {
     AppendFigureRow(&out, report, "runtime tensors", "runtime_tensor_bytes", memory.runtime_tensor_bytes,
-                    absl::StrCat(MarkdownCell(analysis.options.runtime),
+                    absl::StrCat(MarkdownCell(RuntimeLabel(analysis)),
                                  "'s own planner at its worst step; in the peak"));
     AppendFigureRow(&out, report, "runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
-                    absl::StrCat("held by ", MarkdownCell(analysis.options.runtime),
+                    absl::StrCat("held by ", MarkdownCell(RuntimeLabel(analysis)),
                                  " during a run, no tensor; in the peak"));
   }
   const double ratio = memory.lower_bound_bytes == 0

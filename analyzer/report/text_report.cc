@@ -85,12 +85,12 @@ std::string RenderText(const Analysis& analysis) {
                                                    analysis.plan.proven_optimal ? "optimal" : "not proven optimal")));
   if (!analysis.options.runtime.empty()) {
     absl::StrAppend(&out, FigureLine("kernel workspaces", memory.workspace_bytes,
-                                     absl::StrCat("  in the arena; runtime ", analysis.options.runtime, ", ",
+                                     absl::StrCat("  in the arena; runtime ", RuntimeLabel(analysis), ", ",
                                                   analysis.modes.fused_nodes, " nodes fused, ",
                                                   analysis.modes.layout_nodes, " in NCHWc, ",
                                                   analysis.modes.reorder_nodes, " reorders")));
     absl::StrAppend(&out, FigureLine("runtime tensors", memory.runtime_tensor_bytes,
-                                     absl::StrCat("  ", analysis.options.runtime,
+                                     absl::StrCat("  ", RuntimeLabel(analysis),
                                                   "'s own planner at its worst step; in the peak")));
     absl::StrAppend(&out, FigureLine("runtime overhead", memory.runtime_overhead_bytes,
                                      "  held by the runtime during a run, no tensor; in the peak"));

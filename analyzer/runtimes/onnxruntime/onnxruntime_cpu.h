@@ -19,8 +19,10 @@ namespace footprint {
 
 inline constexpr absl::string_view kOnnxRuntimeCpuName = "onnxruntime-cpu";
 
-// The model for `--runtime onnxruntime-cpu[:OPTIONS]`. Errors: an option it
-// does not take (InvalidArgument, reading after "--runtime ").
+// The model for `--runtime onnxruntime-cpu[:ISA]`: ISA is avx2, avx512 or
+// arm64 (cpu_isa.h); without it, the host's. Errors (InvalidArgument,
+// reading after "--runtime "): another option, two ISAs, or no ISA on a
+// host of another architecture.
 absl::StatusOr<std::unique_ptr<const RuntimeModel>> MakeOnnxRuntimeCpu(const std::vector<std::string>& options);
 
 }  // namespace footprint
