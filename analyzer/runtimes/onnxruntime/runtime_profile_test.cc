@@ -505,9 +505,6 @@ TEST(RuntimeProfileTest, LrnHoldsScaleAndPaddedSquare) {
   EXPECT_EQ(WorkspaceOf(*ort, "lrn"), 4 * (4 * 8 * 8 + (4 + 3 - 1) * 8 * 8));  // lrn.cc's two buffers.
 }
 
-}  // namespace
-}  // namespace footprint
-
 namespace isa {
 
 const AnalyzeOptions kAvx2 = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:avx2"};
@@ -625,3 +622,6 @@ TEST(RuntimeIsaTest, Arm64HasNoNchwcAndADirectDepthwiseKernel) {
 }
 
 }  // namespace isa
+
+}  // namespace
+}  // namespace footprint
