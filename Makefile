@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build demo test bench clean test-sanitize fuzz ground-truth python
+.PHONY: all deps test-deps build demo test bench clean test-sanitize fuzz ground-truth ort-node python
 
 all: build
 
@@ -42,8 +42,15 @@ python: deps $(BUILD_DIR)/CMakeCache.txt
 demo: build
 	./$(BUILD_DIR)/onnx-footprint analyze testdata/mnist.onnx
 
-test: build test-deps
+test: build test-deps ort-node
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+# onnxruntime-node for ctest's ground_truth_onnxruntime and `make ground-truth`
+# (bench/ground_truth/install_ort.sh): installed once into
+# $(BUILD_DIR)/ground-truth; without the npm registry it says so and the
+# test skips.
+ort-node: test-deps
+	@bash bench/ground_truth/install_ort.sh $(BUILD_DIR)/ground-truth || [ $$? -eq 77 ]
 
 bench: build
 	$(call install_missing,third_party/debian-packages-bench.txt)
@@ -56,19 +63,16 @@ clean:
 # onnxruntime-node from the npm registry into $(BUILD_DIR)/ground-truth (its
 # install script is skipped: it fetches GPU binaries), then measures every shared
 # model and a few hundred of Debian's test models, one at a time, one thread.
-ORT_NODE_VERSION ?= 1.30.0
-ground-truth: build
+ground-truth: build test-deps
 	$(call install_missing,third_party/debian-packages-bench.txt)
-	@command -v npm > /dev/null || $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm
-	@mkdir -p $(BUILD_DIR)/ground-truth
-	@[ -d $(BUILD_DIR)/ground-truth/node_modules/onnxruntime-node ] || \
-	  (cd $(BUILD_DIR)/ground-truth && npm install --no-save --ignore-scripts onnxruntime-node@$(ORT_NODE_VERSION))
+	bash bench/ground_truth/install_ort.sh $(BUILD_DIR)/ground-truth
 	bash bench/ground_truth/run.sh $(BUILD_DIR)
 
 # Sanitizers: the whole suite and the model sweep under AddressSanitizer + UBSan.
 SANITIZE_DIR ?= build-sanitize
 test-sanitize: deps test-deps
-	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOOTPRINT_SANITIZE=ON
+	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOOTPRINT_SANITIZE=ON \
+	  -DFOOTPRINT_ORT_NODE_DIR=$(abspath $(BUILD_DIR))/ground-truth
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)

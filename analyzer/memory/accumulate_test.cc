@@ -105,7 +105,7 @@ TEST(AccumulateTest, NotInTheBaselineNorUnderARuntime) {
   EXPECT_FALSE(baseline->modes.accumulate.enabled);
   EXPECT_EQ(baseline->modes.accumulate.nodes, 0);
   AnalyzeOptions runtime = Defaults();
-  runtime.runtime = "onnxruntime-cpu";
+  runtime.runtime = "onnxruntime-cpu:avx2";
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(ResidualBlock(), runtime);
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_FALSE(ort->modes.accumulate.enabled);

@@ -213,6 +213,7 @@ struct ModesSummary {
   int64_t fused_nodes = 0;                 // Nodes merged by the --runtime profile's fusions.
   int64_t layout_nodes = 0;                // Nodes the --runtime profile runs in its blocked layout (NCHWc).
   int64_t reorder_nodes = 0;               // Layout copies the --runtime profile adds (ReorderInput/Output).
+  std::string runtime_isa;                 // The ISA whose --runtime rules applied ("avx512"); "" when none.
   ScheduleMode schedule;
   SharingMode alias;
   SharingMode inplace;

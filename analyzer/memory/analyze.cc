@@ -50,6 +50,7 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   RecordSchedule(options, *main, analysis);
   if (absl::Status status = SumFigures(*main, analysis.memory); !status.ok()) return status;
   RecordModes(options, *main, analysis);
+  if (*runtime != nullptr) analysis.modes.runtime_isa = (*runtime)->isa();
   if (absl::Status status = RuntimePeak(*main, model.graph(), runtime->get(), analysis.memory); !status.ok()) {
     return status;
   }

@@ -384,7 +384,7 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                analysis.plan.proven_optimal ? "optimal" : analysis.plan.algorithm, false, known);
   if (runtime) {
     AppendFigure(out, report, "Runtime tensors", "runtime_tensor_bytes", memory.runtime_tensor_bytes,
-                 absl::StrCat(analysis.options.runtime, "'s own planner"), false, known);
+                 absl::StrCat(RuntimeLabel(analysis), "'s own planner"), false, known);
     AppendFigure(out, report, "Runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
                  "no tensor", false, known);
     AppendFigure(out, report, "Runtime reserved", "runtime_reserved_bytes", memory.runtime_reserved_bytes,

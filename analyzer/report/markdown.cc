@@ -84,11 +84,11 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
     const char* in_working_peak = memory.runtime_peak_reserved ? "" : "; in the peak";
     const char* in_reserved_peak = memory.runtime_peak_reserved ? "; in the peak" : "";
     AppendFigureRow(&out, report, "runtime tensors", "runtime_tensor_bytes", memory.runtime_tensor_bytes,
-                    absl::StrCat(MarkdownCell(analysis.options.runtime),
+                    absl::StrCat(MarkdownCell(RuntimeLabel(analysis)),
                                  "'s own planner at its worst step, arena off", in_working_peak),
                     known);
     AppendFigureRow(&out, report, "runtime overhead", "runtime_overhead_bytes", memory.runtime_overhead_bytes,
-                    absl::StrCat("held by ", MarkdownCell(analysis.options.runtime),
+                    absl::StrCat("held by ", MarkdownCell(RuntimeLabel(analysis)),
                                  " during a run, no tensor", in_working_peak),
                     known);
     AppendFigureRow(&out, report, "runtime reserved", "runtime_reserved_bytes", memory.runtime_reserved_bytes,

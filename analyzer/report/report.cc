@@ -220,6 +220,8 @@ void WriteModes(const ModesSummary& modes, JsonWriter& json) {
   json.Key("fused_nodes").Int(modes.fused_nodes);
   json.Key("layout_nodes").Int(modes.layout_nodes);
   json.Key("reorder_nodes").Int(modes.reorder_nodes);
+  json.Key("isa");  // The ISA whose rules applied (null without --runtime).
+  WriteStringOrNull(modes.runtime_isa, json);
   json.EndObject();
   json.EndObject();
 }
@@ -243,6 +245,12 @@ void WriteSweep(const SweepFigures& sweep, JsonWriter& json) {
 }
 
 }  // namespace
+
+std::string RuntimeLabel(const Analysis& analysis) {
+  const std::string& runtime = analysis.options.runtime;
+  if (runtime.empty() || analysis.modes.runtime_isa.empty() || runtime.find(':') != std::string::npos) return runtime;
+  return absl::StrCat(runtime, ":", analysis.modes.runtime_isa);
+}
 
 std::string DescribeModeSavings(const ModesSummary& modes) {
   const auto saved = [](int64_t bytes) { return bytes == 0 ? std::string("0 B") : "-" + HumanBytes(bytes); };

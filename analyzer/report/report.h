@@ -71,6 +71,10 @@ std::string RenderText(const Analysis& analysis);
 // mode in the order they apply, for the one-line reports (md, html).
 std::string DescribeModeSavings(const ModesSummary& modes);
 
+// The --runtime profile as the reports name it: "onnxruntime-cpu:avx512"
+// (its ISA, named or the host's, always shown); "" without --runtime.
+std::string RuntimeLabel(const Analysis& analysis);
+
 // The `count` sized tensors with the most aligned bytes, largest first (ties: list order).
 std::vector<const TensorRecord*> LargestTensors(const Analysis& analysis, size_t count);
 

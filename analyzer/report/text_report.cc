@@ -103,14 +103,14 @@ std::string RenderText(const Analysis& analysis) {
                                    known));
   if (!analysis.options.runtime.empty()) {
     absl::StrAppend(&out, FigureLine("kernel workspaces", memory.workspace_bytes,
-                                     absl::StrCat("  in the arena; runtime ", analysis.options.runtime, ", ",
+                                     absl::StrCat("  in the arena; runtime ", RuntimeLabel(analysis), ", ",
                                                   analysis.modes.fused_nodes, " nodes fused, ",
                                                   analysis.modes.layout_nodes, " in NCHWc, ",
                                                   analysis.modes.reorder_nodes, " reorders"), known));
     const char* in_working_peak = memory.runtime_peak_reserved ? "" : "; in the peak";
     const char* in_reserved_peak = memory.runtime_peak_reserved ? "; in the peak" : "";
     absl::StrAppend(&out, FigureLine("runtime tensors", memory.runtime_tensor_bytes,
-                                     absl::StrCat("  ", analysis.options.runtime,
+                                     absl::StrCat("  ", RuntimeLabel(analysis),
                                                   "'s own planner at its worst step, arena off", in_working_peak),
                                      known));
     absl::StrAppend(&out, FigureLine("runtime overhead", memory.runtime_overhead_bytes,

@@ -90,6 +90,10 @@ class RuntimeModel {
   // The runtime's name as --runtime takes it ("onnxruntime-cpu").
   virtual std::string name() const = 0;
 
+  // The CPU instruction set whose rules apply ("avx2", "avx512", "arm64"),
+  // named or the host's; "" when the runtime's rules do not depend on one.
+  virtual std::string isa() const { return ""; }
+
   // Rewrites `graph` in place as the runtime does before it plans memory
   // (fusions, layouts), in its own pass order. Graph outputs never go.
   virtual FusionSummary RewriteGraph(int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph) const = 0;

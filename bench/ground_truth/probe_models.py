@@ -114,6 +114,38 @@ def main():
          [conv, h.make_node('Conv', ['c', 'W2'], ['c2'], pads=[1, 1, 1, 1]),
           h.make_node('Concat', ['c', 'c2'], ['cat'], axis=1), h.make_node('ReduceSum', ['cat'], ['y'], keepdims=0)],
          x, [('y', f, [])], [weight('W', [c, c, 3, 3], rng), weight('W2', [32, c, 3, 3], rng)])
+    # Which Convs and pools go NCHWc depends on the block (8 with AVX2, 16 with AVX-512): each probe
+    # differs between the two (nchwc_transformer.cc, TransformConv/TransformPool/TransformConcat).
+    side = 56
+    def conv(name, x_name, out, w_shape, group=1, pads=(1, 1, 1, 1)):
+        return h.make_node('Conv', [x_name, name], [out], pads=list(pads), group=group), weight(name, w_shape, rng)
+    def sum_out(name):
+        return h.make_node('ReduceSum', [name], ['y'], keepdims=0)
+    probes = {
+        # Cin 8: reordered at block 8, read as NCHW at block 16.
+        'nchwc_block_cin8': ([('x', f, [1, 8, side * 2, side * 2])], [conv('W', 'x', 'c', [16, 8, 3, 3])]),
+        # Cin 24: NCHWc at block 8, not at 16.
+        'nchwc_block_cin24': ([('x', f, [1, 24, side, side])], [conv('W', 'x', 'c', [32, 24, 3, 3])]),
+        # Cout 8: padded to 16 channels at block 16.
+        'nchwc_block_cout8': ([('x', f, [1, 16, side * 2, side * 2])], [conv('W', 'x', 'c', [8, 16, 3, 3])]),
+        # A depthwise Conv of 24 channels after a Conv to 24: NCHWc at block 8 only.
+        'nchwc_block_depthwise24': ([('x', f, [1, 16, side, side])],
+                                    [conv('W', 'x', 'a', [24, 16, 1, 1], pads=(0, 0, 0, 0)),
+                                     conv('D', 'a', 'c', [24, 1, 3, 3], group=24)]),
+        # (Groups of 8 channels, NCHWc at block 8 only, are unit-tested, not probed: at block 16 the
+        # grouped Conv takes ORT's im2col path, whose grouped workspace we overstate, 1.66x here.)
+        # A MaxPool of 8 channels after a Conv: NCHWc at block 8 only.
+        'nchwc_block_pool8': ([('x', f, [1, 3, side * 2, side * 2])],
+                              [conv('W', 'x', 'a', [8, 3, 3, 3]),
+                               (h.make_node('MaxPool', ['a'], ['c'], kernel_shape=[2, 2], strides=[2, 2]), None)]),
+        # A Concat of two 8-channel Conv outputs: NCHWc at block 8 only.
+        'nchwc_block_concat8': ([('x', f, [1, 16, side, side])],
+                                [conv('W', 'x', 'a', [8, 16, 3, 3]), conv('W2', 'x', 'b', [8, 16, 3, 3]),
+                                 (h.make_node('Concat', ['a', 'b'], ['c'], axis=1), None)]),
+    }
+    for name, (inputs, steps) in probes.items():
+        nodes = [node for node, _ in steps] + [sum_out('c')]
+        save(directory, name, nodes, inputs, [('y', f, [])], [w for _, w in steps if w is not None])
 
 
 main()

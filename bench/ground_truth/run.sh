@@ -4,7 +4,10 @@
 # really allocates, next to onnx-footprint's figures, model by model.
 #   bash bench/ground_truth/run.sh BUILD_DIR [MODEL.onnx|DIR ...]
 # Without models: every model of ../shared/models and the Debian test models
-# (pytorch-converted, pytorch-operator, simple, and every 4th node test).
+# (pytorch-converted, pytorch-operator, simple, and every 4th node test);
+# FOOTPRINT_SHARED_MODELS names another folder of shared models. Plain
+# --runtime onnxruntime-cpu is the host's ISA, the one ORT runs with here;
+# each result line names it (runtime.isa).
 # Needs onnxruntime-node in BUILD_DIR/ground-truth/node_modules (make
 # ground-truth installs it); models ORT refuses are listed and skipped.
 # Prints one table (table.py) and keeps BUILD_DIR/ground-truth/results.jsonl
@@ -34,7 +37,7 @@ analyze() {  # MODEL ORT_JSON: the line of results.jsonl.
             jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes, runtime_overhead_bytes}') ||
     default=null
   runtime=$("$tool" analyze "$model" $shape_flags --dim-default 1 --runtime onnxruntime-cpu --format json 2>/dev/null |
-            jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes, runtime_tensor_bytes, runtime_overhead_bytes}') ||
+            jq -c '.memory + {isa: .modes.runtime.isa} | {isa, weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes, runtime_tensor_bytes, runtime_overhead_bytes}') ||
     runtime=null
   jq -c --argjson d "$default" --argjson r "$runtime" '. + {default: $d, runtime: $r}' <<< "$ort"
 }
@@ -60,8 +63,11 @@ if [ $# -gt 0 ]; then
     else models+=("$arg"); fi
   done
 else
-  shared="$root/../shared/models"
-  [ -d "$shared" ] || shared=/work/shared/models
+  shared=${FOOTPRINT_SHARED_MODELS:-$root/../shared/models}
+  if [ ! -d "$shared" ]; then
+    echo "run.sh: $shared is missing (the shared models; set FOOTPRINT_SHARED_MODELS to their folder)" >&2
+    exit 2
+  fi
   while IFS= read -r f; do models+=("$f"); done < <(find "$shared" -name '*.onnx' | sort)
   debian=/usr/share/libonnx-testdata/data
   for d in pytorch-converted pytorch-operator simple; do

@@ -1,6 +1,7 @@
 """Prints the ground-truth table of run.sh's results.jsonl, and the shares.
 
-Columns: ORT's create-retained and run-peak heap bytes; our weights (+ folded
+Columns: the ISA whose rules --runtime onnxruntime-cpu applied (the host's,
+the one ORT ran with: avx2 or avx512 decide ORT's NCHWc block); ORT's create-retained and run-peak heap bytes; our weights (+ folded
 weights) and arena, with the default modes and with --runtime onnxruntime-cpu;
 each arena against ORT's run peak; the --runtime figure is the runtime
 tensors (ORT's own planner at its worst step, runtime_buffers.h) plus the
@@ -31,13 +32,14 @@ def ratio(ours, theirs):
 def main():
     rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
     markdown = '--markdown' in sys.argv
-    header = ['model', 'ORT create-retained', 'ORT run peak', 'our weights', 'folded', 'arena (default)',
+    header = ['model', 'ISA', 'ORT create-retained', 'ORT run peak', 'our weights', 'folded', 'arena (default)',
               'ratio', 'arena (--runtime)', 'workspace', 'runtime tensors', 'overhead', 'ratio']
     table = []
     skipped = []
     within = under = measured = 0
     mid_within = mid_under = mid = 0
     big_within = big_under = big = 0  # Models whose ORT run peak is at least kBig: malloc noise is below 1%.
+    isas = set()  # The ISAs of the rows: one per machine measured.
     folded = folded_over = 0  # Models where folding applies, and those whose default arena is above ORT's.
     for row in rows:
         if 'skipped' in row:
@@ -45,7 +47,8 @@ def main():
             continue
         d, r = row.get('default'), row.get('runtime')
         run = row['run_peak']
-        cells = [short(row['model']), row['create_retained'], run]
+        cells = [short(row['model']), (r or {}).get('isa') or '-', row['create_retained'], run]
+        isas.add(cells[1])
         cells += [d['weights_bytes'], d.get('folded_weights_bytes') or 0, d['arena_bytes']] if d else ['-'] * 3
         cells.append(ratio(d and d['arena_bytes'], run))
         tensors = r and r.get('runtime_tensor_bytes', r['arena_bytes'])  # Older results: the arena.
@@ -86,6 +89,7 @@ def main():
         for cells in table:
             print(fmt(cells))
     print()
+    print('ISA: %s' % (', '.join(sorted(isas)) or '-'))
     if measured:
         print('--runtime onnxruntime-cpu: %d models, within 10%% of ORT run peak: %d (%.0f%%), under by more '
               'than 10%%: %d' % (measured, within, 100.0 * within / measured, under))

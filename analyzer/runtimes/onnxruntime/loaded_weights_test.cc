@@ -18,8 +18,8 @@ using ::footprint::testing::AnalyzeBuilt;
 using ::footprint::testing::ModelBuilder;
 using ::footprint::testing::SetInts;
 
-const AnalyzeOptions kOrt = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu"};
-const AnalyzeOptions kNoArena = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:noarena"};
+const AnalyzeOptions kOrt = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:avx2"};
+const AnalyzeOptions kNoArena = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:avx2,noarena"};
 constexpr int64_t kSession = 63'650;  // The session's structures, and per node:
 constexpr int64_t kPerNode = 2'600;
 

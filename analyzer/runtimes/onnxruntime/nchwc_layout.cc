@@ -28,8 +28,8 @@ bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty()
 
 // ORT's NCHWc layout pass (core/optimizer/nchwc_transformer.cc, level 3 on
 // x86-64), followed rule by rule on our graph; the names in comments are its
-// methods. MlasNchwcGetBlockSize() is 8 with AVX2, this profile's machine (16
-// with AVX-512F). What it changes in memory:
+// methods. The block is MlasNchwcGetBlockSize() of the target ISA (8 with
+// AVX2, 16 with AVX-512F: cpu_isa.h). What it changes in memory:
 //  - a tensor an NCHWc node writes is a new value padded to whole blocks of
 //    channels (the NCHW value it stands for is its `sized_as`);
 //  - ReorderInput copies an NCHW tensor that an NCHWc Conv or pool reads
@@ -39,9 +39,9 @@ bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty()
 //    the other addend (NchwcConv's MayInplace(3, 0)); then an activation too.
 class NchwcLayout {
  public:
-  NchwcLayout(const ShapeLookup& shape_of, std::vector<bool>& has_activation, FusionSummary& summary,
+  NchwcLayout(int64_t block, const ShapeLookup& shape_of, std::vector<bool>& has_activation, FusionSummary& summary,
               IrGraph& graph)
-      : shape_of_(shape_of), has_activation_(has_activation), summary_(summary), graph_(graph) {}
+      : block_(block), shape_of_(shape_of), has_activation_(has_activation), summary_(summary), graph_(graph) {}
 
   void Run() {
     std::optional<std::vector<NodeId>> order = TopologicalOrder();
@@ -85,7 +85,11 @@ class NchwcLayout {
     bool has_sum = false;         // It sums into its Sum input.
   };
 
-  static constexpr int64_t kBlock = 8;
+  // MlasReorderInputNchw copies whole groups of 4 channels: ORT's
+  // ReorderInput enforces channels % 4 == 0 (contrib_ops/cpu/nchwc_ops.cc,
+  // ReorderInput::Compute; microsoft/onnxruntime#14392), so a Conv whose
+  // input would need it with another count stays NCHW.
+  static constexpr int64_t kReorderChannels = 4;
   static constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 
   std::optional<std::vector<NodeId>> TopologicalOrder() const {
@@ -153,7 +157,7 @@ class NchwcLayout {
     graph_.values.push_back(IrValue{.name = graph_.values[logical].name + ".nchwc",
                                     .origin = ValueOrigin::kNodeOutput,
                                     .sized_as = logical,
-                                    .channel_block = kBlock});
+                                    .channel_block = block_});
     return id;
   }
 
@@ -293,19 +297,29 @@ class NchwcLayout {
     int64_t group = 1;
     if (const onnx::AttributeProto* attribute = FindAttribute(*node.proto, "group")) group = attribute->i();
     bool reorder_input = true;
+    // TransformConv's conditions as ORT 1.30 applies them: measured on its
+    // optimized-model dumps (optimizedModelFilePath) at block 8 (AVX2: node
+    // under qemu -cpu Haswell) and 16 (an AVX-512 host), the same rules at
+    // both (the nchwc_block_* probes of bench/ground_truth/probe_models.py).
+    // The nchwc_transformer.cc we could read predates the input padding:
+    //  - a depthwise Conv of C % 4 == 0 channels, any block count (padded);
+    //    C 6 or 18 stays NCHW even after a blocked producer;
+    //  - another grouped Conv: whole blocks of input and of output channels
+    //    per group (nchwc_transformer.cc, TransformConv);
+    //  - ungrouped: Cin < block reads the NCHW input as it is (the filter
+    //    OIHWBo), Cin >= block needs Cin % 4 == 0 (ReorderInput pads it up
+    //    to whole blocks); any Cout, padded.
     if (group > 1) {
-      // A depthwise Conv of any width: measured, pytorch-converted
-      // test_Conv2d_depthwise* (4 channels) run as NchwcConv in ORT 1.30's
-      // optimized-model dump with no scratch (older nchwc_transformer.cc also
-      // required whole blocks of output channels here).
       const bool depthwise = input_channels == 1 && output_channels == group;
-      if (!depthwise && (input_channels % kBlock != 0 || output_channels % group != 0 ||
-                         (output_channels / group) % kBlock != 0)) {
+      if (depthwise) {
+        if (output_channels % kReorderChannels != 0) return;
+      } else if (input_channels % block_ != 0 || output_channels % group != 0 ||
+                 (output_channels / group) % block_ != 0) {
         return;
       }
-    } else if (input_channels < kBlock) {
+    } else if (input_channels < block_) {
       reorder_input = false;  // NchwcConv reads the NCHW input directly.
-    } else if (input_channels % kBlock != 0) {
+    } else if (input_channels % kReorderChannels != 0) {
       return;
     }
     if (node.proto->input_size() >= 3 && !node.proto->input(2).empty()) {
@@ -326,7 +340,7 @@ class NchwcLayout {
     const std::optional<ValueShape> shape = ShapeOf(node.inputs[0]);
     if (!shape.has_value() || shape->data_type != kFloat || shape->dims.size() != 4) return;
     const std::optional<int64_t> channels = shape->dims[1];
-    if (!channels.has_value() || *channels % kBlock != 0) return;
+    if (!channels.has_value() || *channels % block_ != 0) return;
     Rewrite(node_id, node.proto->op_type());
     TakeBlockedInput(node_id);
     CreateArg(node_id, *channels);
@@ -420,7 +434,7 @@ class NchwcLayout {
     if (!args.has_value()) return;
     int64_t channels = 0;
     for (Arg* arg : *args) {
-      if (arg->channels % kBlock != 0) return;
+      if (arg->channels % block_ != 0) return;
       channels += arg->channels;
     }
     for (Arg* arg : *args) UseBlocked(node_id, *arg);
@@ -552,6 +566,7 @@ class NchwcLayout {
     if (!summary_.overridable.empty()) summary_.overridable.resize(graph_.values.size(), false);
   }
 
+  const int64_t block_;  // Channels per NCHWc block (MlasNchwcGetBlockSize()).
   const ShapeLookup& shape_of_;
   std::vector<bool>& has_activation_;  // Per node: a Conv whose kernel applies an activation.
   FusionSummary& summary_;
@@ -567,9 +582,9 @@ class NchwcLayout {
 
 }  // namespace
 
-void ApplyNchwcLayout(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
+void ApplyNchwcLayout(int64_t block, const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
                       std::vector<bool>& has_activation) {
-  NchwcLayout(shape_of, has_activation, summary, graph).Run();
+  NchwcLayout(block, shape_of, has_activation, summary, graph).Run();
 }
 
 }  // namespace footprint::ort

@@ -3,12 +3,15 @@
 #include "analyzer/runtimes/onnxruntime/onnxruntime_cpu.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/runtimes/onnxruntime/arena_run.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/onnxruntime/loaded_weights.h"
 #include "analyzer/runtimes/onnxruntime/runtime_buffers.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
@@ -18,19 +21,21 @@ namespace {
 
 class OnnxRuntimeCpu : public RuntimeModel {
  public:
-  explicit OnnxRuntimeCpu(bool arena) : arena_(arena) {}
+  OnnxRuntimeCpu(ort::CpuIsa isa, bool arena) : isa_(isa), arena_(arena) {}
 
   std::string name() const override { return std::string(kOnnxRuntimeCpuName); }
 
+  std::string isa() const override { return std::string(ort::CpuIsaName(isa_)); }
+
   FusionSummary RewriteGraph(int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph) const override {
-    return ort::ApplyRewrites(ir_version, shape_of, graph);
+    return ort::ApplyRewrites(isa_, ir_version, shape_of, graph);
   }
 
   bool RunsInPlace(const onnx::NodeProto& node) const override { return ort::RunsInPlace(node); }
 
   int64_t KernelWorkspaceBytes(const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
                                const TensorLookup& tensor_of) const override {
-    return ort::KernelWorkspaceBytes(graph, fusions, node, tensor_of);
+    return ort::KernelWorkspaceBytes(isa_, graph, fusions, node, tensor_of);
   }
 
   int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order,
@@ -80,22 +85,40 @@ class OnnxRuntimeCpu : public RuntimeModel {
   }
 
  private:
-  bool arena_;  // ORT's default options; false with the noarena option.
+  const ort::CpuIsa isa_;  // Named in the option, or the host's.
+  const bool arena_;       // ORT's default options; false with the noarena option.
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<const RuntimeModel>> MakeOnnxRuntimeCpu(const std::vector<std::string>& options) {
+  std::optional<ort::CpuIsa> isa;
   bool arena = true;
   for (const std::string& option : options) {
     if (option == kNoArenaOption) {
       arena = false;
       continue;
     }
-    return absl::InvalidArgumentError(absl::StrCat(kOnnxRuntimeCpuName, " takes the option ", kNoArenaOption,
-                                                   ", got '", option, "'"));
+    std::optional<ort::CpuIsa> named = ort::ParseCpuIsa(option);
+    if (!named.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(kOnnxRuntimeCpuName, " takes an ISA, one of ",
+                                                     absl::StrJoin(ort::KnownCpuIsaNames(), ", "), ", and ",
+                                                     kNoArenaOption, ", got '", option, "'"));
+    }
+    if (isa.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(kOnnxRuntimeCpuName, " takes one ISA, got '",
+                                                     ort::CpuIsaName(*isa), "' and '", option, "'"));
+    }
+    isa = named;
   }
-  return std::unique_ptr<const RuntimeModel>(std::make_unique<OnnxRuntimeCpu>(arena));
+  if (!isa.has_value()) {  // Plain onnxruntime-cpu: the machine this runs on, as ORT's MLAS picks.
+    absl::StatusOr<ort::CpuIsa> host = ort::HostCpuIsa();
+    if (!host.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(kOnnxRuntimeCpuName, ": ", host.status().message()));
+    }
+    isa = *host;
+  }
+  return std::unique_ptr<const RuntimeModel>(std::make_unique<OnnxRuntimeCpu>(*isa, arena));
 }
 
 }  // namespace footprint

@@ -23,9 +23,11 @@ inline constexpr absl::string_view kOnnxRuntimeCpuName = "onnxruntime-cpu";
 // default options.
 inline constexpr absl::string_view kNoArenaOption = "noarena";
 
-// The model for `--runtime onnxruntime-cpu[:OPTIONS]` (options: noarena).
-// Errors: an option it does not take (InvalidArgument, reading after
-// "--runtime ").
+// The model for `--runtime onnxruntime-cpu[:OPTION,...]`: an ISA (avx2,
+// avx512 or arm64, cpu_isa.h; without one, the host's) and noarena (the
+// peak follows ORT with its CPU arena and memory pattern off). Errors
+// (InvalidArgument, reading after "--runtime "): another option, two ISAs,
+// or no ISA on a host of another architecture.
 absl::StatusOr<std::unique_ptr<const RuntimeModel>> MakeOnnxRuntimeCpu(const std::vector<std::string>& options);
 
 }  // namespace footprint

@@ -19,7 +19,7 @@ using ::footprint::testing::ModelBuilder;
 using ::footprint::testing::SetInt;
 using ::footprint::testing::SetInts;
 
-AnalyzeOptions Ort() { return {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu"}; }
+AnalyzeOptions Ort() { return {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:avx2"}; }
 constexpr int64_t kRow = 256 * 4;  // One float [1, 256] tensor.
 
 // x [1,256] -> Neg -> a -> Concat(a x4) -> big [4,256] -> Neg -> big2 ->

@@ -17,6 +17,7 @@
 #include "absl/container/flat_hash_set.h"
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
 #include "onnx/onnx_pb.h"
 
@@ -143,7 +144,35 @@ int64_t Product(const std::vector<int64_t>& dims, size_t from) {
 //    (MLAS_SGEMM_STRIDEN * MLAS_SGEMM_STRIDEK = 128 * 128) floats, or, with
 //    more than one batch or group, max(OutputSize * K, filters * OutputSize,
 //    that) floats.
-int64_t ConvWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+// ARM64's direct depthwise kernel (MlasConvPrepare, MLAS_TARGET_ARM64): a
+// 2-D Conv of one input channel and one filter per group, 3x3, pads <= 1,
+// strides and dilations 1, takes MlasConvAlgorithmDepthwise with a zero row
+// of the input's width + 2 floats as its working buffer. Read, not measured
+// (no ARM64 machine measured yet).
+bool IsArm64DirectDepthwise(const IrNode& node, const KnownTensor& filter, int64_t input_channels,
+                            int64_t filters) {
+  if (filter.dims.size() != 4 || input_channels != 1 || filters != 1 || filter.dims[2] != 3 ||
+      filter.dims[3] != 3) {
+    return false;
+  }
+  for (const char* name : {"strides", "dilations"}) {
+    if (const onnx::AttributeProto* attribute = FindAttribute(*node.proto, name)) {
+      for (int64_t value : attribute->ints()) {
+        if (value != 1) return false;
+      }
+    }
+  }
+  if (const onnx::AttributeProto* pads = FindAttribute(*node.proto, "pads")) {
+    for (int64_t pad : pads->ints()) {
+      if (pad > 1) return false;
+    }
+  }
+  const onnx::AttributeProto* auto_pad = FindAttribute(*node.proto, "auto_pad");
+  return auto_pad == nullptr || auto_pad->s() == "NOTSET" || auto_pad->s() == "VALID" ||
+         auto_pad->s() == "SAME_UPPER" || auto_pad->s() == "SAME_LOWER";  // A 3x3 SAME pads 1 each side.
+}
+
+int64_t ConvWorkspaceBytes(CpuIsa isa, const IrNode& node, const TensorLookup& tensor_of) {
   if (node.inputs.size() < 2 || node.outputs.empty()) return 0;
   const std::optional<KnownTensor> input = tensor_of(node.inputs[0]);
   const std::optional<KnownTensor> filter = tensor_of(node.inputs[1]);
@@ -183,6 +212,8 @@ int64_t ConvWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
     floats = 0;
   } else if (filters > output_size) {
     floats = output_size * k;
+  } else if (isa == CpuIsa::kArm64 && IsArm64DirectDepthwise(node, *filter, input_channels, filters)) {
+    floats = input->dims[3] + 2;
   } else if (batch > 1 || group > 1) {
     floats = std::max({output_size * k, filters * output_size, kSegmentFloats});
   } else {
@@ -429,7 +460,7 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std
   return nullptr;
 }
 
-FusionSummary ApplyRewrites(int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph) {
+FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph) {
   FusionSummary summary;
   if (ir_version >= 4) {
     summary.overridable.assign(graph.values.size(), false);
@@ -453,7 +484,9 @@ FusionSummary ApplyRewrites(int64_t ir_version, const ShapeLookup& shape_of, IrG
   RunChains(/*allow_conv_add=*/false, shape_of, graph, summary, absorbed_of);
   std::vector<bool> has_activation(absorbed_of.size());
   for (size_t node = 0; node < absorbed_of.size(); ++node) has_activation[node] = absorbed_of[node] == Absorbed::kActivation;
-  ApplyNchwcLayout(shape_of, summary, graph, has_activation);
+  // Registered only where MLAS has a block (graph_transformer_utils.cc,
+  // GenerateTransformers, Level3: MlasNchwcGetBlockSize() > 1).
+  if (const int64_t block = NchwcBlockSize(isa); block > 1) ApplyNchwcLayout(block, shape_of, summary, graph, has_activation);
   absorbed_of.assign(has_activation.size(), Absorbed::kNothing);
   for (size_t node = 0; node < has_activation.size(); ++node) {
     if (has_activation[node]) absorbed_of[node] = Absorbed::kActivation;
@@ -478,10 +511,10 @@ bool RunsInPlace(const onnx::NodeProto& node) {
   return kInPlace->contains(node.op_type());
 }
 
-int64_t KernelWorkspaceBytes(const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
+int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
                              const TensorLookup& tensor_of) {
   if (!IsDefaultDomain(*node.proto)) return 0;
-  if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(node, tensor_of);
+  if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(isa, node, tensor_of);
   if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "NegativeLogLikelihoodLoss") return NllLossWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "Softmax" || node.proto->op_type() == "LogSoftmax") {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/runtime_model.h"
 #include "onnx/onnx_pb.h"
 
@@ -34,7 +35,8 @@ namespace footprint::ort {
 //    (core/optimizer/conv_add_act_fusion.cc): the sum is written over the
 //    residual (writes_over).
 // Graph outputs are never fused away.
-FusionSummary ApplyRewrites(int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph);
+// `isa` decides the NCHWc block (none on ARM64: cpu_isa.h).
+FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph);
 
 // Whether ORT's kernel of the elementwise op `node` writes its output over a
 // dying input.
@@ -51,7 +53,7 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std
 
 // The scratch bytes ORT's kernel of `node` allocates for one run (0 when
 // none or when a shape it needs is unknown).
-int64_t KernelWorkspaceBytes(const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
+int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
                              const TensorLookup& tensor_of);
 
 // The bytes ORT holds during one run besides the graph's tensors, given the

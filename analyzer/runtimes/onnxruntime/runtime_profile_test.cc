@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzer/memory/analyze.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/registry.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
@@ -21,7 +22,7 @@ using ::footprint::testing::ModelBuilder;
 using ::footprint::testing::SetInt;
 using ::footprint::testing::SetInts;
 
-const AnalyzeOptions kOrt = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu"};
+const AnalyzeOptions kOrt = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:avx2"};
 
 bool IsArenaTensor(const Analysis& analysis, const std::string& name) {
   for (const TensorRecord& tensor : analysis.tensors) {
@@ -66,7 +67,7 @@ TEST(RuntimeProfileTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
   // With the arena off the peak is the run's working memory on the weights
   // after load; with ORT's defaults what the first run leaves held.
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.alias = true, .inplace = true,
-                                                        .runtime = "onnxruntime-cpu:noarena"});
+                                                        .runtime = "onnxruntime-cpu:avx2,noarena"});
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_EQ(ort->memory.runtime_overhead_bytes, 12800 + 2 * 448);
   EXPECT_EQ(ort->memory.peak_bytes,
@@ -92,7 +93,7 @@ TEST(RuntimeProfileTest, RunOverheadWhileKernelsRunIsSmall) {
   SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1});
   builder.Output("c");
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.alias = true, .inplace = true,
-                                                        .runtime = "onnxruntime-cpu:noarena"});
+                                                        .runtime = "onnxruntime-cpu:avx2,noarena"});
   ASSERT_TRUE(ort.ok()) << ort.status();
   ASSERT_EQ(ort->memory.workspace_bytes, 128 * 128 * 4);
   EXPECT_EQ(ort->memory.runtime_overhead_bytes, 1536);
@@ -158,7 +159,7 @@ TEST(RuntimeProfileTest, WeightsListedAsInputsAreNotConstant) {
 TEST(RuntimeProfileTest, ConvActivationFuses) {
   ModelBuilder builder = ConvModel();
   builder.Add("Relu", {"c"}, {"y"}).Output("y");
-  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.runtime = "onnxruntime-cpu"});  // No in-place.
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.runtime = "onnxruntime-cpu:avx2"});  // No in-place.
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_FALSE(IsArenaTensor(*ort, "c"));
   EXPECT_EQ(ort->memory.arena_bytes, 3 * 8 * 16 * 16 * 4);  // x, x.nchwc and y.nchwc at the Conv.
@@ -398,7 +399,7 @@ TEST(RuntimeProfileTest, GraphInputsLiveUntilTheRunEnds) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1024}).Add("Relu", {"x"}, {"a"}).Add("Sigmoid", {"a"}, {"y"});
   builder.Output("y");
-  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.runtime = "onnxruntime-cpu"});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.runtime = "onnxruntime-cpu:avx2"});
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_EQ(FindTensor(*ort, "x").last_step, 1);
   EXPECT_EQ(ort->memory.lower_bound_bytes, 3 * 4096);
@@ -513,6 +514,125 @@ TEST(RuntimeProfileTest, LrnHoldsScaleAndPaddedSquare) {
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_EQ(WorkspaceOf(*ort, "lrn"), 4 * (4 * 8 * 8 + (4 + 3 - 1) * 8 * 8));  // lrn.cc's two buffers.
 }
+
+namespace isa {
+
+const AnalyzeOptions kAvx2 = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:avx2"};
+const AnalyzeOptions kAvx512 = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:avx512"};
+const AnalyzeOptions kArm64 = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:arm64"};
+
+// x [1, cin, 8, 8] -> Conv (filters, cin / group per filter, 3x3, pad 1, group) -> c.
+ModelBuilder OneConv(int64_t cin, int64_t filters, int64_t group = 1) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, cin, 8, 8})
+      .Initializer("w", onnx::TensorProto::FLOAT, {filters, cin / group, 3, 3});
+  onnx::NodeProto& conv = builder.Node("Conv", {"x", "w"}, {"c"}, "conv");
+  SetInts(conv, "pads", {1, 1, 1, 1});
+  SetInt(conv, "group", group);
+  builder.Output("c");
+  return builder;
+}
+
+Analysis Analyze(const ModelBuilder& builder, const AnalyzeOptions& options) {
+  absl::StatusOr<Analysis> analysis = AnalyzeBuilt(builder, options);
+  EXPECT_TRUE(analysis.ok()) << analysis.status();
+  return analysis.ok() ? *std::move(analysis) : Analysis();
+}
+
+int64_t BlockedChannels(const Analysis& analysis, const std::string& name) {
+  const TensorRecord& tensor = FindTensor(analysis, name);
+  return tensor.shape.has_value() ? (*tensor.shape)[1].value.value_or(-1) : -1;
+}
+
+TEST(RuntimeIsaTest, ReportsNameTheIsa) {
+  EXPECT_EQ(Analyze(OneConv(8, 8), kAvx512).modes.runtime_isa, "avx512");
+  EXPECT_EQ(Analyze(OneConv(8, 8), kAvx2).modes.runtime_isa, "avx2");
+  absl::StatusOr<std::unique_ptr<const RuntimeModel>> host = MakeRuntimeModel("onnxruntime-cpu");
+  ASSERT_TRUE(host.ok()) << host.status();
+  absl::StatusOr<ort::CpuIsa> expected = ort::HostCpuIsa();
+  ASSERT_TRUE(expected.ok());
+  EXPECT_EQ((*host)->isa(), ort::CpuIsaName(*expected));  // Plain onnxruntime-cpu: this machine's.
+  EXPECT_TRUE(Analyze(OneConv(8, 8), {}).modes.runtime_isa.empty());
+}
+
+TEST(RuntimeIsaTest, UnknownIsaListsTheKnownOnes) {
+  absl::StatusOr<std::unique_ptr<const RuntimeModel>> sse = MakeRuntimeModel("onnxruntime-cpu:sse");
+  ASSERT_FALSE(sse.ok());
+  EXPECT_EQ(sse.status().message(),
+            "onnxruntime-cpu takes an ISA, one of avx2, avx512, arm64, and noarena, got 'sse'");
+  EXPECT_FALSE(MakeRuntimeModel("onnxruntime-cpu:avx2,avx512").ok());
+}
+
+TEST(RuntimeIsaTest, BlockIs8OnAvx2And16OnAvx512) {
+  const ModelBuilder builder = OneConv(16, 4);  // 4 filters padded to one block.
+  EXPECT_EQ(BlockedChannels(Analyze(builder, kAvx2), "c.nchwc"), 8);
+  EXPECT_EQ(BlockedChannels(Analyze(builder, kAvx512), "c.nchwc"), 16);
+  EXPECT_EQ(FindTensor(Analyze(builder, kAvx512), "c.nchwc").bytes, 16 * 8 * 8 * 4);
+}
+
+TEST(RuntimeIsaTest, InputOfFewerChannelsThanABlockIsReadAsItIs) {
+  const ModelBuilder builder = OneConv(8, 16);  // Reordered at block 8, read as NCHW at 16.
+  EXPECT_TRUE(IsArenaTensor(Analyze(builder, kAvx2), "x.nchwc"));
+  const Analysis avx512 = Analyze(builder, kAvx512);
+  EXPECT_FALSE(IsArenaTensor(avx512, "x.nchwc"));
+  EXPECT_EQ(avx512.modes.layout_nodes, 1);
+}
+
+TEST(RuntimeIsaTest, InputChannelsArePaddedToBlocksWhenAMultipleOfFour) {
+  // Cin 24: one ReorderInput to 3 blocks of 8, or to 2 blocks of 16.
+  EXPECT_EQ(BlockedChannels(Analyze(OneConv(24, 32), kAvx2), "x.nchwc"), 24);
+  EXPECT_EQ(BlockedChannels(Analyze(OneConv(24, 32), kAvx512), "x.nchwc"), 32);
+  EXPECT_EQ(BlockedChannels(Analyze(OneConv(12, 32), kAvx2), "x.nchwc"), 16);
+  // Cin 18: ReorderInput takes multiples of 4 only, so no NCHWc at either block.
+  EXPECT_EQ(Analyze(OneConv(18, 32), kAvx2).modes.layout_nodes, 0);
+  EXPECT_EQ(Analyze(OneConv(18, 32), kAvx512).modes.layout_nodes, 0);
+}
+
+TEST(RuntimeIsaTest, DepthwiseNeedsAMultipleOfFourChannels) {
+  EXPECT_EQ(BlockedChannels(Analyze(OneConv(24, 24, 24), kAvx512), "c.nchwc"), 32);
+  EXPECT_EQ(BlockedChannels(Analyze(OneConv(24, 24, 24), kAvx2), "c.nchwc"), 24);
+  EXPECT_EQ(Analyze(OneConv(6, 6, 6), kAvx2).modes.layout_nodes, 0);
+  EXPECT_EQ(Analyze(OneConv(6, 6, 6), kAvx512).modes.layout_nodes, 0);
+}
+
+TEST(RuntimeIsaTest, GroupsNeedWholeBlocksPerGroup) {
+  const ModelBuilder builder = OneConv(32, 32, 4);  // 8 input and 8 output channels per group.
+  EXPECT_EQ(Analyze(builder, kAvx2).modes.layout_nodes, 1);
+  EXPECT_EQ(Analyze(builder, kAvx512).modes.layout_nodes, 0);
+}
+
+TEST(RuntimeIsaTest, PoolAndConcatNeedWholeBlocks) {
+  ModelBuilder builder;  // Two Convs of 8 filters, a MaxPool of one, a Concat of both.
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 16, 8, 8})
+      .Initializer("wa", onnx::TensorProto::FLOAT, {8, 16, 1, 1})
+      .Initializer("wb", onnx::TensorProto::FLOAT, {8, 16, 1, 1});
+  builder.Node("Conv", {"x", "wa"}, {"a"}, "conv_a");
+  builder.Node("Conv", {"x", "wb"}, {"b"}, "conv_b");
+  onnx::NodeProto& pool = builder.Node("MaxPool", {"a"}, {"p"}, "pool");
+  SetInts(pool, "kernel_shape", {2, 2});
+  SetInts(pool, "strides", {2, 2});
+  SetInt(builder.Node("Concat", {"a", "b"}, {"cat"}, "concat"), "axis", 1);
+  builder.Output("p").Output("cat");
+  const Analysis avx2 = Analyze(builder, kAvx2);
+  EXPECT_TRUE(IsArenaTensor(avx2, "p.nchwc"));
+  EXPECT_TRUE(IsArenaTensor(avx2, "cat.nchwc"));
+  const Analysis avx512 = Analyze(builder, kAvx512);
+  EXPECT_FALSE(IsArenaTensor(avx512, "p.nchwc"));
+  EXPECT_FALSE(IsArenaTensor(avx512, "cat.nchwc"));
+  EXPECT_EQ(avx512.modes.layout_nodes, 2);  // The two Convs only.
+}
+
+TEST(RuntimeIsaTest, Arm64HasNoNchwcAndADirectDepthwiseKernel) {
+  const Analysis arm64 = Analyze(OneConv(16, 16, 16), kArm64);
+  EXPECT_EQ(arm64.modes.layout_nodes + arm64.modes.reorder_nodes, 0);
+  EXPECT_GE(WorkspaceOf(arm64, "conv"), (8 + 2) * 4);  // A zero row of the width + 2 floats, aligned.
+  EXPECT_LT(WorkspaceOf(arm64, "conv"), 128);
+  const Analysis dense = Analyze(OneConv(16, 16), kArm64);
+  EXPECT_EQ(dense.modes.layout_nodes, 0);
+  EXPECT_EQ(WorkspaceOf(dense, "conv"), 128 * 128 * 4);  // MLAS's im2col segment.
+}
+
+}  // namespace isa
 
 }  // namespace
 }  // namespace footprint
