@@ -41,6 +41,7 @@ nlohmann::json OptionsJson(const Analysis& analysis) {
       {"input_values", input_values},
       {"fold", options.fold_constants},
       {"accumulate", analysis.modes.accumulate.enabled},
+      {"qdq", analysis.modes.qdq.enabled},
       {"runtime", options.runtime.empty() ? nlohmann::json() : nlohmann::json(options.runtime)},
   };
 }
