@@ -73,6 +73,7 @@ constexpr FlagOf kFlags[] = {
     {"inplace", "--inplace", Kind::kSwitch},
     {"fold", "--fold", Kind::kSwitch},
     {"accumulate", "--accumulate", Kind::kSwitch},
+    {"qdq", "--qdq", Kind::kSwitch},
     {"runtime", "--runtime", Kind::kValue},
     {"time_limit", "--time-limit", Kind::kValue},
     {"schedule_time_limit", "--schedule-time-limit", Kind::kValue},

@@ -96,9 +96,15 @@ Options:
                        writes: the Conv's own output never exists, and with in-place the sum
                        takes the residual's bytes when it dies there (default on; --runtime
                        applies its runtime's fusions instead).
+  --qdq, --no-qdq      A DequantizeLinear(s) -> op -> QuantizeLinear group whose op has a
+                       quantized form (Conv, MatMul, Gemm, Add, Mul, Concat, pools, Relu/Clip
+                       and other activations, data movement) is that quantized op: it reads
+                       and writes the quantized tensors, the float tensors between never
+                       exist, and a weight's DequantizeLinear goes with it (default on;
+                       --runtime applies its runtime's rules instead).
   --baseline           The spec's baseline: the file's schedule, no folding, accumulating,
-                       aliasing or in-place reuse (same as --schedule given --no-fold
-                       --no-accumulate --no-alias --no-inplace).
+                       quantized groups, aliasing or in-place reuse (same as --schedule given
+                       --no-fold --no-accumulate --no-qdq --no-alias --no-inplace).
                        The report always gives the baseline lower bound next to each mode's own.
   --runtime NAME       Model what one runtime does to the graph before it plans memory: its
                        fusions (tensors that no longer exist), its layout (ORT's NCHWc: padded
@@ -176,6 +182,7 @@ absl::StatusOr<AnalyzeCommand> ParseAnalyzeArgs(const std::vector<std::string>& 
   options.inplace = true;
   options.fold_constants = true;
   options.accumulate = true;
+  options.qdq = true;
   BatchRequest& batch = command.batch;
   ReportRequest& report = command.report;
   std::string& device_name = command.device_name;
@@ -195,6 +202,11 @@ absl::StatusOr<AnalyzeCommand> ParseAnalyzeArgs(const std::vector<std::string>& 
       options.inplace = false;
       options.fold_constants = false;
       options.accumulate = false;
+      options.qdq = false;
+      continue;
+    }
+    if (word == "--qdq" || word == "--no-qdq") {
+      options.qdq = word == "--qdq";
       continue;
     }
     if (word == "--accumulate" || word == "--no-accumulate") {

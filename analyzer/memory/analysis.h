@@ -46,6 +46,7 @@ struct AnalyzeOptions {
   bool inplace = false;            // Elementwise ops write over a dying input (if the device allows).
   bool fold_constants = false;     // Nodes of weights only are evaluated at load (folding.h); main graph only.
   bool accumulate = false;         // A Conv adds its Add's residual as it writes (accumulate.h); main graph only.
+  bool qdq = false;                // DequantizeLinear -> op -> QuantizeLinear is the quantized op (qdq.h); main graph only.
   std::string runtime;             // --runtime NAME[:OPTIONS] (analyzer/runtimes/registry.h); "" for none.
   // Unbound dims whose formulas have too many cases: plan the model at sample
   // bindings too (Analysis::samples). Off where only the figures are read (a sweep's points).
@@ -206,10 +207,17 @@ struct AccumulateMode {
   int64_t nodes = 0;     // Adds a Conv took over: as many Conv outputs no longer exist.
 };
 
+// The qdq mode (qdq.h), applied before folding.
+struct QdqMode {
+  bool enabled = false;  // Requested and applicable (AnalyzeOptions::qdq, no --runtime).
+  int64_t groups = 0;    // DequantizeLinear -> op -> QuantizeLinear groups run as the quantized op.
+};
+
 struct ModesSummary {
   int64_t baseline_lower_bound_bytes = 0;  // Given order, no sharing (of the folded, accumulated graph).
   FoldMode fold;
   AccumulateMode accumulate;
+  QdqMode qdq;
   int64_t fused_nodes = 0;                 // Nodes merged by the --runtime profile's fusions.
   int64_t layout_nodes = 0;                // Nodes the --runtime profile runs in its blocked layout (NCHWc).
   int64_t reorder_nodes = 0;               // Layout copies the --runtime profile adds (ReorderInput/Output).

@@ -139,6 +139,7 @@ void RecordModes(const AnalyzeOptions& options, const GraphResult& main, Analysi
                                  .weights_bytes = analysis.memory.folded_weights_bytes};
   analysis.modes.accumulate = AccumulateMode{.enabled = options.accumulate && options.runtime.empty(),
                                              .nodes = main.accumulated.fused_nodes};
+  analysis.modes.qdq = QdqMode{.enabled = options.qdq && options.runtime.empty(), .groups = main.qdq.groups};
   analysis.modes.fused_nodes = main.fusions.fused_nodes;
   analysis.modes.layout_nodes = main.fusions.layout_nodes;
   analysis.modes.reorder_nodes = main.fusions.reorder_nodes;

@@ -161,7 +161,8 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     };
   }
   if (absl::Status status = LoadGraph(graph, outer_names, graph_label, main_graph && options.fold_constants,
-                                      accumulate, runtime, shape_of, context.ir_version, result);
+                                      accumulate, main_graph && options.qdq, runtime, shape_of, context.ir_version,
+                                      result);
       !status.ok()) {
     return status;
   }

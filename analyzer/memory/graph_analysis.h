@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/accumulate.h"
+#include "analyzer/memory/qdq.h"
 #include "analyzer/memory/analysis.h"
 #include "analyzer/memory/folding.h"
 #include "analyzer/memory/modes.h"
@@ -43,6 +44,7 @@ struct GraphResult {
   FoldedGraph folded;                       // What constant folding took out of the graph.
   FusionSummary fusions;                    // What the runtime profile's fusions took out.
   AccumulatedAdds accumulated;              // What the accumulate mode took out.
+  QdqGroups qdq;                            // What the qdq mode fused (qdq.h).
   planner::Problem problem;                 // Sized arena tensors, in `tensors` order.
   std::vector<size_t> tensor_of_buffer;     // problem.buffers[i] is tensors[tensor_of_buffer[i]].
   planner::PlanResult plan;                 // Validated.
@@ -97,7 +99,8 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 // layout rules and the accumulate mode read shapes (`shape_of`, from
 // MakeShapeLookup; the mode only where a Conv feeds an Add).
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
-                       const std::string& graph_label, bool fold, bool accumulate, const RuntimeModel* runtime,
+                       const std::string& graph_label, bool fold, bool accumulate, bool qdq,
+                       const RuntimeModel* runtime,
                        const ShapeLookup& shape_of, int64_t ir_version, GraphResult& result);
 
 // The shapes of `graph`'s values by name, as SizeArenaValues sizes them

@@ -17,6 +17,7 @@
 #include "analyzer/memory/graph_analysis.h"
 #include "analyzer/memory/accumulate.h"
 #include "analyzer/memory/modes.h"
+#include "analyzer/memory/qdq.h"
 #include "analyzer/memory/schedule.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "analyzer/shapes/shapes.h"
@@ -108,11 +109,15 @@ absl::StatusOr<ShapeLookup> MakeShapeLookup(const onnx::GraphProto& graph, const
 }
 
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
-                       const std::string& graph_label, bool fold, bool accumulate, const RuntimeModel* runtime,
-                       const ShapeLookup& shape_of, int64_t ir_version, GraphResult& result) {
+                       const std::string& graph_label, bool fold, bool accumulate, bool qdq,
+                       const RuntimeModel* runtime, const ShapeLookup& shape_of, int64_t ir_version,
+                       GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
+  // Before folding, so that a weight's DequantizeLinear goes with its group
+  // instead of becoming a float folded weight.
+  if (qdq && runtime == nullptr) result.qdq = FuseQdqGroups(result.ir);
   if (fold) result.folded = FoldConstants(result.ir);
   if (runtime != nullptr) {
     result.fusions = runtime->RewriteGraph(ir_version, shape_of, result.ir);

@@ -28,7 +28,7 @@ nlohmann::json OptionsJson(const Analysis& analysis) {
   for (const auto& [name, shape] : options.tensor_shapes) tensor_shapes[name] = shape;
   nlohmann::json input_values = nlohmann::json::object();
   for (const auto& [name, value] : options.input_values) input_values[name] = value;
-  return nlohmann::json{
+  nlohmann::json plan_options = nlohmann::json{
       {"device", analysis.device.name},
       {"alignment", analysis.device.alignment_bytes},
       {"schedule", analysis.modes.schedule.name},
@@ -43,6 +43,8 @@ nlohmann::json OptionsJson(const Analysis& analysis) {
       {"accumulate", analysis.modes.accumulate.enabled},
       {"runtime", options.runtime.empty() ? nlohmann::json() : nlohmann::json(options.runtime)},
   };
+  if (analysis.modes.qdq.enabled) plan_options["qdq"] = true;  // Absent when off, as in plans before the mode.
+  return plan_options;
 }
 
 // The flag that sizes an unsized tensor: a formula in unbound dims needs

@@ -347,6 +347,7 @@ void AppendModelSection(std::string* out, const ModelReport& report, const std::
                       : " (file order sorted topologically)", " · alias ",
                   analysis.options.alias ? "on" : "off", " · in-place ", analysis.modes.inplace.enabled ? "on" : "off",
                   " · accumulate ", analysis.modes.accumulate.enabled ? "on" : "off",
+                  analysis.modes.qdq.enabled ? absl::StrCat(" · qdq on (", analysis.modes.qdq.groups, " groups)") : "",
                   dims.empty() ? "" : absl::StrCat(" · dims ", HtmlEscape(absl::StrJoin(dims, " "))),
                   analysis.model.producer.empty() ? "" : absl::StrCat(" · from ", HtmlEscape(analysis.model.producer)),
                   "</div>");

@@ -52,6 +52,7 @@ std::string ModelMarkdown(const ModelReport& report, const std::string& heading)
                   analysis.options.optimize_schedule ? "optimized" : "given", " · alias ",
                   analysis.options.alias ? "on" : "off", " · in-place ", analysis.modes.inplace.enabled ? "on" : "off",
                   " · accumulate ", analysis.modes.accumulate.enabled ? "on" : "off",
+                  analysis.modes.qdq.enabled ? absl::StrCat(" · qdq on (", analysis.modes.qdq.groups, " groups)") : "",
                   dims.empty() ? "" : absl::StrCat(" · dims ", MarkdownCell(absl::StrJoin(dims, " "))), " · ",
                   analysis.model.nodes, " nodes\n\n");
   if (!memory.complete) {

@@ -216,6 +216,12 @@ void WriteModes(const ModesSummary& modes, JsonWriter& json) {
   json.Key("enabled").Bool(modes.accumulate.enabled);
   json.Key("nodes").Int(modes.accumulate.nodes);
   json.EndObject();
+  if (modes.qdq.enabled) {  // Only when on: --baseline and --no-qdq reports stay as they were.
+    json.Key("qdq").BeginObject();
+    json.Key("enabled").Bool(modes.qdq.enabled);
+    json.Key("groups").Int(modes.qdq.groups);
+    json.EndObject();
+  }
   json.Key("runtime").BeginObject();  // What --runtime's rewrites did (all 0 without it).
   json.Key("fused_nodes").Int(modes.fused_nodes);
   json.Key("layout_nodes").Int(modes.layout_nodes);
@@ -355,6 +361,7 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
   json.Key("inplace").Bool(options.inplace);
   json.Key("fold").Bool(options.fold_constants);
   json.Key("accumulate").Bool(options.accumulate);
+  if (options.qdq) json.Key("qdq").Bool(true);  // Absent when off, as in reports before the mode.
   json.Key("runtime");
   WriteStringOrNull(options.runtime, json);
   json.Key("dims").BeginObject();

@@ -61,6 +61,8 @@ std::string RenderText(const Analysis& analysis) {
                   ", fold ", analysis.options.fold_constants ? "on" : "off", ", accumulate ",
                   !analysis.modes.accumulate.enabled ? std::string("off")
                                                      : absl::StrCat("on (", analysis.modes.accumulate.nodes, " Conv+Add)"),
+                  // Named only when on, so that the baseline's line stays as it was.
+                  analysis.modes.qdq.enabled ? absl::StrCat(", qdq on (", analysis.modes.qdq.groups, " groups)") : "",
                   ", alias ", analysis.options.alias ? "on" : "off", ", in-place ",
                   !analysis.options.inplace           ? "off"
                   : analysis.modes.inplace.enabled ? "on"

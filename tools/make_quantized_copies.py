@@ -1,0 +1,473 @@
+#!/usr/bin/python3
+"""Makes fp16, static-QDQ and dynamic-quantized copies of ONNX models (issue 23).
+
+Usage: /usr/bin/python3 tools/make_quantized_copies.py [--out DIR] [--kinds fp16,qdq,dynamic]
+           [--activation-type uint8|int8] [MODEL.onnx ...]
+With no model, copies every model under ../shared/models. Writes DIR/<stem>.<kind>.onnx
+(default DIR: build/quantized, never committed) and prints one line per copy, or why
+a model has no copy of that kind. Needs only Debian's python3-onnx and numpy.
+
+The copies are written the way common tools write them, so that runtimes see the
+graphs they meet in the field:
+- fp16: as onnxconverter-common's convert_float_to_float16(keep_io_types=True):
+  float32 graph inputs and outputs with Casts at the edges, every float initializer,
+  Constant and value type in float16, Cast(to=float) turned into Cast(to=float16),
+  the ops its default block list keeps in float behind Casts.
+- qdq: as ONNX Runtime's quantize_static in QDQ format: QuantizeLinear ->
+  DequantizeLinear on every float activation that a quantized op reads or writes
+  (one pair per tensor, shared by its readers), weights stored int8 with a
+  DequantizeLinear (per output channel for Conv, Gemm and 2-D MatMul weights from
+  opset 13), biases int32 at scale input_scale * weight_scale; uint8 activations
+  (or int8 with --activation-type int8).
+- dynamic: as ONNX Runtime's quantize_dynamic: a MatMul with a weight becomes
+  DynamicQuantizeLinear + MatMulInteger (int8 weight) + Cast + Mul by the product
+  of scales; a Conv becomes DynamicQuantizeLinear + ConvInteger (uint8 weight, the
+  only one ORT's CPU ConvInteger takes) + Cast + Mul (+ Add of the bias).
+Scales and zero points are not calibrated: weights' scales come from their own
+values, activations get one fixed valid scale. Only the memory layout matters here.
+"""
+
+import argparse
+import os
+import pathlib
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+
+FLOAT = TensorProto.FLOAT
+FLOAT16 = TensorProto.FLOAT16
+
+# onnxconverter-common's DEFAULT_OP_BLOCK_LIST (float16.py): kept in float32.
+FP16_BLOCK_LIST = {
+    "ArrayFeatureExtractor", "Binarizer", "CastMap", "CategoryMapper", "DictVectorizer",
+    "FeatureVectorizer", "Imputer", "LabelEncoder", "LinearClassifier", "LinearRegressor",
+    "Normalizer", "OneHotEncoder", "RandomUniformLike", "SVMClassifier", "SVMRegressor", "Scaler",
+    "TreeEnsembleClassifier", "TreeEnsembleRegressor", "ZipMap", "NonMaxSuppression", "TopK",
+    "RoiAlign", "Range", "CumSum", "Min", "Max", "Upsample",
+}
+
+# The ops ORT's QDQ quantizer quantizes by default (registry.py QDQRegistry), and
+# which of their inputs are quantized activations (None: all of them).
+QDQ_OPS = {
+    "Conv": [0], "ConvTranspose": [0], "MatMul": [0, 1], "Gemm": [0], "Add": None, "Mul": None,
+    "Concat": None, "MaxPool": [0], "AveragePool": [0], "GlobalAveragePool": [0],
+    "Relu": [0], "Clip": [0], "LeakyRelu": [0], "Sigmoid": [0], "Softmax": [0],
+    "Resize": [0], "Reshape": [0], "Transpose": [0], "Squeeze": [0], "Unsqueeze": [0],
+    "Flatten": [0], "Split": [0], "Gather": [0],
+}
+ACTIVATION_SCALE = 0.05  # Any positive scale is valid; nothing is calibrated.
+
+
+def opset_of(model):
+    for entry in model.opset_import:
+        if entry.domain in ("", "ai.onnx"):
+            return entry.version
+    return 0
+
+
+def has_subgraphs(graph):
+    return any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+               for n in graph.node for a in n.attribute)
+
+
+def float_tensors(model):
+    """Names of the float32 values of the main graph (after ONNX's shape inference)."""
+    inferred = onnx.shape_inference.infer_shapes(model)
+    g = inferred.graph
+    names = set()
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
+        if vi.type.HasField("tensor_type") and vi.type.tensor_type.elem_type == FLOAT:
+            names.add(vi.name)
+    for init in g.initializer:
+        if init.data_type == FLOAT:
+            names.add(init.name)
+    return names
+
+
+class Namer:
+    def __init__(self, graph):
+        self.used = {n for node in graph.node for n in list(node.input) + list(node.output)}
+        self.used |= {i.name for i in graph.initializer} | {i.name for i in graph.input}
+
+    def __call__(self, base):
+        name, k = base, 0
+        while name in self.used:
+            k += 1
+            name = f"{base}_{k}"
+        self.used.add(name)
+        return name
+
+
+def replace_uses(graph, old, new, skip=()):
+    for node in graph.node:
+        if id(node) in skip:
+            continue
+        for i, name in enumerate(node.input):
+            if name == old:
+                node.input[i] = new
+
+
+# ---------------------------------------------------------------- fp16
+
+def to_fp16(model):
+    if has_subgraphs(model.graph):
+        return None, "has subgraphs (If/Loop/Scan): not converted"
+    floats = float_tensors(model)
+    g = model.graph
+    name = Namer(g)
+    inits = {i.name: i for i in g.initializer}
+    # Initializers that a blocked op (or Resize's roi/scales) reads stay float32.
+    keep_float = set()
+    for node in g.node:
+        if node.op_type in FP16_BLOCK_LIST:
+            keep_float.update(node.input)
+        if node.op_type == "Resize":
+            keep_float.update(node.input[1:3])
+    new_nodes = []
+    # Graph inputs: float32 in, Cast to float16 for the readers.
+    for inp in g.input:
+        if inp.name in inits or inp.type.tensor_type.elem_type != FLOAT:
+            continue
+        cast_out = name(inp.name + "_fp16")
+        replace_uses(g, inp.name, cast_out)
+        new_nodes.append(helper.make_node("Cast", [inp.name], [cast_out], to=FLOAT16,
+                                          name=name("graph_input_cast_" + inp.name)))
+    body = []
+    for node in g.node:
+        if node.op_type == "Cast":
+            for a in node.attribute:
+                if a.name == "to" and a.i == FLOAT:
+                    a.i = FLOAT16
+        if node.op_type == "Constant":
+            for a in node.attribute:
+                if a.name == "value" and a.t.data_type == FLOAT:
+                    a.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(a.t).astype(np.float16), a.t.name))
+                if a.name in ("value_float", "value_floats"):
+                    return None, "Constant with value_float(s): not converted"
+        if node.op_type == "ConstantOfShape":
+            for a in node.attribute:
+                if a.name == "value" and a.t.data_type == FLOAT:
+                    a.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(a.t).astype(np.float16), a.t.name))
+        if node.op_type in FP16_BLOCK_LIST:
+            # Float16 in, Cast to float32 for the op, Cast back after.
+            for i, x in enumerate(node.input):
+                if x not in floats or x in inits:
+                    continue
+                cast_out = name(x + "_fp32")
+                body.append(helper.make_node("Cast", [x], [cast_out], to=FLOAT, name=name("cast_in_" + x)))
+                node.input[i] = cast_out
+            body.append(node)
+            for i, y in enumerate(node.output):
+                if y not in floats:
+                    continue
+                inner = name(y + "_fp32")
+                node.output[i] = inner
+                body.append(helper.make_node("Cast", [inner], [y], to=FLOAT16, name=name("cast_out_" + y)))
+            continue
+        body.append(node)
+    # Initializers to float16.
+    for init in g.initializer:
+        if init.data_type == FLOAT and init.name not in keep_float:
+            init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float16), init.name))
+    # Graph outputs: the producer writes float16, a Cast gives float32.
+    tail = []
+    produced = {y for node in body for y in node.output}
+    for out in g.output:
+        if out.type.tensor_type.elem_type != FLOAT or out.name not in produced:
+            continue
+        inner = name(out.name + "_fp16")
+        for node in body:
+            for i, y in enumerate(node.output):
+                if y == out.name:
+                    node.output[i] = inner
+        for node in body:
+            for i, x in enumerate(node.input):
+                if x == out.name:
+                    node.input[i] = inner
+        tail.append(helper.make_node("Cast", [inner], [out.name], to=FLOAT, name=name("graph_output_cast_" + out.name)))
+    del g.node[:]
+    g.node.extend(new_nodes + body + tail)
+    for vi in g.value_info:
+        if vi.type.tensor_type.elem_type == FLOAT:
+            vi.type.tensor_type.elem_type = FLOAT16
+    return model, None
+
+
+# ---------------------------------------------------------------- static QDQ
+
+def weight_scales(w, axis):
+    """Symmetric int8 scales of `w`, per slice along `axis` (None: per tensor)."""
+    if axis is None:
+        m = float(np.max(np.abs(w))) if w.size else 0.0
+        return np.array(max(m, 1e-8) / 127.0, dtype=np.float32)
+    moved = np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
+    m = np.max(np.abs(moved), axis=1) if moved.size else np.zeros(w.shape[axis])
+    return (np.maximum(m, 1e-8) / 127.0).astype(np.float32)
+
+
+def quantize_weight(w, scale, axis, dtype):
+    if axis is None:
+        q = np.round(w / scale)
+    else:
+        shape = [1] * w.ndim
+        shape[axis] = -1
+        q = np.round(w / scale.reshape(shape))
+    info = np.iinfo(dtype)
+    return np.clip(q, info.min, info.max).astype(dtype)
+
+
+def upgrade_opset(model):
+    """As ORT's quantizer: a model below opset 13 (per-channel QuantizeLinear) is upgraded to it."""
+    opset = opset_of(model)
+    if opset == 0 or opset >= 13:
+        return model
+    from onnx import version_converter
+    model = version_converter.convert_version(model, 13)
+    model.ir_version = max(model.ir_version, 7)  # Opset 13's IR; initializers need not be inputs.
+    return model
+
+
+def to_qdq(model, activation_type):
+    if opset_of(model) == 0:
+        return None, "no default-domain opset"
+    model = upgrade_opset(model)
+    opset = opset_of(model)
+    if has_subgraphs(model.graph):
+        return None, "has subgraphs (If/Loop/Scan): not quantized"
+    per_channel = opset >= 13
+    floats = float_tensors(model)
+    g = model.graph
+    name = Namer(g)
+    inits = {i.name: i for i in g.initializer}
+    outputs = {o.name for o in g.output}
+    act_np = np.uint8 if activation_type == "uint8" else np.int8
+    act_zp = 128 if activation_type == "uint8" else 0
+    a_scale = name("activation_scale")
+    a_zp = name("activation_zero_point")
+    new_inits = [numpy_helper.from_array(np.array(ACTIVATION_SCALE, dtype=np.float32), a_scale),
+                 numpy_helper.from_array(np.array(act_zp, dtype=act_np), a_zp)]
+    quantized_nodes = [n for n in g.node if n.domain in ("", "ai.onnx") and n.op_type in QDQ_OPS]
+    if not quantized_nodes:
+        return None, "no op that ORT's QDQ quantizer quantizes"
+    # Activations: the quantized ops' float inputs (not weights) and float outputs.
+    acts = []
+    seen = set()
+    for node in quantized_nodes:
+        slots = QDQ_OPS[node.op_type]
+        slots = range(len(node.input)) if slots is None else slots
+        cands = [node.input[i] for i in slots if i < len(node.input)] + list(node.output)
+        for t in cands:
+            if t and t in floats and t not in inits and t not in seen:
+                seen.add(t)
+                acts.append(t)
+    # Weights: int8 with a DequantizeLinear; biases int32.
+    weight_dq = {}  # (node id, input index) -> DQ output name
+    dq_nodes = []
+    for node in quantized_nodes:
+        op = node.op_type
+        w_slot, axis = None, None
+        if op in ("Conv", "ConvTranspose"):
+            w_slot, axis = 1, (0 if op == "Conv" else 1)
+        elif op == "Gemm":
+            trans_b = next((a.i for a in node.attribute if a.name == "transB"), 0)
+            w_slot, axis = 1, (0 if trans_b else 1)
+        elif op == "MatMul" and len(node.input) > 1 and node.input[1] in inits:
+            w_slot, axis = 1, 1 if inits[node.input[1]].dims.__len__() == 2 else None
+        for i, x in enumerate(node.input):
+            if x not in inits or inits[x].data_type != FLOAT:
+                continue
+            w = numpy_helper.to_array(inits[x]).astype(np.float32)
+            if i == w_slot:
+                ax = axis if per_channel and axis is not None and w.ndim > axis else None
+                scale = weight_scales(w, ax)
+                q = quantize_weight(w, scale, ax, np.int8)
+                zp = np.zeros(scale.shape, dtype=np.int8)
+            elif i == 2 and op in ("Conv", "ConvTranspose", "Gemm") and node.input[1] in inits:
+                # Bias: int32 at input_scale * weight_scale (per channel when the weight is).
+                wq = numpy_helper.to_array(inits[node.input[1]]).astype(np.float32)
+                ax = axis if per_channel and axis is not None and wq.ndim > axis else None
+                scale = (ACTIVATION_SCALE * weight_scales(wq, ax)).astype(np.float32)
+                if ax is not None and scale.shape != w.shape:
+                    scale = np.full(w.shape, float(np.max(scale)), dtype=np.float32)
+                q = np.clip(np.round(w / scale), -2**31, 2**31 - 1).astype(np.int32)
+                zp = np.zeros(scale.shape, dtype=np.int32)
+                ax = 0 if scale.ndim == 1 else None
+            elif op in ("Add", "Mul", "Concat", "MatMul", "Gemm"):
+                ax = None
+                scale = weight_scales(w, None)
+                q = quantize_weight(w, scale, None, np.int8)
+                zp = np.array(0, dtype=np.int8)
+            else:
+                continue  # Clip's bounds, Resize's scales...: ORT keeps them float.
+            base = name(x + "_quantized")
+            new_inits += [numpy_helper.from_array(q, base),
+                          numpy_helper.from_array(scale, name(x + "_scale")),
+                          numpy_helper.from_array(zp, name(x + "_zero_point"))]
+            out = name(x + "_DequantizeLinear_Output")
+            attrs = {"axis": ax} if ax is not None and scale.ndim == 1 else {}
+            dq_nodes.append(helper.make_node("DequantizeLinear", [base, new_inits[-2].name, new_inits[-1].name],
+                                             [out], name=name(x + "_DequantizeLinear"), **attrs))
+            weight_dq[(id(node), i)] = out
+    for node in quantized_nodes:
+        for i, x in enumerate(node.input):
+            if (id(node), i) in weight_dq:
+                node.input[i] = weight_dq[(id(node), i)]
+    # Activations: one Q -> DQ pair per tensor, shared by its readers.
+    pairs = {}
+    for t in acts:
+        source = t
+        if t in outputs:
+            source = name(t + "_float")
+            for node in g.node:
+                for i, y in enumerate(node.output):
+                    if y == t:
+                        node.output[i] = source
+        q_out = name(t + "_QuantizeLinear_Output")
+        dq_out = t if t in outputs else name(t + "_DequantizeLinear_Output")
+        if t not in outputs:
+            replace_uses(g, t, dq_out)
+        else:
+            replace_uses(g, t, dq_out)  # Same name: the readers read the DequantizeLinear output.
+        pairs[source] = [helper.make_node("QuantizeLinear", [source, a_scale, a_zp], [q_out],
+                                          name=name(t + "_QuantizeLinear")),
+                         helper.make_node("DequantizeLinear", [q_out, a_scale, a_zp], [dq_out],
+                                          name=name(t + "_DequantizeLinear"))]
+    # Order: weight DQs first, input pairs, then each pair after its producer.
+    order = list(dq_nodes)
+    for inp in g.input:
+        order += pairs.pop(inp.name, [])
+    for node in g.node:
+        order.append(node)
+        for y in node.output:
+            order += pairs.pop(y, [])
+    for rest in pairs.values():  # Values produced nowhere in the main graph (none expected).
+        order = rest + order
+    del g.node[:]
+    g.node.extend(order)
+    used = {x for n in g.node for x in n.input}
+    kept = [i for i in g.initializer if i.name in used or i.name in outputs]
+    del g.initializer[:]
+    g.initializer.extend(kept + new_inits)
+    del g.value_info[:]
+    return model, None
+
+
+# ---------------------------------------------------------------- dynamic
+
+def to_dynamic(model):
+    if opset_of(model) == 0:
+        return None, "no default-domain opset"
+    model = upgrade_opset(model)
+    if has_subgraphs(model.graph):
+        return None, "has subgraphs (If/Loop/Scan): not quantized"
+    g = model.graph
+    name = Namer(g)
+    floats = float_tensors(model)
+    inits = {i.name: i for i in g.initializer}
+    new_inits, order, changed = [], [], 0
+    for node in g.node:
+        op = node.op_type
+        is_matmul = op == "MatMul" and node.input[1] in inits and inits[node.input[1]].data_type == FLOAT \
+            and node.input[0] in floats
+        is_conv = op == "Conv" and node.input[1] in inits and inits[node.input[1]].data_type == FLOAT \
+            and node.input[0] in floats
+        if not (is_matmul or is_conv):
+            order.append(node)
+            continue
+        changed += 1
+        x, w_name, y = node.input[0], node.input[1], node.output[0]
+        w = numpy_helper.to_array(inits[w_name]).astype(np.float32)
+        stem = node.name or y
+        if is_matmul:  # int8 weight, zero point 0 (symmetric).
+            scale = weight_scales(w, None)
+            q = quantize_weight(w, scale, None, np.int8)
+            zp = np.array(0, dtype=np.int8)
+        else:  # uint8 weight, zero point 128.
+            scale = weight_scales(w, None)
+            q = (quantize_weight(w, scale, None, np.int8).astype(np.int16) + 128).astype(np.uint8)
+            zp = np.array(128, dtype=np.uint8)
+        wq, ws, wz = name(w_name + "_quantized"), name(w_name + "_scale"), name(w_name + "_zero_point")
+        new_inits += [numpy_helper.from_array(q, wq), numpy_helper.from_array(scale, ws),
+                      numpy_helper.from_array(zp, wz)]
+        xq, xs, xz = name(x + "_quantized"), name(x + "_scale"), name(x + "_zero_point")
+        order.append(helper.make_node("DynamicQuantizeLinear", [x], [xq, xs, xz], name=name(x + "_QuantizeLinear")))
+        int_out = name(y + "_output_quantized")
+        if is_matmul:
+            order.append(helper.make_node("MatMulInteger", [xq, wq, xz, wz], [int_out], name=name(stem + "_quant")))
+        else:
+            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+            order.append(helper.make_node("ConvInteger", [xq, wq, xz, wz], [int_out], name=name(stem + "_quant"), **attrs))
+        cast_out = name(y + "_output_quantized_cast_output")
+        order.append(helper.make_node("Cast", [int_out], [cast_out], to=FLOAT, name=name(stem + "_quant_cast")))
+        scale_out = name(y + "_quant_scales_mul_output")
+        order.append(helper.make_node("Mul", [xs, ws], [scale_out], name=name(stem + "_quant_scales_mul")))
+        has_bias = is_conv and len(node.input) > 2 and node.input[2]
+        mul_out = name(y + "_scaled") if has_bias else y
+        order.append(helper.make_node("Mul", [cast_out, scale_out], [mul_out], name=name(stem + "_quant_output_scale_mul")))
+        if has_bias:
+            bias = node.input[2]
+            shape_name = name(bias + "_reshape_shape")
+            new_inits.append(numpy_helper.from_array(np.array([1, -1] + [1] * (w.ndim - 2), dtype=np.int64), shape_name))
+            reshaped = name(bias + "_reshaped")
+            order.append(helper.make_node("Reshape", [bias, shape_name], [reshaped], name=name(bias + "_reshape")))
+            order.append(helper.make_node("Add", [mul_out, reshaped], [y], name=name(stem + "_bias_add")))
+    if changed == 0:
+        return None, "no MatMul or Conv with a float weight"
+    del g.node[:]
+    g.node.extend(order)
+    used = {x for n in g.node for x in n.input} | {o.name for o in g.output}
+    kept = [i for i in g.initializer if i.name in used]
+    del g.initializer[:]
+    g.initializer.extend(kept + new_inits)
+    return model, None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("models", nargs="*")
+    parser.add_argument("--out", default="build/quantized")
+    parser.add_argument("--kinds", default="fp16,qdq,dynamic")
+    parser.add_argument("--activation-type", choices=["uint8", "int8"], default="uint8")
+    args = parser.parse_args()
+    models = args.models
+    if not models:
+        root = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "models"
+        models = sorted(str(p) for p in root.rglob("*.onnx"))
+    os.makedirs(args.out, exist_ok=True)
+    makers = {"fp16": to_fp16, "qdq": lambda m: to_qdq(m, args.activation_type), "dynamic": to_dynamic}
+    failures = 0
+    for path in models:
+        for kind in args.kinds.split(","):
+            if kind not in makers:
+                print(f"{kind}: unknown kind (fp16, qdq, dynamic)", file=sys.stderr)
+                return 2
+            try:
+                model = onnx.load(path)
+                try:  # Debian's checker is older than some models: check the copy only when it checks the original.
+                    onnx.checker.check_model(model)
+                    checkable = True
+                except Exception:
+                    checkable = False
+                copy, why = makers[kind](model)
+            except Exception as error:  # A model ONNX cannot load or infer: say which, go on.
+                copy, why = None, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            if copy is None:
+                print(f"skip {kind} {path}: {why}")
+                continue
+            out = os.path.join(args.out, f"{pathlib.Path(path).stem}.{kind}.onnx")
+            try:
+                if checkable:
+                    onnx.checker.check_model(copy)
+            except Exception as error:
+                print(f"FAIL {kind} {path}: the copy does not check: {str(error).splitlines()[0]}")
+                failures += 1
+                continue
+            onnx.save(copy, out)
+            print(f"wrote {out}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
