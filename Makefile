@@ -48,8 +48,12 @@ test: build test-deps ort-node
 # onnxruntime-node for ctest's ground_truth_onnxruntime and `make ground-truth`
 # (bench/ground_truth/install_ort.sh): installed once into
 # $(BUILD_DIR)/ground-truth; without the npm registry it says so and the
-# test skips.
+# test skips. npm: the machine's own when it has one (a NodeSource nodejs
+# bundles npm and conflicts with Debian's npm package), else Debian's.
 ort-node: test-deps
+	@command -v npm > /dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	  $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm) || \
+	  echo "ort-node: Debian's nodejs and npm could not be installed; ground_truth_onnxruntime will skip"
 	@bash bench/ground_truth/install_ort.sh $(BUILD_DIR)/ground-truth || [ $$? -eq 77 ]
 
 bench: build
@@ -63,7 +67,7 @@ clean:
 # onnxruntime-node from the npm registry into $(BUILD_DIR)/ground-truth (its
 # install script is skipped: it fetches GPU binaries), then measures every shared
 # model and a few hundred of Debian's test models, one at a time, one thread.
-ground-truth: build test-deps
+ground-truth: build ort-node
 	$(call install_missing,third_party/debian-packages-bench.txt)
 	bash bench/ground_truth/install_ort.sh $(BUILD_DIR)/ground-truth
 	bash bench/ground_truth/run.sh $(BUILD_DIR)

@@ -111,11 +111,15 @@ Options:
                        blocked tensors and reorder copies), which of its kernels work in place,
                        its kernels' workspaces (scratch live at their node's step,
                        workspace_bytes), graph inputs held to the run's end, its own planner
-                       (runtime_tensor_bytes: its buffers at the worst step, which the peak
-                       then counts instead of the arena) and its measured per-run overhead
-                       (runtime_overhead_bytes, part of peak). Names:
-                       onnxruntime-cpu. Independent of --device. Default: none (the
-                       runtime-independent plan).
+                       (runtime_tensor_bytes: its buffers at the worst step, arena off), its
+                       measured per-run overhead (runtime_overhead_bytes), what it holds after
+                       a first run with its default options (runtime_reserved_bytes) and its
+                       weights after load (runtime_weights_bytes). The peak is then the
+                       runtime's: weights after load + reserved; with noarena, weights after
+                       load + runtime tensors + overhead. Names: onnxruntime-cpu, with options
+                       after a colon: an ISA (avx2, avx512, arm64; default: this machine's)
+                       and noarena, e.g. onnxruntime-cpu:avx2,noarena. Independent of
+                       --device. Default: none (the runtime-independent plan).
   --device NAME        Plan for a built-in hardware profile (default generic-cpu; see `devices`).
   --device-file FILE   Plan for a profile of your own (text-format DeviceProfile, see devices/).
   --format FORMAT      Report format (default text):

@@ -52,8 +52,13 @@ TEST(RuntimeCliTest, TextReportNamesTheFoldedWeights) {
   ASSERT_EQ(run.exit_code, kExitOk) << run.err;
   EXPECT_NE(run.out.find("folded weights"), std::string::npos);
   EXPECT_NE(run.out.find("kernel workspaces"), std::string::npos);
-  EXPECT_NE(run.out.find("= weights + folded + runtime tensors + runtime overhead"), std::string::npos);
+  // ORT's default options: the weights it holds after load and what its arena keeps after a run.
+  EXPECT_NE(run.out.find("= runtime weights + runtime reserved"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("runtime tensors"), std::string::npos);
+  const CliRun noarena = RunCliCaptured({"analyze", path, "--runtime", "onnxruntime-cpu:avx2,noarena"});
+  ASSERT_EQ(noarena.exit_code, kExitOk) << noarena.err;
+  EXPECT_NE(noarena.out.find("= runtime weights + runtime tensors + runtime overhead"), std::string::npos)
+      << noarena.out;
 }
 
 TEST(RuntimeCliTest, RuntimeFlag) {
@@ -62,10 +67,14 @@ TEST(RuntimeCliTest, RuntimeFlag) {
   EXPECT_EQ(json["options"]["runtime"], "onnxruntime-cpu");
   EXPECT_EQ(json["memory"]["workspace_bytes"], 0);
   EXPECT_EQ(json["memory"]["peak_bytes"].get<int64_t>(),
-            json["memory"]["weights_bytes"].get<int64_t>() + json["memory"]["folded_weights_bytes"].get<int64_t>() +
-                json["memory"]["runtime_tensor_bytes"].get<int64_t>() +
-                json["memory"]["runtime_overhead_bytes"].get<int64_t>());
+            json["memory"]["runtime_weights_bytes"].get<int64_t>() +
+                json["memory"]["runtime_reserved_bytes"].get<int64_t>());
   EXPECT_GT(json["memory"]["runtime_tensor_bytes"].get<int64_t>(), 0);
+  nlohmann::json noarena = AnalyzeJson(path, {"--runtime=onnxruntime-cpu:noarena"});
+  EXPECT_EQ(noarena["memory"]["peak_bytes"].get<int64_t>(),
+            noarena["memory"]["runtime_weights_bytes"].get<int64_t>() +
+                noarena["memory"]["runtime_tensor_bytes"].get<int64_t>() +
+                noarena["memory"]["runtime_overhead_bytes"].get<int64_t>());
   for (const char* key : {"fused_nodes", "layout_nodes", "reorder_nodes"}) {
     EXPECT_TRUE(json["modes"]["runtime"][key].is_number_integer()) << key;
   }
