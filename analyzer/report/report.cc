@@ -226,8 +226,9 @@ void WriteModes(const ModesSummary& modes, JsonWriter& json) {
   json.Key("fused_nodes").Int(modes.fused_nodes);
   json.Key("layout_nodes").Int(modes.layout_nodes);
   json.Key("reorder_nodes").Int(modes.reorder_nodes);
-  json.Key("isa");  // The ISA whose rules applied (null without --runtime).
-  WriteStringOrNull(modes.runtime_isa, json);
+  // The ISA whose rules applied: only under --runtime, so that reports
+  // without a runtime stay as they were.
+  if (!modes.runtime_isa.empty()) json.Key("isa").String(modes.runtime_isa);
   json.EndObject();
   json.EndObject();
 }
