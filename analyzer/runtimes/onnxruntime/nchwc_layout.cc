@@ -221,7 +221,9 @@ class NchwcLayout {
 
   // FuseNchwcArgument: the node is merged into `into`'s producer, whose
   // blocked tensor now stands for the node's output too.
-  void FuseInto(NodeId node_id, const Arg& into) {
+  void FuseInto(NodeId node_id, const Arg& into_ref) {
+    // A copy: `into_ref` may live in args_, which the insertion below may rehash.
+    const Arg into = into_ref;
     const ValueId logical = graph_.nodes[node_id].outputs[0];
     const int64_t uses = Uses(logical);
     args_[logical] = Arg{.blocked = into.blocked, .logical = logical, .producer = into.producer,
