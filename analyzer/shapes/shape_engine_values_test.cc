@@ -270,7 +270,8 @@ TEST(ValuesTest, BranchesOfDifferentRankTakeTheOneWithMoreBytes) {
   EXPECT_TRUE(tables.graphs.at(&larger_else.graph()).Find("out")->max_over_branches);
   // [1, n, 4] against [m]: which is larger depends on n and m; binding them decides.
   const onnx::ModelProto incomparable = model_with("Identity");
-  const SymValue* z = InferWithValues(incomparable, {}).graphs.at(&incomparable.graph()).Find("z");
+  const ShapeTables incomparable_tables = InferWithValues(incomparable, {});  // Outlives z.
+  const SymValue* z = incomparable_tables.graphs.at(&incomparable.graph()).Find("z");
   ASSERT_NE(z, nullptr);
   EXPECT_FALSE(z->shape.has_value());
   EXPECT_NE(z->reason.find("depends on the unbound dims"), std::string::npos) << z->reason;
