@@ -233,6 +233,16 @@ void WriteModes(const ModesSummary& modes, JsonWriter& json) {
   json.EndObject();
 }
 
+// The figures of one planned point (a sweep value, a sample binding), as
+// members of the object being written.
+void WritePointFigures(const MemoryFigures& memory, JsonWriter& json) {
+  json.Key("peak_bytes").Int(memory.peak_bytes);
+  json.Key("arena_bytes").Int(memory.arena_bytes);
+  json.Key("lower_bound_bytes").Int(memory.lower_bound_bytes);
+  json.Key("naive_bytes").Int(memory.naive_bytes);
+  json.Key("unsized_tensors").Int(memory.unsized_tensors);
+}
+
 void WriteSweep(const SweepFigures& sweep, JsonWriter& json) {
   json.BeginObject();
   json.Key("dim").String(sweep.dim);
@@ -240,11 +250,7 @@ void WriteSweep(const SweepFigures& sweep, JsonWriter& json) {
   for (const SweepFigures::Point& point : sweep.points) {
     json.BeginObject();
     json.Key("value").Int(point.value);
-    json.Key("peak_bytes").Int(point.memory.peak_bytes);
-    json.Key("arena_bytes").Int(point.memory.arena_bytes);
-    json.Key("lower_bound_bytes").Int(point.memory.lower_bound_bytes);
-    json.Key("naive_bytes").Int(point.memory.naive_bytes);
-    json.Key("unsized_tensors").Int(point.memory.unsized_tensors);
+    WritePointFigures(point.memory, json);
     json.EndObject();
   }
   json.EndArray();
@@ -422,11 +428,7 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
       for (const auto& [name, value] : sample.dims) json.Key(name).Int(value);
       json.EndObject();
       json.Key("label").String(sample.label);
-      json.Key("peak_bytes").Int(sample.memory.peak_bytes);
-      json.Key("arena_bytes").Int(sample.memory.arena_bytes);
-      json.Key("lower_bound_bytes").Int(sample.memory.lower_bound_bytes);
-      json.Key("naive_bytes").Int(sample.memory.naive_bytes);
-      json.Key("unsized_tensors").Int(sample.memory.unsized_tensors);
+      WritePointFigures(sample.memory, json);
       json.EndObject();
     }
     json.EndArray();

@@ -71,6 +71,25 @@ std::string ConsistentBinding(const Expr& a, const Expr& b, const std::set<std::
   return out;
 }
 
+// The largest rank among broadcast operands.
+size_t MaxRank(const std::vector<std::vector<Expr>>& operands) {
+  size_t rank = 0;
+  for (const auto& shape : operands) rank = std::max(rank, shape.size());
+  return rank;
+}
+
+// The operands' known dims at `from_end` (1: the last axis) that are not 1:
+// broadcasting needs them all equal.
+std::vector<Expr> DimsThatMustMatch(const std::vector<std::vector<Expr>>& operands, size_t from_end) {
+  std::vector<Expr> dims;
+  for (const auto& shape : operands) {
+    if (shape.size() < from_end) continue;
+    const Expr& d = shape[shape.size() - from_end];
+    if (d.known() && !d.IsConstant(1)) dims.push_back(d);
+  }
+  return dims;
+}
+
 // Both sides of every equality a node needs between two dims: right-aligned
 // broadcast operands of the ops that broadcast, and MatMul's inner dims.
 std::vector<std::pair<Expr, Expr>> NeededEqualities(const onnx::NodeProto& node, const GraphShapes& shapes) {
@@ -91,15 +110,8 @@ std::vector<std::pair<Expr, Expr>> NeededEqualities(const onnx::NodeProto& node,
   }
   if (!kBroadcasting.contains(node.op_type())) return pairs;
   const std::vector<std::vector<Expr>> operands = BroadcastOperands(node, shapes);
-  size_t rank = 0;
-  for (const auto& shape : operands) rank = std::max(rank, shape.size());
-  for (size_t from_end = 1; from_end <= rank; ++from_end) {
-    std::vector<Expr> dims;
-    for (const auto& shape : operands) {
-      if (shape.size() < from_end) continue;
-      const Expr& d = shape[shape.size() - from_end];
-      if (d.known() && !d.IsConstant(1)) dims.push_back(d);
-    }
+  for (size_t from_end = 1; from_end <= MaxRank(operands); ++from_end) {
+    const std::vector<Expr> dims = DimsThatMustMatch(operands, from_end);
     for (size_t i = 1; i < dims.size(); ++i) pairs.emplace_back(dims[0], dims[i]);
   }
   return pairs;
@@ -167,15 +179,8 @@ std::optional<std::string> FindDimDefaultConflict(const onnx::ModelProto& bound_
     if (!clash) continue;
     const std::vector<std::vector<Expr>> operands =
         BroadcastOperands(unbound_model.graph().node(k), unbound_graph->second);
-    size_t rank = 0;
-    for (const auto& shape : operands) rank = std::max(rank, shape.size());
-    for (size_t from_end = 1; from_end <= rank; ++from_end) {
-      std::vector<Expr> dims;
-      for (const auto& shape : operands) {
-        if (shape.size() < from_end) continue;
-        const Expr& d = shape[shape.size() - from_end];
-        if (d.known() && !d.IsConstant(1)) dims.push_back(d);
-      }
+    for (size_t from_end = 1; from_end <= MaxRank(operands); ++from_end) {
+      const std::vector<Expr> dims = DimsThatMustMatch(operands, from_end);
       for (size_t i = 0; i < dims.size(); ++i) {
         for (size_t j = i + 1; j < dims.size(); ++j) {
           std::optional<int64_t> a = dims[i].Evaluate(all), b = dims[j].Evaluate(all);
