@@ -15,32 +15,13 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_REPORT_HTML_H_
 #define ONNX_FOOTPRINT_ANALYZER_REPORT_HTML_H_
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "analyzer/report/html_charts.h"  // TierView, TiersOf: the pictures of each tier.
 #include "analyzer/report/model_report.h"
 
 namespace footprint {
-
-// One memory tier as the page draws it.
-//
-// Why a view: device profiles will place tensors in several tiers (SRAM,
-// DRAM, ...), each planned on its own. The page draws whatever TiersOf
-// returns, one section each; today every planned tensor is in the one
-// "arena" tier, and TiersOf is the single place that learns about tiers.
-struct TierView {
-  std::string name;                           // "arena".
-  std::optional<int64_t> capacity_bytes;      // The device's capacity of this tier, when known.
-  int64_t size_bytes = 0;                     // Planned size: max of offset + aligned size.
-  int64_t lower_bound_bytes = 0;              // Max over steps of live aligned bytes in this tier.
-  std::vector<int64_t> live_bytes_per_step;   // Live aligned bytes of this tier at each step.
-  std::vector<const TensorRecord*> tensors;   // Planned tensors (with an offset) in this tier.
-  std::vector<int64_t> offsets;               // offsets[i]: tensors[i]'s offset within this tier.
-};
-
-std::vector<TierView> TiersOf(const Analysis& analysis);
 
 std::string RenderHtml(const std::vector<ModelReport>& reports);
 
