@@ -172,14 +172,224 @@ std::optional<std::string> TakeValue(const std::vector<std::string>& args, size_
   return std::nullopt;
 }
 
+// Each Take*Flag: true when args[i] is one of its flags (i past its value),
+// false when not (with *error set for one of its flags missing its value),
+// or the usage error of a bad value.
+
+// The modes and what the analysis models: --baseline, --[no-]qdq, --[no-]accumulate,
+// --[no-]fold, --runtime, --[no-]alias, --[no-]inplace, --schedule, --schedule-time-limit.
+absl::StatusOr<bool> TakeModeFlag(const std::vector<std::string>& args, size_t& i, AnalyzeCommand& command,
+                                  std::string* error_out) {
+  const std::string& word = args[i];
+  AnalyzeOptions& options = command.options;
+  std::string& error = *error_out;
+  if (word == "--baseline") {
+    options.optimize_schedule = false;
+    options.alias = false;
+    options.inplace = false;
+    options.fold_constants = false;
+    options.accumulate = false;
+    options.qdq = false;
+    return true;
+  }
+  if (word == "--qdq" || word == "--no-qdq") {
+    options.qdq = word == "--qdq";
+    return true;
+  }
+  if (word == "--accumulate" || word == "--no-accumulate") {
+    options.accumulate = word == "--accumulate";
+    return true;
+  }
+  if (word == "--fold" || word == "--no-fold") {
+    options.fold_constants = word == "--fold";
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--runtime", &error)) {
+    // `--runtime=` names no runtime ("" is none to the registry): refused like an unknown name.
+    absl::StatusOr<std::unique_ptr<const RuntimeModel>> runtime = MakeRuntimeModel(*value);
+    if (runtime.ok() && *runtime == nullptr) {
+      runtime = absl::InvalidArgumentError(
+          absl::StrCat("must be one of ", absl::StrJoin(KnownRuntimes(), ", "), ", got ''"));
+    }
+    if (!runtime.ok()) return UsageError(absl::StrCat("--runtime ", runtime.status().message()));
+    options.runtime = *value;
+    return true;
+  }
+  if (word == "--alias" || word == "--no-alias") {
+    options.alias = word == "--alias";
+    return true;
+  }
+  if (word == "--inplace" || word == "--no-inplace") {
+    options.inplace = word == "--inplace";
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--schedule", &error)) {
+    if (*value != "given" && *value != "optimized") {
+      return UsageError(absl::StrCat("--schedule must be given or optimized, got '", *value, "'"));
+    }
+    options.optimize_schedule = *value == "optimized";
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--schedule-time-limit", &error)) {
+    double seconds = 0;
+    if (!absl::SimpleAtod(*value, &seconds) || seconds < 0 || seconds > 86400) {
+      return UsageError(
+          absl::StrCat("--schedule-time-limit expects seconds between 0 and 86400, got '", *value, "'"));
+    }
+    options.schedule_time_limit = absl::Seconds(seconds);
+    return true;
+  }
+  return false;
+}
+
+// The shapes and values: --dim, --input-shape, --input-value, --tensor-shape, --dim-default, --sweep.
+absl::StatusOr<bool> TakeShapeFlag(const std::vector<std::string>& args, size_t& i, AnalyzeCommand& command,
+                                   std::string* error_out) {
+  AnalyzeOptions& options = command.options;
+  std::string& error = *error_out;
+  if (std::optional<std::string> value = TakeValue(args, i, "--dim", &error)) {
+    const size_t equals = value->find('=');
+    int64_t dim_value = 0;
+    if (equals == std::string::npos || equals == 0 ||
+        !absl::SimpleAtoi(value->substr(equals + 1), &dim_value) || dim_value < 0) {
+      return UsageError(absl::StrCat("--dim expects NAME=VALUE with VALUE a non-negative integer, got '", *value,
+                                     "'"));
+    }
+    options.dims[value->substr(0, equals)] = dim_value;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--input-shape", &error)) {
+    const size_t equals = value->rfind('=');
+    std::optional<std::vector<int64_t>> dims =
+        equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
+    if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
+      return UsageError(absl::StrCat("--input-shape expects INPUT=DIMS with DIMS like 1x3x224x224 (or 'scalar'), got '",
+                                     *value, "'"));
+    }
+    options.input_shapes[value->substr(0, equals)] = *dims;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--input-value", &error)) {
+    // The value's type and rank are checked against the input when the model is read.
+    const size_t equals = value->find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == value->size()) {
+      return UsageError(absl::StrCat("--input-value expects INPUT=V with V a value or a list like 1,2,3, got '",
+                                     *value, "'"));
+    }
+    options.input_values[value->substr(0, equals)] = value->substr(equals + 1);
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--tensor-shape", &error)) {
+    const size_t equals = value->rfind('=');
+    std::optional<std::vector<int64_t>> dims =
+        equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
+    if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
+      return UsageError(absl::StrCat("--tensor-shape expects NAME=DIMS with DIMS like 480x640x3, got '", *value,
+                                     "'"));
+    }
+    options.tensor_shapes[value->substr(0, equals)] = *dims;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--dim-default", &error)) {
+    int64_t dim_value = 0;
+    if (!absl::SimpleAtoi(*value, &dim_value) || dim_value < 0) {
+      return UsageError(absl::StrCat("--dim-default expects a non-negative integer, got '", *value, "'"));
+    }
+    options.dim_default = dim_value;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--sweep", &error)) {
+    command.sweep = ParseSweep(*value);
+    if (!command.sweep.has_value()) {
+      return UsageError(absl::StrCat("--sweep expects NAME=V1,V2,... with non-negative integers, got '", *value,
+                                     "'"));
+    }
+    return true;
+  }
+  return false;
+}
+
+// Where it runs and what is written: --format, --device, --device-file, --output, --emit-plan,
+// --baseline-report, --jobs.
+absl::StatusOr<bool> TakeOutputFlag(const std::vector<std::string>& args, size_t& i, AnalyzeCommand& command,
+                                    std::string* error_out) {
+  ReportRequest& report = command.report;
+  BatchRequest& batch = command.batch;
+  std::string& error = *error_out;
+  if (std::optional<std::string> value = TakeValue(args, i, "--format", &error)) {
+    if (!IsReportFormat(*value)) {
+      return UsageError(absl::StrCat("--format must be text, json, md or html, got '", *value, "'"));
+    }
+    report.format = *value;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--device", &error)) {
+    command.device_name = *value;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--device-file", &error)) {
+    command.device_file = *value;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--output", &error)) {
+    if (value->empty()) return UsageError("--output needs a file name");
+    report.output_path = *value;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--emit-plan", &error)) {
+    if (!absl::EndsWith(*value, ".json") && !absl::EndsWith(*value, ".h")) {
+      return UsageError(absl::StrCat("--emit-plan expects a FILE ending in .json or .h, got '", *value, "'"));
+    }
+    report.plan_path = *value;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--baseline-report", &error)) {
+    if (value->empty()) return UsageError("--baseline-report needs a file name");
+    report.baseline_report_path = *value;
+    return true;
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--jobs", &error)) {
+    if (!absl::SimpleAtoi(*value, &batch.jobs) || batch.jobs < 1 || batch.jobs > 256) {
+      return UsageError(absl::StrCat("--jobs expects a whole number from 1 to 256, got '", *value, "'"));
+    }
+    return true;
+  }
+  return false;
+}
+
+// The budgets (--max-peak, --max-arena, --max-weights) and --time-limit.
+absl::StatusOr<bool> TakeLimitFlag(const std::vector<std::string>& args, size_t& i, AnalyzeCommand& command,
+                                   std::string* error_out) {
+  BatchRequest& batch = command.batch;
+  AnalyzeOptions& options = command.options;
+  std::string& error = *error_out;
+  for (auto [flag, limit] : {std::pair{"--max-peak", &batch.budgets.max_peak_bytes},
+                             std::pair{"--max-arena", &batch.budgets.max_arena_bytes},
+                             std::pair{"--max-weights", &batch.budgets.max_weights_bytes}}) {
+    if (std::optional<std::string> value = TakeValue(args, i, flag, &error)) {
+      absl::StatusOr<int64_t> bytes = ParseByteSize(*value);
+      if (!bytes.ok()) return UsageError(absl::StrCat(flag, ": ", bytes.status().message()));
+      *limit = *bytes;
+      return true;
+    }
+  }
+  if (std::optional<std::string> value = TakeValue(args, i, "--time-limit", &error)) {
+    double seconds = 0;
+    if (!absl::SimpleAtod(*value, &seconds) || seconds < 0 || seconds > 86400) {
+      return UsageError(absl::StrCat("--time-limit expects seconds between 0 and 86400, got '", *value, "'"));
+    }
+    options.planner_time_limit = absl::Seconds(seconds);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* AnalyzeUsage() { return kAnalyzeUsage; }
 
 absl::StatusOr<AnalyzeCommand> ParseAnalyzeArgs(const std::vector<std::string>& args) {
   AnalyzeCommand command;
-  // The names the flag loop has always used, so that its lines stay as they were.
-  std::vector<std::string>& models = command.models;
   AnalyzeOptions& options = command.options;  // The struct defaults to the baseline; the command to every mode.
   options.optimize_schedule = true;
   options.alias = true;
@@ -187,199 +397,29 @@ absl::StatusOr<AnalyzeCommand> ParseAnalyzeArgs(const std::vector<std::string>& 
   options.fold_constants = true;
   options.accumulate = true;
   options.qdq = true;
-  BatchRequest& batch = command.batch;
-  ReportRequest& report = command.report;
-  std::string& device_name = command.device_name;
-  device_name = devices::kDefaultDeviceName;
-  std::string& device_file = command.device_file;
-  std::optional<SweepRequest>& sweep = command.sweep;
+  command.device_name = devices::kDefaultDeviceName;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& word = args[i];
-    std::string error;
     if (word == "-h" || word == "--help") {
       command.help = true;
       return command;
     }
-    if (word == "--baseline") {
-      options.optimize_schedule = false;
-      options.alias = false;
-      options.inplace = false;
-      options.fold_constants = false;
-      options.accumulate = false;
-      options.qdq = false;
-      continue;
-    }
-    if (word == "--qdq" || word == "--no-qdq") {
-      options.qdq = word == "--qdq";
-      continue;
-    }
-    if (word == "--accumulate" || word == "--no-accumulate") {
-      options.accumulate = word == "--accumulate";
-      continue;
-    }
-    if (word == "--fold" || word == "--no-fold") {
-      options.fold_constants = word == "--fold";
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--runtime", &error)) {
-      // `--runtime=` names no runtime ("" is none to the registry): refused like an unknown name.
-      absl::StatusOr<std::unique_ptr<const RuntimeModel>> runtime = MakeRuntimeModel(*value);
-      if (runtime.ok() && *runtime == nullptr) {
-        runtime = absl::InvalidArgumentError(
-            absl::StrCat("must be one of ", absl::StrJoin(KnownRuntimes(), ", "), ", got ''"));
-      }
-      if (!runtime.ok()) return UsageError(absl::StrCat("--runtime ", runtime.status().message()));
-      options.runtime = *value;
-      continue;
-    }
-    if (word == "--alias" || word == "--no-alias") {
-      options.alias = word == "--alias";
-      continue;
-    }
-    if (word == "--inplace" || word == "--no-inplace") {
-      options.inplace = word == "--inplace";
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--schedule", &error)) {
-      if (*value != "given" && *value != "optimized") {
-        return UsageError(absl::StrCat("--schedule must be given or optimized, got '", *value, "'"));
-      }
-      options.optimize_schedule = *value == "optimized";
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--schedule-time-limit", &error)) {
-      double seconds = 0;
-      if (!absl::SimpleAtod(*value, &seconds) || seconds < 0 || seconds > 86400) {
-        return UsageError(
-            absl::StrCat("--schedule-time-limit expects seconds between 0 and 86400, got '", *value, "'"));
-      }
-      options.schedule_time_limit = absl::Seconds(seconds);
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--dim", &error)) {
-      const size_t equals = value->find('=');
-      int64_t dim_value = 0;
-      if (equals == std::string::npos || equals == 0 ||
-          !absl::SimpleAtoi(value->substr(equals + 1), &dim_value) || dim_value < 0) {
-        return UsageError(absl::StrCat("--dim expects NAME=VALUE with VALUE a non-negative integer, got '", *value,
-                                       "'"));
-      }
-      options.dims[value->substr(0, equals)] = dim_value;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--input-shape", &error)) {
-      const size_t equals = value->rfind('=');
-      std::optional<std::vector<int64_t>> dims =
-          equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
-      if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
-        return UsageError(absl::StrCat("--input-shape expects INPUT=DIMS with DIMS like 1x3x224x224 (or 'scalar'), got '",
-                                       *value, "'"));
-      }
-      options.input_shapes[value->substr(0, equals)] = *dims;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--input-value", &error)) {
-      // The value's type and rank are checked against the input when the model is read.
-      const size_t equals = value->find('=');
-      if (equals == std::string::npos || equals == 0 || equals + 1 == value->size()) {
-        return UsageError(absl::StrCat("--input-value expects INPUT=V with V a value or a list like 1,2,3, got '",
-                                       *value, "'"));
-      }
-      options.input_values[value->substr(0, equals)] = value->substr(equals + 1);
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--tensor-shape", &error)) {
-      const size_t equals = value->rfind('=');
-      std::optional<std::vector<int64_t>> dims =
-          equals == std::string::npos ? std::nullopt : symbolic::ParseShapeText(value->substr(equals + 1));
-      if (equals == std::string::npos || equals == 0 || !dims.has_value()) {
-        return UsageError(absl::StrCat("--tensor-shape expects NAME=DIMS with DIMS like 480x640x3, got '", *value,
-                                       "'"));
-      }
-      options.tensor_shapes[value->substr(0, equals)] = *dims;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--dim-default", &error)) {
-      int64_t dim_value = 0;
-      if (!absl::SimpleAtoi(*value, &dim_value) || dim_value < 0) {
-        return UsageError(absl::StrCat("--dim-default expects a non-negative integer, got '", *value, "'"));
-      }
-      options.dim_default = dim_value;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--sweep", &error)) {
-      sweep = ParseSweep(*value);
-      if (!sweep.has_value()) {
-        return UsageError(absl::StrCat("--sweep expects NAME=V1,V2,... with non-negative integers, got '", *value,
-                                       "'"));
-      }
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--format", &error)) {
-      if (!IsReportFormat(*value)) {
-        return UsageError(absl::StrCat("--format must be text, json, md or html, got '", *value, "'"));
-      }
-      report.format = *value;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--device", &error)) {
-      device_name = *value;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--device-file", &error)) {
-      device_file = *value;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--output", &error)) {
-      if (value->empty()) return UsageError("--output needs a file name");
-      report.output_path = *value;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--emit-plan", &error)) {
-      if (!absl::EndsWith(*value, ".json") && !absl::EndsWith(*value, ".h")) {
-        return UsageError(absl::StrCat("--emit-plan expects a FILE ending in .json or .h, got '", *value, "'"));
-      }
-      report.plan_path = *value;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--baseline-report", &error)) {
-      if (value->empty()) return UsageError("--baseline-report needs a file name");
-      report.baseline_report_path = *value;
-      continue;
-    }
-    if (std::optional<std::string> value = TakeValue(args, i, "--jobs", &error)) {
-      if (!absl::SimpleAtoi(*value, &batch.jobs) || batch.jobs < 1 || batch.jobs > 256) {
-        return UsageError(absl::StrCat("--jobs expects a whole number from 1 to 256, got '", *value, "'"));
-      }
-      continue;
-    }
-    bool is_budget = false;
-    for (auto [flag, limit] : {std::pair{"--max-peak", &batch.budgets.max_peak_bytes},
-                               std::pair{"--max-arena", &batch.budgets.max_arena_bytes},
-                               std::pair{"--max-weights", &batch.budgets.max_weights_bytes}}) {
-      if (std::optional<std::string> value = TakeValue(args, i, flag, &error)) {
-        absl::StatusOr<int64_t> bytes = ParseByteSize(*value);
-        if (!bytes.ok()) return UsageError(absl::StrCat(flag, ": ", bytes.status().message()));
-        *limit = *bytes;
-        is_budget = true;
+    std::string error;
+    bool taken = false;
+    for (const auto& take : {&TakeModeFlag, &TakeShapeFlag, &TakeOutputFlag, &TakeLimitFlag}) {
+      absl::StatusOr<bool> took = take(args, i, command, &error);
+      if (!took.ok()) return took.status();
+      if (*took) {
+        taken = true;
         break;
       }
-      if (!error.empty()) break;
     }
-    if (is_budget) continue;
-    if (std::optional<std::string> value = TakeValue(args, i, "--time-limit", &error)) {
-      double seconds = 0;
-      if (!absl::SimpleAtod(*value, &seconds) || seconds < 0 || seconds > 86400) {
-        return UsageError(absl::StrCat("--time-limit expects seconds between 0 and 86400, got '", *value, "'"));
-      }
-      options.planner_time_limit = absl::Seconds(seconds);
-      continue;
-    }
+    if (taken) continue;
     if (!error.empty()) return UsageError(error);
     if (absl::StartsWith(word, "-") && word != "-") return UsageError(absl::StrCat("unknown option ", word));
-    models.push_back(word);
+    command.models.push_back(word);
   }
-  if (models.empty()) return UsageError("analyze needs a MODEL.onnx");
+  if (command.models.empty()) return UsageError("analyze needs a MODEL.onnx");
   return command;
 }
 
