@@ -322,10 +322,9 @@ double ReuseSavingsPercent(const MemoryFigures& memory) {
   return 100.0 * static_cast<double>(memory.reuse_savings_bytes) / static_cast<double>(memory.naive_bytes);
 }
 
-void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
-  json.Key("schema_version").Int(kJsonSchemaVersion);
+// `unbound_dims` and `binding_examples`, when some input dim has no value: first, before any figure.
+void WriteUnboundDims(const Analysis& analysis, JsonWriter& json) {
   if (!analysis.unbound_dims.empty()) {
-    // First: what to bind before any figure means much.
     json.Key("unbound_dims").BeginArray();
     for (const UnboundDim& dim : analysis.unbound_dims) {
       json.BeginObject();
@@ -346,7 +345,10 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
     json.Key("binding_examples");
     WriteStrings(BindingExamples(analysis), json);
   }
+}
 
+// `model` and `device`.
+void WriteModelAndDevice(const Analysis& analysis, JsonWriter& json) {
   json.Key("model").BeginObject();
   json.Key("path").String(analysis.model.path);
   json.Key("ir_version").Int(analysis.model.ir_version);
@@ -360,8 +362,10 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
   json.Key("name").String(analysis.device.name);
   json.Key("alignment_bytes").Int(analysis.device.alignment_bytes);
   json.EndObject();
+}
 
-  const AnalyzeOptions& options = analysis.options;
+// `options`: the modes and bindings asked for.
+void WriteOptions(const AnalyzeOptions& options, JsonWriter& json) {
   json.Key("options").BeginObject();
   json.Key("schedule").String(options.optimize_schedule ? "optimized" : "given");
   json.Key("alias").Bool(options.alias);
@@ -389,7 +393,61 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
     json.EndObject();
   }
   json.EndObject();
+}
 
+// `samples`: the figures at sample bindings of unbound dims.
+void WriteSamples(const Analysis& analysis, JsonWriter& json) {
+  if (!analysis.samples.empty()) {
+    json.Key("samples").BeginArray();
+    for (const SampleFigures& sample : analysis.samples) {
+      json.BeginObject();
+      json.Key("dims").BeginObject();
+      for (const auto& [name, value] : sample.dims) json.Key(name).Int(value);
+      json.EndObject();
+      json.Key("label").String(sample.label);
+      WritePointFigures(sample.memory, json);
+      json.EndObject();
+    }
+    json.EndArray();
+  }
+}
+
+// `if_branches`: each If's branch taken, and by what.
+void WriteIfBranches(const Analysis& analysis, JsonWriter& json) {
+  if (!analysis.if_branches.empty()) {
+    json.Key("if_branches").BeginArray();
+    for (const IfBranch& branch : analysis.if_branches) {
+      json.BeginObject();
+      json.Key("node").String(branch.node);
+      json.Key("branch").String(branch.branch);
+      json.Key("decided_by");
+      WriteStringOrNull(branch.decided_by, json);
+      if (!branch.bound_branch.empty()) json.Key("bound_branch").String(branch.bound_branch);
+      json.EndObject();
+    }
+    json.EndArray();
+  }
+}
+
+// `budgets`: each --max-* check.
+void WriteBudgets(const std::vector<BudgetCheck>& budgets, JsonWriter& json) {
+  json.Key("budgets").BeginArray();
+  for (const BudgetCheck& check : budgets) {
+    json.BeginObject();
+    json.Key("figure").String(check.figure);
+    json.Key("limit_bytes").Int(check.limit_bytes);
+    json.Key("actual_bytes").Int(check.actual_bytes);
+    json.Key("ok").Bool(check.ok);
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
+void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
+  json.Key("schema_version").Int(kJsonSchemaVersion);
+  WriteUnboundDims(analysis, json);
+  WriteModelAndDevice(analysis, json);
+  WriteOptions(analysis.options, json);
   json.Key("memory");
   WriteMemory(analysis, json);
 
@@ -420,33 +478,9 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
     json.Key("sweep");
     WriteSweep(*analysis.sweep, json);
   }
-  if (!analysis.samples.empty()) {
-    json.Key("samples").BeginArray();
-    for (const SampleFigures& sample : analysis.samples) {
-      json.BeginObject();
-      json.Key("dims").BeginObject();
-      for (const auto& [name, value] : sample.dims) json.Key(name).Int(value);
-      json.EndObject();
-      json.Key("label").String(sample.label);
-      WritePointFigures(sample.memory, json);
-      json.EndObject();
-    }
-    json.EndArray();
-  }
+  WriteSamples(analysis, json);
   if (!analysis.dim_default_conflict.empty()) json.Key("dim_default_conflict").String(analysis.dim_default_conflict);
-  if (!analysis.if_branches.empty()) {
-    json.Key("if_branches").BeginArray();
-    for (const IfBranch& branch : analysis.if_branches) {
-      json.BeginObject();
-      json.Key("node").String(branch.node);
-      json.Key("branch").String(branch.branch);
-      json.Key("decided_by");
-      WriteStringOrNull(branch.decided_by, json);
-      if (!branch.bound_branch.empty()) json.Key("bound_branch").String(branch.bound_branch);
-      json.EndObject();
-    }
-    json.EndArray();
-  }
+  WriteIfBranches(analysis, json);
   json.Key("fits");
   if (analysis.fits.has_value()) {
     json.Bool(*analysis.fits);
@@ -461,16 +495,7 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
   json.Key("timings").BeginObject();
   for (const auto& [phase, seconds] : analysis.phase_seconds) json.Key(phase).Double(seconds);
   json.EndObject();
-  json.Key("budgets").BeginArray();
-  for (const BudgetCheck& check : analysis.budgets) {
-    json.BeginObject();
-    json.Key("figure").String(check.figure);
-    json.Key("limit_bytes").Int(check.limit_bytes);
-    json.Key("actual_bytes").Int(check.actual_bytes);
-    json.Key("ok").Bool(check.ok);
-    json.EndObject();
-  }
-  json.EndArray();
+  WriteBudgets(analysis.budgets, json);
 }
 
 std::string RenderJson(const Analysis& analysis) {
