@@ -16,49 +16,60 @@
 
 namespace footprint {
 
-// The device's view: weights into the tiers that hold them, arena tensors
-// into the activation tiers (spilling when one is full), and the verdict.
-// The spec's figures above stay those of one arena at the device's
-// alignment; the tiers say where that arena actually goes.
-absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis) {
+namespace {
+
+// The device's profile, or the one-tier profile of the analysis' device.
+devices::DeviceProfile ProfileOf(const AnalyzeOptions& options) {
+  if (options.device_profile.has_value()) return *options.device_profile;
   devices::DeviceProfile profile;
-  if (options.device_profile.has_value()) {
-    profile = *options.device_profile;
-  } else {
-    profile.set_name(options.device.name);
-    profile.set_alignment_bytes(options.device.alignment_bytes);
-    devices::Memory* memory = profile.add_memory();
-    memory->set_name("arena");
-    memory->set_holds_activations(true);
-    memory->set_holds_weights(true);
-  }
-  // One buffer per group of tensors sharing bytes, as in the single arena.
+  profile.set_name(options.device.name);
+  profile.set_alignment_bytes(options.device.alignment_bytes);
+  devices::Memory* memory = profile.add_memory();
+  memory->set_name("arena");
+  memory->set_holds_activations(true);
+  memory->set_holds_weights(true);
+  return profile;
+}
+
+// The sized tensors as buffers: one per group of tensors sharing bytes, as
+// in the single arena.
+struct TierBuffers {
   std::vector<planner::Buffer> buffers;
-  std::vector<size_t> tensor_of_buffer;  // The group's owner.
-  std::vector<int64_t> buffer_of_tensor(analysis.tensors.size(), -1);
+  std::vector<size_t> tensor_of_buffer;   // The group's owner.
+  std::vector<int64_t> buffer_of_tensor;  // -1: unsized.
+};
+
+TierBuffers BuffersOf(const Analysis& analysis) {
+  TierBuffers out;
+  out.buffer_of_tensor.assign(analysis.tensors.size(), -1);
   for (size_t i = 0; i < analysis.tensors.size(); ++i) {
     const TensorRecord& tensor = analysis.tensors[i];
     if (!tensor.bytes.has_value() || tensor.shares_with_index >= 0) continue;
-    buffer_of_tensor[i] = static_cast<int64_t>(buffers.size());
-    buffers.push_back(planner::Buffer{
+    out.buffer_of_tensor[i] = static_cast<int64_t>(out.buffers.size());
+    out.buffers.push_back(planner::Buffer{
         .id = tensor.name,
         .lifespan = {tensor.first_step, tensor.last_step},
         .size = *tensor.bytes,
     });
-    tensor_of_buffer.push_back(i);
+    out.tensor_of_buffer.push_back(i);
   }
   for (size_t i = 0; i < analysis.tensors.size(); ++i) {
     const TensorRecord& tensor = analysis.tensors[i];
     if (!tensor.bytes.has_value() || tensor.shares_with_index < 0) continue;
-    buffer_of_tensor[i] = buffer_of_tensor[tensor.shares_with_index];
-    planner::Buffer& group = buffers[buffer_of_tensor[i]];
+    out.buffer_of_tensor[i] = out.buffer_of_tensor[tensor.shares_with_index];
+    planner::Buffer& group = out.buffers[out.buffer_of_tensor[i]];
     group.lifespan.first = std::min(group.lifespan.first, tensor.first_step);
     group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
     group.size = std::max(group.size, *tensor.bytes);
   }
-  // With one activation tier at the device's alignment, that tier's problem is
-  // the single arena's, already planned with the full budget: plan the tiers
-  // with heuristics only and keep the better of the two plans.
+  return out;
+}
+
+// With one activation tier at the device's alignment, that tier's problem is
+// the single arena's, already planned with the full budget: the tiers are
+// planned with heuristics only and the better of the two plans is kept.
+absl::StatusOr<devices::DevicePlan> PlanTiers(const AnalyzeOptions& options, const Analysis& analysis,
+                                              const devices::DeviceProfile& profile, const TierBuffers& buffers) {
   int activation_tiers = 0;
   bool same_alignment = true;
   for (const devices::Memory& memory : profile.memory()) {
@@ -70,15 +81,17 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
   planner::SolveOptions tier_options{.time_limit = options.planner_time_limit};
   planner::Solution single_arena;  // The single arena's offsets, buffer by buffer: the tier's plan when it fits.
   if (reuse_single_arena) {
-    for (size_t tensor : tensor_of_buffer) single_arena.offsets.push_back(analysis.tensors[tensor].offset.value_or(0));
+    for (size_t tensor : buffers.tensor_of_buffer) {
+      single_arena.offsets.push_back(analysis.tensors[tensor].offset.value_or(0));
+    }
     tier_options = {.time_limit = absl::ZeroDuration(), .bounded_search_nodes = 0, .hint = &single_arena};
   }
   absl::StatusOr<devices::DevicePlan> plan =
-      devices::PlanOnDevice(buffers, analysis.memory.weights_bytes, profile, tier_options);
+      devices::PlanOnDevice(buffers.buffers, analysis.memory.weights_bytes, profile, tier_options);
   if (!plan.ok()) return plan.status();
   if (reuse_single_arena && plan->spilled_buffers > 0) {
     // The heuristics alone did not fit the tier: let the search try too.
-    plan = devices::PlanOnDevice(buffers, analysis.memory.weights_bytes, profile,
+    plan = devices::PlanOnDevice(buffers.buffers, analysis.memory.weights_bytes, profile,
                                  {.time_limit = options.planner_time_limit});
     if (!plan.ok()) return plan.status();
   }
@@ -88,12 +101,17 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
       // Same problem, better plan: the single arena's offsets (already validated).
       tier.arena_bytes = analysis.memory.arena_bytes;
       tier.plan.proven_optimal = analysis.plan.proven_optimal;
-      for (size_t i = 0; i < buffers.size(); ++i) {
-        plan->placements[i].offset = *analysis.tensors[tensor_of_buffer[i]].offset;
+      for (size_t i = 0; i < buffers.buffers.size(); ++i) {
+        plan->placements[i].offset = *analysis.tensors[buffers.tensor_of_buffer[i]].offset;
       }
     }
   }
-  for (const devices::TierPlan& tier : plan->tiers) {
+  return plan;
+}
+
+// The plan's tiers, each tensor's tier and offset in it, and the verdict, into `analysis`.
+void RecordTiers(const devices::DevicePlan& plan, const TierBuffers& buffers, Analysis& analysis) {
+  for (const devices::TierPlan& tier : plan.tiers) {
     analysis.tiers.push_back(TierSummary{
         .name = tier.name,
         .capacity_bytes = tier.capacity_bytes,
@@ -108,23 +126,37 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
     });
   }
   for (size_t i = 0; i < analysis.tensors.size(); ++i) {
-    if (buffer_of_tensor[i] < 0) continue;
-    const devices::BufferPlacement& placement = plan->placements[buffer_of_tensor[i]];
+    if (buffers.buffer_of_tensor[i] < 0) continue;
+    const devices::BufferPlacement& placement = plan.placements[buffers.buffer_of_tensor[i]];
     TensorRecord& tensor = analysis.tensors[i];
     if (placement.tier < 0) continue;
-    tensor.tier = plan->tiers[placement.tier].name;
+    tensor.tier = plan.tiers[placement.tier].name;
     tensor.tier_offset = placement.offset;
     ++analysis.tiers[placement.tier].tensors;
   }
-  analysis.fits = plan->fits;
-  analysis.fits_reason = plan->reason;
-  analysis.spill_policy = plan->spill_policy;
-  analysis.spilled_tensors = plan->spilled_buffers;
+  analysis.fits = plan.fits;
+  analysis.fits_reason = plan.reason;
+  analysis.spill_policy = plan.spill_policy;
+  analysis.spilled_tensors = plan.spilled_buffers;
   if (analysis.fits.has_value() && *analysis.fits && !analysis.memory.complete) {
     // Unsized tensors are missing from every tier: "fits" would be a guess.
     analysis.fits = std::nullopt;
     analysis.fits_reason = "some tensors have no known size";
   }
+}
+
+}  // namespace
+
+// The device's view: weights into the tiers that hold them, arena tensors
+// into the activation tiers (spilling when one is full), and the verdict.
+// The spec's figures above stay those of one arena at the device's
+// alignment; the tiers say where that arena actually goes.
+absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis) {
+  const devices::DeviceProfile profile = ProfileOf(options);
+  const TierBuffers buffers = BuffersOf(analysis);
+  absl::StatusOr<devices::DevicePlan> plan = PlanTiers(options, analysis, profile, buffers);
+  if (!plan.ok()) return plan.status();
+  RecordTiers(*plan, buffers, analysis);
   return absl::OkStatus();
 }
 
