@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analysis.h"
 
 namespace footprint {
 
