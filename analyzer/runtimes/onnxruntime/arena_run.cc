@@ -1,6 +1,7 @@
 // The first run with ORT's default options on its BFC arena (arena_run.h).
 #include "analyzer/runtimes/onnxruntime/arena_run.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -19,7 +20,12 @@ constexpr int64_t kRunFixedBytes = 3 * 1024;
 }  // namespace
 
 int64_t ArenaRegionHeapBytes(int64_t region_bytes) {
-  return region_bytes + region_bytes / 256 * kHandleBytesPer256;
+  return region_bytes + region_bytes / 256 * kHandleBytesPer256;  // At most 2^62 + 2^57 (bfc_arena.h): no overflow.
+}
+
+int64_t AddBytesSaturated(int64_t a, int64_t b) {
+  constexpr int64_t kLargest = int64_t{1} << 62;
+  return std::min(kLargest, std::min(a, kLargest) + std::min(b, kLargest));
 }
 
 ArenaFigures ReplayFirstRunOnArena(const ArenaRun& run) {
@@ -50,7 +56,8 @@ ArenaFigures ReplayFirstRunOnArena(const ArenaRun& run) {
   // arena once the nodes have run (utils.cc, the fetches not produced by a node).
   for (int64_t bytes : run.final_chunks) arena.Alloc(bytes);
   figures.run_region_bytes = arena.region_bytes() - figures.create_region_bytes;
-  figures.reserved_bytes = ArenaRegionHeapBytes(figures.run_region_bytes) + run.output_copy_bytes + kRunFixedBytes;
+  figures.reserved_bytes = AddBytesSaturated(
+      AddBytesSaturated(ArenaRegionHeapBytes(figures.run_region_bytes), run.output_copy_bytes), kRunFixedBytes);
   return figures;
 }
 

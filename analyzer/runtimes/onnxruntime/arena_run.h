@@ -63,6 +63,10 @@ struct ArenaFigures {
 // The heap each arena region costs besides its bytes: its handles_ array.
 int64_t ArenaRegionHeapBytes(int64_t region_bytes);
 
+// a + b for byte counts >= 0, saturating at 2^62 (the arena's largest size,
+// bfc_arena.h) instead of overflowing.
+int64_t AddBytesSaturated(int64_t a, int64_t b);
+
 // Replays `run` on a fresh default BFC arena.
 ArenaFigures ReplayFirstRunOnArena(const ArenaRun& run);
 

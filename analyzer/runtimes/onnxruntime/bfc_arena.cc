@@ -12,8 +12,15 @@ namespace {
 constexpr int kNumBins = 21;            // BFCArena::kNumBins.
 constexpr int64_t kMinAllocation = 256;  // kMinAllocationSize (1 << kMinAllocationBits).
 
+// Sizes past this are not replayed exactly: a size saturates here rather
+// than overflow (no machine has 2^62 bytes; the analysis refuses such sizes
+// in its own figures, and a replay must end, not wrap).
+constexpr int64_t kLargest = int64_t{1} << 62;
+
 // RoundedBytes: a multiple of 256.
-int64_t Rounded(int64_t bytes) { return (bytes + kMinAllocation - 1) / kMinAllocation * kMinAllocation; }
+int64_t Rounded(int64_t bytes) {
+  return std::min(kLargest, (std::min(bytes, kLargest) + kMinAllocation - 1) / kMinAllocation * kMinAllocation);
+}
 
 }  // namespace
 
@@ -75,18 +82,24 @@ BfcArena::Handle BfcArena::FindFit(int64_t rounded) {
 }
 
 // Extend with kNextPowerOfTwo: double the region size until it holds the
-// request; if it did not have to grow, the next region is twice this one.
+// request; if it did not have to grow, the next region is twice this one,
+// but at most max_power_of_two_extend_bytes (once there, it stays there,
+// and a region grown past it for a large request is followed by one of it).
 void BfcArena::Extend(int64_t rounded) {
   bool increased = false;
   while (rounded > next_region_bytes_) {
-    next_region_bytes_ *= 2;
+    next_region_bytes_ = next_region_bytes_ >= kLargest / 2 ? kLargest : next_region_bytes_ * 2;
     increased = true;
   }
   const int64_t bytes = next_region_bytes_;
-  if (!increased) next_region_bytes_ *= 2;
+  if (!increased) {
+    next_region_bytes_ = next_region_bytes_ < options_.max_power_of_two_extend_bytes / 2
+                             ? next_region_bytes_ * 2
+                             : options_.max_power_of_two_extend_bytes;
+  }
   const Handle handle = NewChunk({.address = region_bytes_, .size = bytes});
   regions_.push_back(bytes);
-  region_bytes_ += bytes;
+  region_bytes_ = std::min(kLargest, region_bytes_ + bytes);
   Insert(handle);
 }
 

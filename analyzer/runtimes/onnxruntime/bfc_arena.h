@@ -26,7 +26,12 @@
 //   (Extend, kNextPowerOfTwo): the region size starts at the initial chunk
 //   (1 MiB) and doubles until it holds the request; when it did not have to
 //   double, it doubles after this region, so that successive regions of
-//   small requests go 1, 2, 4, 8 MiB...;
+//   small requests go 1, 2, 4, 8 MiB..., up to max_power_of_two_extend_bytes
+//   (1 GiB), where they stay (ORT 1.16 and later, microsoft/onnxruntime#15983;
+//   its plugin arena's copy states the rule: double while below half the cap,
+//   else the cap);
+// - sizes saturate at 2^62 bytes instead of overflowing, so that a replay of
+//   absurd sizes ends (the analysis refuses them in its own figures);
 // - Reserve() bypasses the chunks: a separate block of the device allocator,
 //   freed when the caller frees it (Reserve, Free).
 // Not modelled: addresses across regions come from malloc/mmap; here a new
@@ -45,6 +50,7 @@ namespace footprint::ort {
 struct BfcArenaOptions {
   int64_t initial_chunk_bytes = int64_t{1} << 20;         // DEFAULT_INITIAL_CHUNK_SIZE_BYTES.
   int64_t max_dead_bytes_per_chunk = int64_t{128} << 20;  // DEFAULT_MAX_DEAD_BYTES_PER_CHUNK.
+  int64_t max_power_of_two_extend_bytes = int64_t{1} << 30;  // DEFAULT_MAX_POWER_OF_TWO_EXTEND_BYTES (1 GiB).
 };
 
 class BfcArena {

@@ -119,4 +119,31 @@ TEST(BfcArenaTest, AChunkWastingMoreThanMaxDeadBytesIsSplitEvenUnderTwiceTheRequ
 }
 
 }  // namespace
+TEST(BfcArenaTest, RegionsStopDoublingAtMaxPowerOfTwoExtendBytes) {
+  // 2,100 requests of 1 MiB kept: regions 1, 2, ..., 512 MiB (1,023 MiB),
+  // then the cap, 1 GiB, twice. Without the cap the last would be 2 GiB.
+  BfcArena arena;
+  for (int i = 0; i < 2100; ++i) arena.Alloc(kMiB);
+  std::vector<int64_t> expected;
+  for (int64_t region = kMiB; region <= 512 * kMiB; region *= 2) expected.push_back(region);
+  expected.push_back(1024 * kMiB);
+  expected.push_back(1024 * kMiB);
+  EXPECT_EQ(arena.regions(), expected);
+}
+
+TEST(BfcArenaTest, ASmallerCapStopsTheRegionsThere) {
+  // Cap 8 MiB: 1, 2, 4 MiB, then 8 MiB (4 is not below half the cap), then 8 MiB again.
+  BfcArena arena({.max_power_of_two_extend_bytes = 8 * kMiB});
+  for (int i = 0; i < 24; ++i) arena.Alloc(kMiB);
+  EXPECT_EQ(arena.regions(), (std::vector<int64_t>{kMiB, 2 * kMiB, 4 * kMiB, 8 * kMiB, 8 * kMiB, 8 * kMiB}));
+}
+
+TEST(BfcArenaTest, AnAbsurdRequestEndsWithASaturatedRegionInsteadOfOverflowing) {
+  // 3 x 2^61 bytes: doubling from 1 MiB would pass 2^63; the region stops at 2^62.
+  BfcArena arena;
+  const BfcArena::Handle handle = arena.Alloc(int64_t{3} << 61);
+  EXPECT_NE(handle, BfcArena::kNoChunk);
+  EXPECT_EQ(arena.region_bytes(), int64_t{1} << 62);
+}
+
 }  // namespace footprint::ort

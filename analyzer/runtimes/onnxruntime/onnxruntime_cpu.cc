@@ -58,7 +58,7 @@ class OnnxRuntimeCpu : public RuntimeModel {
       if (owner.origin == ValueOrigin::kGraphInput) continue;
       run.buffers.push_back({.bytes = span.bytes, .first = span.first, .last = span.last,
                              .output = owner.is_graph_output});
-      if (owner.is_graph_output) run.output_copy_bytes += span.bytes;
+      if (owner.is_graph_output) run.output_copy_bytes = ort::AddBytesSaturated(run.output_copy_bytes, span.bytes);
     }
     for (NodeId node : order) run.step_scratch.push_back(step_extra_of[node]);
     for (size_t id = 0; id < graph.values.size(); ++id) {
@@ -70,7 +70,7 @@ class OnnxRuntimeCpu : public RuntimeModel {
       const int64_t bytes = ort::WeightBytes(graph, shape_of, static_cast<ValueId>(id));
       if (bytes <= 0) continue;
       run.final_chunks.push_back(bytes);  // A weight output: copied into an arena buffer, then to the caller.
-      run.output_copy_bytes += bytes;
+      run.output_copy_bytes = ort::AddBytesSaturated(run.output_copy_bytes, bytes);
     }
     return {.weights_bytes = ort::LoadedWeightsBytes(weights, arena_),
             .reserved_bytes = ort::ReplayFirstRunOnArena(run).reserved_bytes,
@@ -96,6 +96,7 @@ absl::StatusOr<std::unique_ptr<const RuntimeModel>> MakeOnnxRuntimeCpu(const std
   bool arena = true;
   for (const std::string& option : options) {
     if (option == kNoArenaOption) {
+      if (!arena) return absl::InvalidArgumentError(absl::StrCat(kOnnxRuntimeCpuName, " takes ", kNoArenaOption, " once"));
       arena = false;
       continue;
     }
