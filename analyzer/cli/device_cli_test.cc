@@ -164,5 +164,37 @@ TEST(DeviceAnalysisTest, HtmlDrawsOneSectionPerUsedTierWithEveryTensorOnce) {
   EXPECT_EQ(Occurrences(html, "<rect"), 5);  // x, b1, b2, b3, y: each in exactly one tier.
 }
 
+TEST(DeviceAnalysisTest, UnderARuntimeTheDeviceMustHoldTheRuntimesPeak) {
+  // mnist on a 200 KiB device: the plan (weights + folded + arena, ~64 KiB)
+  // fits; ORT's default options hold ~1.1 MiB (its 1 MiB arena region), which
+  // does not; arena off, ORT's peak is ~191 KiB, which does.
+  const std::string path = std::string(FOOTPRINT_TESTDATA_DIR) + "/mnist.onnx";
+  const std::string device = WriteScratchFile(
+      "tiny.textproto",
+      "name: \"tiny\"\nalignment_bytes: 64\nmemory { name: \"ram\" capacity_bytes: 204800 holds_weights: true "
+      "holds_activations: true }\n");
+  std::string out;
+  EXPECT_EQ(RunQuietly({"analyze", path, "--device-file", device, "--format", "json"}, &out), kExitOk);
+  nlohmann::json json = nlohmann::json::parse(out);
+  // The tier holds the resident weights, folded ones included.
+  EXPECT_EQ(json["memory"]["tiers"][0]["weights_bytes"],
+            json["memory"]["weights_bytes"].get<int64_t>() + json["memory"]["folded_weights_bytes"].get<int64_t>());
+  EXPECT_EQ(RunQuietly({"analyze", path, "--device-file", device, "--runtime", "onnxruntime-cpu:avx2", "--format", "json"},
+                       &out),
+            kExitNotWithinLimits);
+  json = nlohmann::json::parse(out);
+  EXPECT_EQ(json["fits"], false);
+  EXPECT_GE(json["memory"]["tiers"][0]["arena_bytes"].get<int64_t>() + json["memory"]["tiers"][0]["weights_bytes"].get<int64_t>(),
+            json["memory"]["peak_bytes"].get<int64_t>());
+  EXPECT_EQ(RunQuietly({"analyze", path, "--device-file", device, "--runtime", "onnxruntime-cpu:avx2,noarena",
+                        "--format", "json"},
+                       &out),
+            kExitOk);
+  json = nlohmann::json::parse(out);
+  EXPECT_EQ(json["memory"]["tiers"][0]["weights_bytes"], json["memory"]["runtime_weights_bytes"]);
+  EXPECT_GE(json["memory"]["tiers"][0]["arena_bytes"].get<int64_t>() + json["memory"]["tiers"][0]["weights_bytes"].get<int64_t>(),
+            json["memory"]["peak_bytes"].get<int64_t>());
+}
+
 }  // namespace
 }  // namespace footprint

@@ -32,15 +32,30 @@ devices::DeviceProfile ProfileOf(const AnalyzeOptions& options) {
 }
 
 // The sized tensors as buffers: one per group of tensors sharing bytes, as
-// in the single arena.
+// in the single arena; under --runtime, one more for what the runtime holds
+// beyond the arena and its weights.
 struct TierBuffers {
   std::vector<planner::Buffer> buffers;
-  std::vector<size_t> tensor_of_buffer;   // The group's owner.
+  std::vector<size_t> tensor_of_buffer;   // The group's owner (buffers of tensors only).
   std::vector<int64_t> buffer_of_tensor;  // -1: unsized.
+  int64_t weights_bytes = 0;              // The resident weights the tiers hold.
+  int64_t runtime_buffer = -1;            // Index of the runtime's own memory, when any.
 };
 
-TierBuffers BuffersOf(const Analysis& analysis) {
+// Under --runtime the device holds the runtime's figure: the weights after
+// its load, and its peak beyond them, of which the arena's tensors are a
+// part (when the runtime needs less than the arena, the arena still counts:
+// a device verdict must not err low). Else the resident weights, folded ones
+// included.
+TierBuffers BuffersOf(const AnalyzeOptions& options, const Analysis& analysis) {
   TierBuffers out;
+  const MemoryFigures& memory = analysis.memory;
+  out.weights_bytes = memory.weights_bytes + memory.folded_weights_bytes;
+  int64_t runtime_extra_bytes = 0;
+  if (!options.runtime.empty()) {
+    out.weights_bytes = memory.runtime_weights_bytes;
+    runtime_extra_bytes = std::max<int64_t>(0, memory.peak_bytes - memory.runtime_weights_bytes - memory.arena_bytes);
+  }
   out.buffer_of_tensor.assign(analysis.tensors.size(), -1);
   for (size_t i = 0; i < analysis.tensors.size(); ++i) {
     const TensorRecord& tensor = analysis.tensors[i];
@@ -62,6 +77,15 @@ TierBuffers BuffersOf(const Analysis& analysis) {
     group.lifespan.last = std::max(group.lifespan.last, tensor.last_step);
     group.size = std::max(group.size, *tensor.bytes);
   }
+  if (runtime_extra_bytes > 0) {
+    out.runtime_buffer = static_cast<int64_t>(out.buffers.size());
+    const int64_t steps = std::max<int64_t>(1, static_cast<int64_t>(analysis.schedule.size()));
+    out.buffers.push_back(planner::Buffer{
+        .id = "the runtime's own memory",
+        .lifespan = {0, steps - 1},
+        .size = runtime_extra_bytes,
+    });
+  }
   return out;
 }
 
@@ -79,31 +103,37 @@ absl::StatusOr<devices::DevicePlan> PlanTiers(const AnalyzeOptions& options, con
   }
   const bool reuse_single_arena = activation_tiers == 1 && same_alignment;
   planner::SolveOptions tier_options{.time_limit = options.planner_time_limit};
-  planner::Solution single_arena;  // The single arena's offsets, buffer by buffer: the tier's plan when it fits.
+  // The single arena's offsets, buffer by buffer (the runtime's own memory
+  // above the arena): the tier's plan when it fits.
+  planner::Solution single_arena;
+  int64_t single_arena_bytes = analysis.memory.arena_bytes;
+  for (size_t tensor : buffers.tensor_of_buffer) {
+    single_arena.offsets.push_back(analysis.tensors[tensor].offset.value_or(0));
+  }
+  if (buffers.runtime_buffer >= 0) {
+    const int64_t alignment = std::max<int64_t>(1, options.device.alignment_bytes);
+    single_arena.offsets.push_back(analysis.memory.arena_bytes);
+    single_arena_bytes += (buffers.buffers[buffers.runtime_buffer].size + alignment - 1) / alignment * alignment;
+  }
   if (reuse_single_arena) {
-    for (size_t tensor : buffers.tensor_of_buffer) {
-      single_arena.offsets.push_back(analysis.tensors[tensor].offset.value_or(0));
-    }
     tier_options = {.time_limit = absl::ZeroDuration(), .bounded_search_nodes = 0, .hint = &single_arena};
   }
   absl::StatusOr<devices::DevicePlan> plan =
-      devices::PlanOnDevice(buffers.buffers, analysis.memory.weights_bytes, profile, tier_options);
+      devices::PlanOnDevice(buffers.buffers, buffers.weights_bytes, profile, tier_options);
   if (!plan.ok()) return plan.status();
   if (reuse_single_arena && plan->spilled_buffers > 0) {
     // The heuristics alone did not fit the tier: let the search try too.
-    plan = devices::PlanOnDevice(buffers.buffers, analysis.memory.weights_bytes, profile,
+    plan = devices::PlanOnDevice(buffers.buffers, buffers.weights_bytes, profile,
                                  {.time_limit = options.planner_time_limit});
     if (!plan.ok()) return plan.status();
   }
   if (reuse_single_arena && plan->spilled_buffers == 0) {
     for (devices::TierPlan& tier : plan->tiers) {
-      if (!tier.holds_activations || tier.arena_bytes <= analysis.memory.arena_bytes) continue;
+      if (!tier.holds_activations || tier.arena_bytes <= single_arena_bytes) continue;
       // Same problem, better plan: the single arena's offsets (already validated).
-      tier.arena_bytes = analysis.memory.arena_bytes;
-      tier.plan.proven_optimal = analysis.plan.proven_optimal;
-      for (size_t i = 0; i < buffers.buffers.size(); ++i) {
-        plan->placements[i].offset = *analysis.tensors[buffers.tensor_of_buffer[i]].offset;
-      }
+      tier.arena_bytes = single_arena_bytes;
+      tier.plan.proven_optimal = analysis.plan.proven_optimal && buffers.runtime_buffer < 0;
+      for (size_t i = 0; i < buffers.buffers.size(); ++i) plan->placements[i].offset = single_arena.offsets[i];
     }
   }
   return plan;
@@ -153,7 +183,7 @@ void RecordTiers(const devices::DevicePlan& plan, const TierBuffers& buffers, An
 // alignment; the tiers say where that arena actually goes.
 absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis) {
   const devices::DeviceProfile profile = ProfileOf(options);
-  const TierBuffers buffers = BuffersOf(analysis);
+  const TierBuffers buffers = BuffersOf(options, analysis);
   absl::StatusOr<devices::DevicePlan> plan = PlanTiers(options, analysis, profile, buffers);
   if (!plan.ok()) return plan.status();
   RecordTiers(*plan, buffers, analysis);
