@@ -86,21 +86,25 @@ absl::Status CheckFitDims(const std::string& path, const InputDims& dims, const 
   return absl::OkStatus();
 }
 
-// The dims of kind "dim": the ones asked for; else those left unbound; else,
-// when the model does not fit, the ones bound by --dim (what to change).
+// The dims of kind "dim": the ones asked for; else those left unbound (with
+// --dim-default, none: the default binds them); else, when the model does
+// not fit, the ones bound by --dim or the default (what to change).
 std::vector<std::string> DimsToSearch(const FitCommand& command, const AnalyzeOptions& options, const InputDims& dims,
                                       FitReport& report) {
-  std::vector<std::string> searched = command.fit_dims;
-  if (!searched.empty() || options.dim_default.has_value()) return searched;
+  if (!command.fit_dims.empty()) return command.fit_dims;
+  std::vector<std::string> unbound, bound;
   for (const std::string& name : dims.names) {
     const std::string& input = dims.input_of.at(name);
-    if (!options.dims.contains(name) && !options.input_shapes.contains(input) && !options.input_values.contains(input)) {
-      searched.push_back(name);
-    }
+    if (options.input_shapes.contains(input) || options.input_values.contains(input)) continue;
+    (options.dims.contains(name) ? bound : unbound).push_back(name);
   }
+  std::vector<std::string> searched;
+  if (!options.dim_default.has_value()) searched = unbound;
   if (searched.empty() && report.fits != true) {
     for (const std::string& name : dims.names) {
-      if (options.dims.contains(name)) searched.push_back(name);
+      const bool by_default = options.dim_default.has_value() &&
+                              std::find(unbound.begin(), unbound.end(), name) != unbound.end();
+      if (by_default || std::find(bound.begin(), bound.end(), name) != bound.end()) searched.push_back(name);
     }
   }
   if (searched.empty()) report.notes.push_back("dim: every input dim is bound; name one with --fit-dim NAME");
@@ -139,10 +143,16 @@ void AddDtypeOptions(const LoadedModel& loaded, const AnalyzeOptions& options, c
   }
 }
 
-// The options by bytes saved, and the exit code: 0 when the model or any option fits.
+// The options by bytes saved (those whose figures are lower bounds last:
+// what they save is not known), and the exit code: 0 when the model or any
+// option fits.
 void RankOptions(FitReport& report) {
-  std::stable_sort(report.options.begin(), report.options.end(),
-                   [](const FitOption& a, const FitOption& b) { return a.saved_bytes > b.saved_bytes; });
+  std::stable_sort(report.options.begin(), report.options.end(), [](const FitOption& a, const FitOption& b) {
+    const bool a_known = a.planned && a.complete;
+    const bool b_known = b.planned && b.complete;
+    if (a_known != b_known) return a_known;
+    return a.saved_bytes > b.saved_bytes;
+  });
   bool any_fits = report.fits == true;
   for (const FitOption& option : report.options) any_fits = any_fits || option.fits == true;
   report.exit_code = any_fits ? kExitOk : kExitNotWithinLimits;
@@ -185,7 +195,9 @@ absl::StatusOr<FitCommand> ParseFitArgs(const std::vector<std::string>& args) {
         name = word.substr(std::string("--fit-dim=").size());
       }
       if (name.empty()) return UsageError("--fit-dim needs a dim name");
-      command.fit_dims.push_back(name);
+      if (std::find(command.fit_dims.begin(), command.fit_dims.end(), name) == command.fit_dims.end()) {
+        command.fit_dims.push_back(name);  // Each dim once, however often named.
+      }
       continue;
     }
     for (const char* refused : {"--sweep", "--emit-plan", "--baseline-report", "--jobs"}) {
@@ -244,6 +256,9 @@ absl::StatusOr<FitReport> FitModel(const ModelPath& model, const FitCommand& com
   report.peak_bytes = given->memory.peak_bytes;
   report.arena_bytes = given->memory.arena_bytes;
   report.weights_bytes = ResidentWeights(given->memory);
+  report.complete = given->memory.complete;
+  report.unsized_tensors = given->memory.unsized_tensors;
+  report.peak_parts = PeakParts(*given);
   report.tiers = FitTiersOf(*given);
 
   const std::vector<std::string> searched = DimsToSearch(command, options, dims, report);

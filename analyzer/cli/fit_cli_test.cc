@@ -375,5 +375,91 @@ TEST(FitTest, DtypeRatiosOnFloatCnns) {
   }
 }
 
+TEST(FitTest, UnboundDimsMakeTheFiguresUnknownNotZeroAndTheKnownOptionComesFirst) {
+  // BatchMlp with batch unbound: every tensor is unsized, so the as-given
+  // figures are lower bounds, printed as such; the dim option is planned and ranks first.
+  const std::string model = BatchMlp();
+  const std::string device = DeviceFile("ram_256k", 256 * 1024);
+  const nlohmann::json report = FitJson({model, "--device-file", device});
+  EXPECT_EQ(report["complete"], false);
+  EXPECT_GT(report["unsized_tensors"].get<int64_t>(), 0);
+  ASSERT_FALSE(report["options"].empty());
+  EXPECT_EQ(report["options"][0]["kind"], "dim") << report.dump(1);
+  EXPECT_EQ(report["options"][0]["complete"], true);
+  for (const nlohmann::json& option : report["options"]) {
+    if (option["kind"] == "dtype") EXPECT_EQ(option["complete"], false) << option.dump();
+  }
+  const CliRun text = RunCliCaptured({"fit", model, "--device-file", device, "--time-limit", "0"});
+  // The weights are known, the arena is not: the peak is the lower bound it is.
+  EXPECT_NE(text.out.find("peak >= "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("arena unknown"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find(" 0 B"), std::string::npos) << text.out;
+}
+
+TEST(FitTest, DimDefaultIsSearchedWhenTheModelDoesNotFit) {
+  // --dim-default 4096 binds batch: the model does not fit, so batch is what to change.
+  const std::string model = BatchMlp();
+  const std::string device = DeviceFile("ram_256k", 256 * 1024);
+  const nlohmann::json report = FitJson({model, "--device-file", device, "--dim-default", "4096"});
+  EXPECT_EQ(report["fits"], false);
+  bool searched = false;
+  for (const nlohmann::json& option : report["options"]) searched = searched || option["dim"] == "batch";
+  EXPECT_TRUE(searched) << report.dump(1);
+  EXPECT_GE(ExpectDimOptionsExact(model, {"--device-file", device}, report), 1);
+}
+
+TEST(FitTest, ARepeatedFitDimIsSearchedOnce) {
+  const nlohmann::json report =
+      FitJson({BatchMlp(), "--device-file", DeviceFile("ram_256k", 256 * 1024), "--fit-dim", "batch", "--fit-dim=batch"});
+  int rows = 0;
+  for (const nlohmann::json& option : report["options"]) rows += option["kind"] == "dim" ? 1 : 0;
+  EXPECT_EQ(rows, 1);
+}
+
+TEST(FitTest, ThePeakLineNamesWhatThePeakSums) {
+  const std::string model = FOOTPRINT_TESTDATA_DIR "/mnist.onnx";
+  nlohmann::json report = FitJson({model, "--device", "raspberry-pi-5"});
+  ASSERT_EQ(report["peak_parts"].size(), 2u);
+  EXPECT_EQ(report["peak_parts"][0]["part"], "weights");
+  EXPECT_EQ(report["peak_parts"][1]["part"], "arena");
+  report = FitJson({model, "--device", "raspberry-pi-5", "--runtime", "onnxruntime-cpu:avx2"});
+  int64_t sum = 0;
+  for (const nlohmann::json& part : report["peak_parts"]) sum += part["bytes"].get<int64_t>();
+  EXPECT_EQ(sum, report["peak_bytes"].get<int64_t>()) << report.dump(1);
+  EXPECT_EQ(report["peak_parts"][1]["part"], "runtime reserved");
+  const CliRun text = RunCliCaptured({"fit", model, "--device", "raspberry-pi-5", "--runtime", "onnxruntime-cpu:avx2"});
+  EXPECT_NE(text.out.find("= runtime weights "), std::string::npos) << text.out;
+}
+
+TEST(FitTest, WeightsInFlashIsAnOptionWhereTheRamHoldsThem) {
+  // 64 KiB of weights and a small arena: a 80 KiB RAM tier holding weights
+  // does not fit both with its alignment; with the weights in flash (XIP) it does.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 64})
+      .Initializer("w", onnx::TensorProto::FLOAT, {64, 320})
+      .Add("MatMul", {"x", "w"}, {"y"}, "fc")
+      .Output("y");
+  const std::string model = WriteTestModel(builder.Serialize());
+  const std::string device = WriteScratchFile(
+      "ram_flash.textproto",
+      "name: \"ram_flash\"\nalignment_bytes: 16\n"
+      "memory { name: \"sram\" capacity_bytes: 81920 holds_weights: true holds_activations: true }\n"
+      "memory { name: \"flash\" capacity_bytes: 1048576 holds_weights: true holds_activations: false }\n");
+  const nlohmann::json report = FitJson({model, "--device-file", device}, kExitOk);
+  EXPECT_EQ(report["fits"], false) << report.dump(1);
+  bool xip = false;
+  for (const nlohmann::json& option : report["options"]) {
+    if (option["kind"] != "tiers") continue;
+    xip = true;
+    EXPECT_EQ(option["fits"], true) << option.dump();
+    EXPECT_EQ(option["change"], "holds_weights: false on sram (--device-file)");
+    EXPECT_LT(option["ram_bytes"].get<int64_t>(), 64 * 320 * 4);  // The weights left the RAM.
+  }
+  EXPECT_TRUE(xip) << report.dump(1);
+  // A device that keeps weights in flash already gets no such row.
+  const nlohmann::json flash_only = FitJson({model, "--device", "stm32f407"}, -1);
+  for (const nlohmann::json& option : flash_only["options"]) EXPECT_NE(option["kind"], "tiers") << option.dump();
+}
+
 }  // namespace
 }  // namespace footprint

@@ -1,6 +1,7 @@
 #include "analyzer/cli/fit_figures.h"
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/report/report.h"  // WeightsKnown.
 
 namespace footprint {
 
@@ -19,6 +20,22 @@ Verdict VerdictOf(const Analysis& analysis, const Budgets& budgets) {
 int64_t ResidentWeights(const MemoryFigures& memory) { return memory.weights_bytes + memory.folded_weights_bytes; }
 
 int64_t ActivationBytes(const MemoryFigures& memory) { return memory.peak_bytes - ResidentWeights(memory); }
+
+std::vector<FitPeakPart> PeakParts(const Analysis& analysis) {
+  const MemoryFigures& memory = analysis.memory;
+  const bool weights = WeightsKnown(analysis);
+  const bool tensors = memory.complete;
+  if (analysis.options.runtime.empty()) {
+    return {{"weights", ResidentWeights(memory), weights}, {"arena", memory.arena_bytes, tensors}};
+  }
+  if (memory.runtime_peak_reserved) {
+    return {{"runtime weights", memory.runtime_weights_bytes, weights},
+            {"runtime reserved", memory.runtime_reserved_bytes, tensors}};
+  }
+  return {{"runtime weights", memory.runtime_weights_bytes, weights},
+          {"runtime tensors", memory.runtime_tensor_bytes, tensors},
+          {"runtime overhead", memory.runtime_overhead_bytes, tensors}};
+}
 
 std::vector<FitTier> FitTiersOf(const Analysis& analysis) {
   std::vector<FitTier> tiers;
@@ -46,6 +63,7 @@ void SetFigures(const MemoryFigures& memory, const MemoryFigures& given, FitOpti
   option.peak_bytes = memory.peak_bytes;
   option.arena_bytes = memory.arena_bytes;
   option.weights_bytes = ResidentWeights(memory);
+  option.complete = memory.complete;
   option.saved_bytes = given.peak_bytes - memory.peak_bytes;
 }
 

@@ -29,6 +29,10 @@ int64_t ResidentWeights(const MemoryFigures& memory);
 // What the activations take: the peak without the resident weights.
 int64_t ActivationBytes(const MemoryFigures& memory);
 
+// What the peak sums, named as the analysis reports them: the resident
+// weights and the arena, or under --runtime the runtime's parts.
+std::vector<FitPeakPart> PeakParts(const Analysis& analysis);
+
 // The tiers of an analysis as the fit report shows them.
 std::vector<FitTier> FitTiersOf(const Analysis& analysis);
 

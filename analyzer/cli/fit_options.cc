@@ -52,9 +52,7 @@ absl::Status AddXipOption(const Analysis& given, const AnalyzeOptions& options, 
   option.placement = FitTiersOf(*analysis);
   option.description =
       absl::StrCat("weights in ", TierNames(roles.read_only), " (XIP): RAM holds ", HumanBytes(option.ram_bytes));
-  option.change = roles.ram_with_weights.empty()
-                      ? "as given (the device keeps weights in read-only memory)"
-                      : absl::StrCat("holds_weights: false on ", TierNames(roles.ram_with_weights), " (--device-file)");
+  option.change = absl::StrCat("holds_weights: false on ", TierNames(roles.ram_with_weights), " (--device-file)");
   report.options.push_back(std::move(option));
   return absl::OkStatus();
 }
@@ -127,7 +125,9 @@ void AddTierOptions(const Analysis& given, const AnalyzeOptions& options, const 
   const TierRoles roles = RolesOf(profile);
   devices::DeviceProfile base = profile;
   Verdict base_verdict = given_verdict;
-  if (!roles.read_only.empty()) {
+  // Weights in read-only memory: an option only where some RAM tier holds
+  // weights as given (else it is the given placement again).
+  if (!roles.read_only.empty() && !roles.ram_with_weights.empty()) {
     for (devices::Memory& memory : *base.mutable_memory()) {
       if (memory.holds_activations()) memory.set_holds_weights(false);
     }

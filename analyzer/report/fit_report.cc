@@ -66,12 +66,23 @@ void WriteBindings(const std::map<std::string, int64_t>& bindings, JsonWriter& j
   json.EndObject();
 }
 
+// "peak P = weights W + arena A" (or the runtime's parts); a lower bound says so.
+std::string PeakLine(const FitReport& report) {
+  std::vector<std::string> parts;
+  for (const FitPeakPart& part : report.peak_parts) {
+    parts.push_back(absl::StrCat(part.part, " ", HumanBytesOrBound(part.bytes, part.known)));
+  }
+  return absl::StrCat("peak ", HumanBytesOrBound(report.peak_bytes, report.complete),
+                      parts.empty() ? "" : absl::StrCat(" = ", absl::StrJoin(parts, " + ")),
+                      report.complete ? "" : absl::StrCat(" (", report.unsized_tensors, " tensors unsized)"));
+}
+
 // One table row per option: the option, its new peak, fits, how to get it.
 std::vector<std::vector<std::string>> Rows(const FitReport& report) {
   std::vector<std::vector<std::string>> rows;
   for (const FitOption& option : report.options) {
-    rows.push_back({option.description, option.planned ? HumanBytes(option.peak_bytes) : "-", Verdict(option.fits),
-                    option.change});
+    rows.push_back({option.description, option.planned ? HumanBytesOrBound(option.peak_bytes, option.complete) : "-",
+                    Verdict(option.fits), option.change});
   }
   return rows;
 }
@@ -90,6 +101,17 @@ std::string RenderFitJson(const FitReport& report) {
   json.Key("peak_bytes").Int(report.peak_bytes);
   json.Key("arena_bytes").Int(report.arena_bytes);
   json.Key("weights_bytes").Int(report.weights_bytes);
+  json.Key("complete").Bool(report.complete);
+  json.Key("unsized_tensors").Int(report.unsized_tensors);
+  json.Key("peak_parts").BeginArray();
+  for (const FitPeakPart& part : report.peak_parts) {
+    json.BeginObject();
+    json.Key("part").String(part.part);
+    json.Key("bytes").Int(part.bytes);
+    json.Key("known").Bool(part.known);
+    json.EndObject();
+  }
+  json.EndArray();
   json.Key("capacity_bytes").BeginArray();
   for (const FitTier& tier : report.tiers) WriteTier(tier, json, false);
   json.EndArray();
@@ -108,6 +130,7 @@ std::string RenderFitJson(const FitReport& report) {
         json.Null();
       }
     }
+    json.Key("complete").Bool(option.complete);
     json.Key("fits");
     WriteOptionalBool(option.fits, json);
     json.Key("saved_bytes").Int(option.saved_bytes);
@@ -149,8 +172,7 @@ std::string RenderFitText(const FitReport& report) {
   std::string out = absl::StrCat(report.model, " on ", report.device, ": ",
                                  !report.fits.has_value() ? "fit unknown" : (*report.fits ? "fits" : "does not fit"),
                                  report.fits_reason.empty() ? "" : absl::StrCat(" (", report.fits_reason, ")"), "\n");
-  absl::StrAppend(&out, "peak ", HumanBytes(report.peak_bytes), " = weights ", HumanBytes(report.weights_bytes),
-                  " + arena ", HumanBytes(report.arena_bytes), "; device: ", TierLine(report.tiers), "\n");
+  absl::StrAppend(&out, PeakLine(report), "; device: ", TierLine(report.tiers), "\n");
   if (report.options.empty()) {
     absl::StrAppend(&out, "no option to show\n");
   } else {
@@ -182,9 +204,9 @@ std::string RenderFitMarkdown(const FitReport& report) {
                                  !report.fits.has_value() ? "fit unknown" : (*report.fits ? "fits" : "does not fit"),
                                  "\n\n");
   if (!report.fits_reason.empty()) absl::StrAppend(&out, MarkdownCell(report.fits_reason), "\n\n");
-  absl::StrAppend(&out, "Peak ", HumanBytes(report.peak_bytes), " = weights ", HumanBytes(report.weights_bytes),
-                  " + arena ", HumanBytes(report.arena_bytes), "; device: ", MarkdownCell(TierLine(report.tiers)),
-                  ".\n\n");
+  std::string peak = PeakLine(report);
+  peak[0] = 'P';
+  absl::StrAppend(&out, MarkdownCell(peak), "; device: ", MarkdownCell(TierLine(report.tiers)), ".\n\n");
   if (!report.options.empty()) {
     absl::StrAppend(&out, "| option | new peak | fits | how |\n| --- | ---: | --- | --- |\n");
     for (const auto& row : Rows(report)) {

@@ -8,10 +8,12 @@
 // JSON (schema_version 1):
 //   {"schema_version": 1, "model": PATH, "device": NAME, "fits": true|false|null,
 //    "fits_reason": "...", "peak_bytes", "arena_bytes", "weights_bytes",
+//    "complete" (false: some tensor unsized, the figures are lower bounds), "unsized_tensors",
+//    "peak_parts": [{"part", "bytes", "known"}] (what the peak sums: weights + arena, or the runtime's parts),
 //    "capacity_bytes": [{"tier", "capacity_bytes" (null: unknown), "holds_weights",
 //                        "holds_activations"}],
 //    "options": [{"kind": "dim"|"dtype"|"tiers", "description", "change", "peak_bytes",
-//                 "arena_bytes", "weights_bytes", "fits", "saved_bytes",
+//                 "arena_bytes", "weights_bytes", "complete", "fits", "saved_bytes",
 //                 dim:   "dim", "largest_fitting", "bindings" {dim: value} (fits),
 //                        "bindings_above" {dim: value} (the next value: does not fit),
 //                        "reason" (largest_fitting 0 or not found),
@@ -19,7 +21,8 @@
 //                 tiers: "ram_bytes", "placement" [{"tier", "arena_bytes", "weights_bytes"}]}],
 //    "notes": ["..."]}
 // Options are ranked by saved_bytes (as-given peak - the option's; for
-// tiers, the RAM it frees), largest first.
+// tiers, the RAM it frees), largest first; options whose figures are lower
+// bounds (unsized tensors) follow, as what they save is not known.
 #ifndef ONNX_FOOTPRINT_ANALYZER_REPORT_FIT_REPORT_H_
 #define ONNX_FOOTPRINT_ANALYZER_REPORT_FIT_REPORT_H_
 
@@ -40,6 +43,12 @@ struct FitTier {
   int64_t weights_bytes = 0;              // Weights placed here.
 };
 
+struct FitPeakPart {
+  std::string part;    // "weights", "arena", "runtime weights", "runtime reserved"...
+  int64_t bytes = 0;
+  bool known = true;   // false: a sum of sized tensors only, a lower bound.
+};
+
 struct FitOption {
   std::string kind;            // "dim", "dtype" or "tiers".
   std::string description;     // One line, for people.
@@ -48,6 +57,7 @@ struct FitOption {
   int64_t peak_bytes = 0;      // The figures planned with the change.
   int64_t arena_bytes = 0;
   int64_t weights_bytes = 0;   // Resident weights, folded ones included.
+  bool complete = true;        // false: some tensor is unsized, the figures above are lower bounds.
   std::optional<bool> fits;    // nullopt: unknown.
   int64_t saved_bytes = 0;     // What it saves against the model as given (ranks the options).
   // kind "dim":
@@ -73,6 +83,9 @@ struct FitReport {
   int64_t peak_bytes = 0;            // As given.
   int64_t arena_bytes = 0;
   int64_t weights_bytes = 0;         // Resident weights, folded ones included.
+  bool complete = true;              // false: some tensor is unsized, the figures are lower bounds.
+  int64_t unsized_tensors = 0;       // How many.
+  std::vector<FitPeakPart> peak_parts;  // What peak_bytes sums ("weights", "arena", or the runtime's parts).
   std::vector<FitTier> tiers;        // The device's tiers, as planned for the model as given.
   std::vector<FitOption> options;    // Ranked by saved_bytes, largest first.
   std::vector<std::string> notes;    // Options not figured, and why.
