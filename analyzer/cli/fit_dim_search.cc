@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/cli/fit_figures.h"
 #include "analyzer/report/format.h"
+#include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/shape_engine.h"
 
 namespace footprint {
@@ -348,9 +349,16 @@ InputDims InputDimsOf(const onnx::ModelProto& model) {
                                : dim.has_dim_value()                           ? std::string()
                                                                                : absl::StrCat(input.name(), "_dim", k);
       ++k;
-      if (name.empty() || dims.input_of.contains(name)) continue;
-      dims.names.push_back(name);
-      dims.input_of.emplace(name, input.name());
+      if (name.empty()) continue;
+      // A formula ("past + 1") is bound through its symbols, as --dim takes them.
+      std::set<std::string> symbols;
+      if (std::optional<symbolic::Expr> formula = symbolic::Expr::Parse(name)) formula->CollectSymbols(symbols);
+      if (symbols.empty()) symbols.insert(name);
+      for (const std::string& symbol : symbols) {
+        if (dims.input_of.contains(symbol)) continue;
+        dims.names.push_back(symbol);
+        dims.input_of.emplace(symbol, input.name());
+      }
     }
   }
   return dims;

@@ -34,7 +34,8 @@
 
 namespace footprint {
 
-// The input dims of the main graph by name, in input order: dim_params, and
+// The input dims of the main graph by name, in input order: dim_params (the
+// symbols of one that is a formula, such as past in "past + 1"), and
 // <input>_dim<k> for a dim with neither value nor name.
 struct InputDims {
   std::vector<std::string> names;               // In order, each once.

@@ -169,5 +169,29 @@ TEST(UnboundDimsCliTest, UndecidedIfsReportTheirBounds) {
   EXPECT_NE(text.out.find("  bound tensors "), std::string::npos) << text.out;
 }
 
+TEST(UnboundDimsCliTest, AFormulaDimIsBoundThroughItsSymbolAsTheHintSays) {
+  // x [past + 1, 100] -> Relu: the report names `past`; the hint it prints,
+  // the sweep and fit's "how" all bind it and size every tensor.
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {"past + 1", 100}).Add("Relu", {"x"}, {"y"}).Output("y");
+  const std::string path = testing::WriteScratchFile("formula_dim.onnx", builder.Serialize());
+  const CliRun report = RunCliCaptured({"analyze", path});
+  ASSERT_NE(report.out.find("--dim past=1"), std::string::npos) << report.out;
+  const CliRun bound = RunCliCaptured({"analyze", path, "--dim", "past=1", "--format", "json"});
+  ASSERT_EQ(bound.exit_code, kExitOk) << bound.err;
+  const nlohmann::json json = nlohmann::json::parse(bound.out);
+  EXPECT_EQ(json["memory"]["unsized_tensors"], 0);
+  EXPECT_EQ(json["memory"]["naive_bytes"], 2 * 832);  // Two tensors of (1 + 1) x 100 floats, 64-byte aligned.
+  EXPECT_EQ(RunCliCaptured({"analyze", path, "--sweep", "past=1,2"}).exit_code, kExitOk);
+  const CliRun fit = RunCliCaptured({"fit", path, "--device", "generic-cpu", "--max-peak", "16KiB", "--format", "json"});
+  ASSERT_EQ(fit.exit_code, kExitOk) << fit.err;
+  const nlohmann::json options = nlohmann::json::parse(fit.out)["options"];
+  ASSERT_FALSE(options.empty());
+  EXPECT_EQ(options[0]["dim"], "past");
+  // 2 x (past + 1) x 400 bytes <= 16 KiB: past + 1 <= 20.
+  EXPECT_EQ(options[0]["largest_fitting"], 19);
+  EXPECT_EQ(options[0]["change"], "--dim past=19");
+}
+
 }  // namespace
 }  // namespace footprint

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "absl/time/time.h"
 #include "analyzer/loader/isolated_call.h"
 #include "analyzer/memory/analyze_stages.h"
+#include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "analyzer/shapes/shapes.h"
 
@@ -29,12 +31,32 @@ absl::StatusOr<BoundInputs> BindInputs(const onnx::ModelProto& source, const Ana
       if (dim.has_dim_param()) input_dim_names.insert(dim.dim_param());
     }
   }
+  // A dim_param that is a formula ("past + 1") takes its value from its
+  // symbols' (--dim past=3 gives it 4) once all of them are bound: the
+  // unbound-dims report names the symbols, not the formula.
+  std::set<std::string> formula_symbols;
+  for (const std::string& name : input_dim_names) {
+    std::optional<symbolic::Expr> formula = symbolic::Expr::Parse(name);
+    std::set<std::string> symbols;
+    if (formula.has_value()) formula->CollectSymbols(symbols);
+    if (symbols.empty() || (symbols.size() == 1 && *symbols.begin() == name)) continue;
+    formula_symbols.insert(symbols.begin(), symbols.end());
+    if (options.dims.contains(name)) continue;  // Bound as a whole.
+    symbolic::SymbolValues known;
+    for (const std::string& symbol : symbols) {
+      if (auto it = options.dims.find(symbol); it != options.dims.end()) known[symbol] = it->second;
+    }
+    if (known.size() != symbols.size()) continue;
+    if (std::optional<int64_t> value = formula->Substitute(known).AsConstant(); value.has_value() && *value >= 0) {
+      inputs.input_dims[name] = *value;
+    }
+  }
   // A name neither the inputs nor the engine know is refused once the engine
   // has run (ShapeStage::Await), with BindDims' message.
   for (const auto& [name, value] : options.dims) {
     if (input_dim_names.contains(name)) {
       inputs.input_dims[name] = value;
-    } else {
+    } else if (!formula_symbols.contains(name) || input_dim_names.contains(name)) {
       inputs.engine_dims[name] = value;
     }
   }
