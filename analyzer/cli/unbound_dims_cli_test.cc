@@ -193,5 +193,27 @@ TEST(UnboundDimsCliTest, AFormulaDimIsBoundThroughItsSymbolAsTheHintSays) {
   EXPECT_EQ(options[0]["change"], "--dim past=19");
 }
 
+TEST(UnboundDimsCliTest, ATensorWithNeitherSizeNorFormulaLeavesTheUpperBoundUnknown) {
+  // x [N, 100] -> Relu -> h; Reshape(h, s) with s an input: y has no formula,
+  // so naive and "peak <=" cannot claim every tensor; the lower bounds stand,
+  // and the samples are given.
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {"N", 100}).Input("s", onnx::TensorProto::INT64, {2});
+  builder.Add("Relu", {"x"}, {"h"}).Add("Reshape", {"h", "s"}, {"y"}).Output("y");
+  const std::string path = testing::WriteScratchFile("no_formula.onnx", builder.Serialize());
+  const CliRun run = RunCliCaptured({"analyze", path, "--format", "json"});
+  ASSERT_NE(run.exit_code, kExitBadInput) << run.err;
+  const nlohmann::json memory = nlohmann::json::parse(run.out)["memory"];
+  EXPECT_TRUE(memory["naive_expr"].is_null()) << memory.dump(1);
+  EXPECT_TRUE(memory["peak_upper_bound_expr"].is_null());
+  EXPECT_FALSE(memory["lower_bound_expr"].is_null());
+  EXPECT_EQ(memory["tensors_without_formula"], 1);
+  const CliRun text = RunCliCaptured({"analyze", path});
+  EXPECT_NE(text.out.find("peak <=              unknown (1 tensors have neither a size nor a formula)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\nSamples"), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace footprint

@@ -143,10 +143,11 @@ struct MemoryFigures {
 // given values. Subgraph workspaces count with their sized part only.
 struct SymbolicMemory {
   std::vector<std::string> symbols;    // The unbound dims the formulas use.
-  std::string naive_expr;              // Sum of aligned sizes.
+  std::string naive_expr;              // Sum of aligned sizes ("" when some tensor has no formula).
   std::string lower_bound_expr;        // Max over steps of live aligned bytes ("" when too large).
   std::string peak_lower_bound_expr;   // weights + lower bound ("" when too large).
-  std::string peak_upper_bound_expr;   // weights + naive.
+  std::string peak_upper_bound_expr;   // weights + naive ("" when some tensor has no formula).
+  int64_t tensors_without_formula = 0;  // Neither a size nor a formula: naive and the upper bound are unknown.
 };
 
 // The planned figures at each value of one dim (--sweep).

@@ -37,6 +37,7 @@ std::optional<SymbolicMemory> SymbolicFigures(const std::vector<TensorRecord>& t
                                               int64_t alignment, int64_t steps) {
   std::vector<symbolic::Expr> aligned(tensors.size());
   bool any_symbolic = false;
+  int64_t without_formula = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const TensorRecord& tensor = tensors[i];
     if (tensor.bytes.has_value()) {
@@ -46,7 +47,10 @@ std::optional<SymbolicMemory> SymbolicFigures(const std::vector<TensorRecord>& t
       aligned[i] = bytes.has_value() ? symbolic::AlignedExpr(*bytes, alignment) : symbolic::Expr::Unknown();
       any_symbolic = true;
     } else {
-      aligned[i] = symbolic::Expr(0);  // Unknown sizes are listed as unsized, not counted.
+      // Listed as unsized. 0 keeps the lower bounds lower bounds; the sums
+      // that claim every tensor (naive, the peak's upper bound) are unknown.
+      aligned[i] = symbolic::Expr(0);
+      ++without_formula;
     }
   }
   if (!any_symbolic) return std::nullopt;
@@ -72,11 +76,12 @@ std::optional<SymbolicMemory> SymbolicFigures(const std::vector<TensorRecord>& t
   std::set<std::string> symbols;
   naive.CollectSymbols(symbols);
   result.symbols.assign(symbols.begin(), symbols.end());
-  result.naive_expr = naive.known() ? naive.ToString() : "";
+  result.tensors_without_formula = without_formula;
+  result.naive_expr = naive.known() && without_formula == 0 ? naive.ToString() : "";
   result.lower_bound_expr = lower_bound.known() ? lower_bound.ToString() : "";
   const symbolic::Expr weights(weights_bytes);
   result.peak_lower_bound_expr = lower_bound.known() ? (weights + lower_bound).ToString() : "";
-  result.peak_upper_bound_expr = naive.known() ? (weights + naive).ToString() : "";
+  result.peak_upper_bound_expr = naive.known() && without_formula == 0 ? (weights + naive).ToString() : "";
   return result;
 }
 

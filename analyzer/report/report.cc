@@ -190,6 +190,7 @@ void WriteMemory(const Analysis& analysis, JsonWriter& json) {
     WriteStringOrNull(symbolic.peak_lower_bound_expr, json);
     json.Key("peak_upper_bound_expr");
     WriteStringOrNull(symbolic.peak_upper_bound_expr, json);
+    if (symbolic.tensors_without_formula > 0) json.Key("tensors_without_formula").Int(symbolic.tensors_without_formula);
   }
   json.EndObject();
 }

@@ -11,7 +11,9 @@
 //               "unsized_tensors", "complete", "tiers": [...],
 //               "baseline": {"lower_bound_bytes"},   // given order, no alias, no in-place
 //               with dims left unbound also "symbols", "naive_expr", "lower_bound_expr",
-//               "peak_lower_bound_expr", "peak_upper_bound_expr" (formulas, null when too large)},
+//               "peak_lower_bound_expr", "peak_upper_bound_expr" (formulas, null when too large;
+//               naive and upper bound null when a tensor has neither size nor formula),
+//               "tensors_without_formula"},
 //    "plan": {"algorithm", "proven_optimal", "seconds"},
 //    "modes": {"schedule": {"name": "given" | "optimized", "algorithm", "proven_optimal",
 //                           "lower_bound_bytes", "saved_bytes", "seconds"},

@@ -155,13 +155,18 @@ void AppendFormulas(const Analysis& analysis, std::string* out) {
     const SymbolicMemory& symbolic = *analysis.symbolic_memory;
     absl::StrAppend(out, "\nMemory as formulas in the unbound dims (", absl::StrJoin(symbolic.symbols, ", "),
                     "; the planned arena needs values: --dim or --sweep)\n");
-    auto line = [out](const std::string& label, const std::string& expr) {
-      absl::StrAppend(out, absl::StrFormat("  %-20s %s\n", label, expr.empty() ? "(too many cases; see --sweep)" : expr));
+    const std::string no_formula =
+        absl::StrCat("unknown (", symbolic.tensors_without_formula, " tensors have neither a size nor a formula)");
+    auto line = [out, &symbolic, &no_formula](const std::string& label, const std::string& expr, bool sums_all) {
+      const std::string shown = !expr.empty()                                      ? expr
+                                : sums_all && symbolic.tensors_without_formula > 0 ? no_formula
+                                                                                   : "(too many cases; see --sweep)";
+      absl::StrAppend(out, absl::StrFormat("  %-20s %s\n", label, shown));
     };
-    line("peak >=", symbolic.peak_lower_bound_expr);
-    line("peak <=", symbolic.peak_upper_bound_expr);
-    line("lower bound", symbolic.lower_bound_expr);
-    line("no reuse (naive)", symbolic.naive_expr);
+    line("peak >=", symbolic.peak_lower_bound_expr, false);
+    line("peak <=", symbolic.peak_upper_bound_expr, true);
+    line("lower bound", symbolic.lower_bound_expr, false);
+    line("no reuse (naive)", symbolic.naive_expr, true);
   }
 }
 
