@@ -52,8 +52,14 @@ constexpr int64_t kSessionBytesPerRemovedAttribute = 320;
 // - per initializer a rewrite took out (the four of a BatchNormalization
 //   fused into its Conv and the Conv's old filter: 740 each);
 constexpr int64_t kSessionBytesPerRemovedInitializer = 740;
-// - per value_info entry of the file (FastestDet without them: 654 less each).
+// - per value_info entry of the file (FastestDet without them: 654 less each);
 constexpr int64_t kSessionBytesPerValueInfo = 650;
+// - per character of a name too long for the string's own storage (over 15,
+//   libstdc++): a Relu chain with 68-character node names holds 250 more per
+//   node, with 62-character value names 553 more per value (both: 823).
+constexpr int64_t kShortStringChars = 15;
+constexpr double kSessionBytesPerNodeNameChar = 250.0 / 68;
+constexpr double kSessionBytesPerValueNameChar = 553.0 / 62;
 
 int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
@@ -248,16 +254,39 @@ class WeightClasses {
   absl::flat_hash_map<std::string, ValueId> representative_;  // By value key: the first weight with it.
 };
 
+// An Identity, or a Dropout whose mask nobody reads, that ORT's level-1
+// passes take out (identity_elimination.cc, dropout_elimination.cc) when its
+// output is not a graph output.
+bool EliminatedAtLevel1(const IrGraph& graph, const IrNode& node) {
+  const onnx::NodeProto& proto = *node.proto;
+  if (!proto.domain().empty() && proto.domain() != "ai.onnx") return false;
+  if (proto.op_type() != "Identity" && proto.op_type() != "Dropout") return false;
+  if (node.outputs.empty() || graph.values[node.outputs[0]].is_graph_output) return false;
+  for (size_t i = 1; i < node.outputs.size(); ++i) {
+    if (!graph.values[node.outputs[i]].consumers.empty() || graph.values[node.outputs[i]].is_graph_output) return false;
+  }
+  return true;
+}
+
 // The session's own structures (the constants above) for `graph` as the
 // rewrites left it: its nodes with their attributes, the initializers held,
 // and what the rewrites took out of the file's graph (a node rewritten into
 // another op, as NCHWc's, is ORT's new node beside the old one taken out).
-int64_t SessionBytes(const IrGraph& graph, int64_t held_initializers, int64_t removed_initializers) {
-  int64_t bytes = kSessionFixedBytes + kSessionBytesPerInitializer * held_initializers +
+int64_t SessionBytes(const IrGraph& graph, const std::vector<ValueId>& held_weights, int64_t new_initializers,
+                     int64_t removed_initializers) {
+  auto name_bytes = [](const std::string& name, double per_char) {
+    return name.size() > kShortStringChars ? static_cast<int64_t>(per_char * static_cast<double>(name.size())) : 0;
+  };
+  int64_t bytes = kSessionFixedBytes +
+                  kSessionBytesPerInitializer * (new_initializers + static_cast<int64_t>(held_weights.size())) +
                   kSessionBytesPerRemovedInitializer * removed_initializers;
+  for (ValueId id : held_weights) bytes += name_bytes(graph.values[id].name, kSessionBytesPerValueNameChar);
   std::set<const onnx::NodeProto*> kept;
   for (const IrNode& node : graph.nodes) {
-    bytes += kSessionBytesPerNode + kSessionBytesPerAttribute * AttributesInOrt(*node.proto);
+    if (EliminatedAtLevel1(graph, node)) continue;
+    bytes += kSessionBytesPerNode + kSessionBytesPerAttribute * AttributesInOrt(*node.proto) +
+             name_bytes(node.proto->name(), kSessionBytesPerNodeNameChar);
+    for (ValueId output : node.outputs) bytes += name_bytes(graph.values[output].name, kSessionBytesPerValueNameChar);
     kept.insert(node.proto);
   }
   if (graph.proto == nullptr) return bytes;
@@ -368,7 +397,7 @@ LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusion
   result.packed_copies = static_cast<int64_t>(packed.size());
   // Each weight class is held once, by its first weight; a weight that is a
   // graph output is its own (ORT never merges a graph output away).
-  int64_t held_initializers = new_initializers;
+  std::vector<ValueId> held_weights;
   int64_t removed_initializers = 0;  // The file's, gone after the rewrites.
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const IrValue& value = graph.values[id];
@@ -377,11 +406,11 @@ LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusion
       if (value.origin != ValueOrigin::kFolded) ++removed_initializers;
       continue;
     }
-    ++held_initializers;
+    held_weights.push_back(static_cast<ValueId>(id));
     const std::optional<KnownWeight> weight = Known(graph, shape_of, static_cast<ValueId>(id));
     if (weight.has_value()) result.held_bytes += weight->bytes;
   }
-  result.session_bytes = SessionBytes(graph, held_initializers, removed_initializers);
+  result.session_bytes = SessionBytes(graph, held_weights, new_initializers, removed_initializers);
   return result;
 }
 
