@@ -294,7 +294,15 @@ int64_t SessionBytes(const IrGraph& graph, const std::vector<ValueId>& held_weig
     if (IsConstantNode(node) || kept.count(&node) > 0) continue;  // A Constant is an initializer in ORT.
     bytes += kSessionBytesPerRemovedNode + kSessionBytesPerRemovedAttribute * node.attribute_size();
   }
-  return bytes + kSessionBytesPerValueInfo * graph.proto->value_info_size();
+  // The file's value_info (an entry the analysis adds for an output the file
+  // left untyped is not ORT's).
+  for (const onnx::ValueInfoProto& info : graph.proto->value_info()) {
+    const auto found = graph.value_by_name.find(info.name());
+    if (found == graph.value_by_name.end() || !graph.values[found->second].is_graph_output) {
+      bytes += kSessionBytesPerValueInfo;
+    }
+  }
+  return bytes;
 }
 
 }  // namespace
