@@ -67,3 +67,57 @@ save('w_conv_bn', [helper.make_node('Conv', ['x', 'w'], ['c'], pads=[1, 1, 1, 1]
 for count in (1, 50, 200, 800):
     nodes = [helper.make_node('Relu', [f't{i}'], [f't{i + 1}']) for i in range(count)]
     save(f'session_relu_chain_{count}', nodes, [vi('t0', [16])], [vi(f't{count}', [16])])
+
+# ORT's common subexpression elimination (before folding) takes equal constants of <= 8 elements
+# as one value: equal ConstantOfShape fold into one weight; large equal initializers stay two.
+def cos(shape_name, out_name, fill):
+    return helper.make_node('ConstantOfShape', [shape_name], [out_name], value=helper.make_tensor('v', F, [1], [fill]))
+def conv_chain(name, filters, nodes=(), inits=()):
+    nodes = list(nodes) + [helper.make_node('Conv', [f't{i}', w], [f't{i + 1}'], pads=[1, 1, 1, 1])
+                           for i, w in enumerate(filters)]
+    save(name, nodes, [vi('t0', [1, 256, 8, 8])], [vi(f't{len(filters)}', [1, 256, 8, 8])], inits)
+filter_shape = np.array([256, 256, 3, 3], dtype=np.int64)
+shapes = [numpy_helper.from_array(filter_shape, 's0'), numpy_helper.from_array(filter_shape, 's1')]
+conv_chain('cse_cos_same', ['w0', 'w1'], [cos('s0', 'w0', 0.02), cos('s1', 'w1', 0.02)], shapes)
+conv_chain('cse_cos_diffval', ['w0', 'w1'], [cos('s0', 'w0', 0.02), cos('s1', 'w1', 0.03)], shapes)
+same = rng.standard_normal((256, 256, 3, 3))
+conv_chain('cse_same_init', ['w0', 'w1'], [], [init('w0', same), init('w1', same)])
+for count in (8, 9):
+    addend = rng.standard_normal(count)
+    save(f'cse_add_twins_{count}', [helper.make_node('Add', ['x', 'a0'], ['y0']), helper.make_node('Add', ['x', 'a1'], ['y1']),
+                                    helper.make_node('Mul', ['y0', 'y1'], ['z'])],
+         [vi('x', [count])], [vi('z', [count])], [init('a0', addend), init('a1', addend)])
+
+# The session's own structures (loaded_weights.cc SessionBytes): chains of 10 and 80 units, the
+# slope between them per unit. 4-D tensors [1, 18, 4, 4]; 18 channels keep Convs out of NCHWc.
+S4 = [1, 18, 4, 4]
+LONG = '/backbone/stage2/stage2.0/branch_proj/branch_proj.4/Relu_output_'
+for n in (10, 80):
+    def chain(name, make, inits=(), shape=S4, names=lambda i: f't{i}'):
+        save(f'{name}_{n}', [make(i, names) for i in range(n)], [vi(names(0), shape)], [vi(names(n), shape)], inits)
+    chain('session_relu4d', lambda i, t: helper.make_node('Relu', [t(i)], [t(i + 1)]))
+    chain('session_leaky', lambda i, t: helper.make_node('LeakyRelu', [t(i)], [t(i + 1)], alpha=0.1))
+    chain('session_long_names', lambda i, t: helper.make_node('Relu', [t(i)], [t(i + 1)], name=f'{LONG}node{i}'),
+          names=lambda i: f'{LONG}{i}')
+    chain('session_conv18', lambda i, t: helper.make_node('Conv', [t(i), f'w{i}'], [t(i + 1)]),
+          [init(f'w{i}', rng.standard_normal((18, 18, 1, 1))) for i in range(n)])
+    chain('session_conv18_attrs', lambda i, t: helper.make_node('Conv', [t(i), f'w{i}'], [t(i + 1)], dilations=[1, 1], group=1,
+                                                                kernel_shape=[1, 1], pads=[0, 0, 0, 0], strides=[1, 1]),
+          [init(f'w{i}', rng.standard_normal((18, 18, 1, 1))) for i in range(n)])
+    chain('session_conv18_bias', lambda i, t: helper.make_node('Conv', [t(i), f'w{i}', f'b{i}'], [t(i + 1)]),
+          [init(f'w{i}', rng.standard_normal((18, 18, 1, 1))) for i in range(n)] +
+          [init(f'b{i}', rng.standard_normal(18)) for i in range(n)])
+    chain('session_add_init', lambda i, t: helper.make_node('Add', [t(i), f'a{i}'], [t(i + 1)]),
+          [init(f'a{i}', np.full(18, float(i))) for i in range(n)], shape=[18])
+    nodes = []
+    for i in range(n):
+        nodes += [helper.make_node('Identity', [f't{i}'], [f'u{i}']), helper.make_node('Relu', [f'u{i}'], [f't{i + 1}'])]
+    save(f'session_identity_relu_{n}', nodes, [vi('t0', S4)], [vi(f't{n}', S4)])
+    nodes, inits = [], []
+    for i in range(n):
+        nodes += [helper.make_node('Conv', [f't{i}', f'w{i}'], [f'c{i}']),
+                  helper.make_node('BatchNormalization', [f'c{i}', f'sc{i}', f'bi{i}', f'me{i}', f'va{i}'], [f't{i + 1}'],
+                                   epsilon=1e-3, momentum=0.8)]
+        inits += [init(f'w{i}', rng.standard_normal((18, 18, 1, 1))), init(f'sc{i}', np.ones(18) + i),
+                  init(f'bi{i}', np.zeros(18) + i), init(f'me{i}', np.zeros(18) + i), init(f'va{i}', np.ones(18) + i)]
+    save(f'session_conv_bn_{n}', nodes, [vi('t0', S4)], [vi(f't{n}', S4)], inits)

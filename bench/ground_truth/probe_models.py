@@ -132,8 +132,15 @@ def main():
         'nchwc_block_depthwise24': ([('x', f, [1, 16, side, side])],
                                     [conv('W', 'x', 'a', [24, 16, 1, 1], pads=(0, 0, 0, 0)),
                                      conv('D', 'a', 'c', [24, 1, 3, 3], group=24)]),
-        # (Groups of 8 channels, NCHWc at block 8 only, are unit-tested, not probed: at block 16 the
-        # grouped Conv takes ORT's im2col path, whose grouped workspace we overstate, 1.66x here.)
+        # Groups of 8 input and output channels: NCHWc at block 8 only; at block 16 the grouped Conv
+        # takes ORT's im2col path, whose workspace is one 64 KiB segment with one thread.
+        'nchwc_block_group8': ([('x', f, [1, 32, side, side])],
+                               [conv('W', 'x', 'a', [32, 32, 1, 1], pads=(0, 0, 0, 0)),
+                                conv('G', 'a', 'c', [32, 8, 3, 3], group=4)]),
+        # The same grouped Conv alone (NCHW at block 16), and a batch of 2 (NCHW at any block: 18
+        # channels): the im2col workspace with more than one group or batch.
+        'conv_group4_56': ([('x', f, [1, 32, side, side])], [conv('G', 'x', 'c', [32, 8, 3, 3], group=4)]),
+        'conv_batch2_56': ([('x', f, [2, 18, side, side])], [conv('G', 'x', 'c', [18, 18, 3, 3])]),
         # A MaxPool of 8 channels after a Conv: NCHWc at block 8 only.
         'nchwc_block_pool8': ([('x', f, [1, 3, side * 2, side * 2])],
                               [conv('W', 'x', 'a', [8, 3, 3, 3]),

@@ -1,18 +1,25 @@
 // ORT's weights after session creation (loaded_weights.h).
 #include "analyzer/runtimes/onnxruntime/loaded_weights.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 
 #include "analyzer/runtimes/onnxruntime/arena_run.h"
 #include "analyzer/loader/model_loader.h"
 #include "analyzer/runtimes/onnxruntime/bfc_arena.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
+#include "onnx/defs/schema.h"
 
 namespace footprint::ort {
 namespace {
@@ -21,11 +28,40 @@ constexpr int32_t kFloat = 1;                       // TensorProto.FLOAT.
 constexpr char kNchwcDomain[] = "com.microsoft.nchwc";
 constexpr int64_t kGemmStrideNAlign = 16;           // MLAS_SGEMM_STRIDEN_THREAD_ALIGN.
 constexpr int64_t kPackedBufferAlignment = 64;      // MlasGetPreferredBufferAlignment().
-// The session's own structures (measured, arena_probes.py session_relu_chain_*:
-// 1, 50, 200 and 800 Relus created from a path hold 66,248, 192,488, 581,536
-// and 2,142,464 bytes with no weight: 2,600 per node on 63,650).
+constexpr int kLatestOpset = 1 << 30;               // The newest schema of an op (the model's opset is not at hand).
+// The session's own structures: a graph, kernels and plans whose heap grows
+// with what the graph holds. Measured (ORT 1.30, AVX-512 host, create from a
+// path, arena off; probes of bench/ground_truth/arena_probes.py, chains of 10
+// and 80 and the slope between them):
+// - a fixed part: 1 Relu on 16 floats holds 66,248 with its node (63,650);
 constexpr int64_t kSessionFixedBytes = 63'650;
-constexpr int64_t kSessionBytesPerNode = 2'600;
+// - per node with its output, and per dim of that output (a Relu chain on
+//   [16]: 2,600; on [1, 18, 4, 4]: 2,867);
+constexpr int64_t kSessionBytesPerNode = 2'510;
+constexpr int64_t kSessionBytesPerOutputDim = 90;
+// - per attribute the node carries once ORT gives it its schema's defaults
+//   (LeakyRelu's alpha: +675; a Conv's 5 attributes: +3,408, 682 each);
+constexpr int64_t kSessionBytesPerAttribute = 680;
+// - per initializer held, beyond its data (an Add's 18-float addend: 1,479;
+//   a Conv's 18-float bias: 1,514);
+constexpr int64_t kSessionBytesPerInitializer = 1'500;
+// - per node a rewrite took out, with its output (an Identity before each
+//   Relu: 1,137), and per attribute it had (BatchNormalization's epsilon and
+//   momentum, fused into its Conv: 645 for the two): ORT does not give all
+//   of it back;
+constexpr int64_t kSessionBytesPerRemovedNode = 1'130;
+constexpr int64_t kSessionBytesPerRemovedAttribute = 320;
+// - per initializer a rewrite took out (the four of a BatchNormalization
+//   fused into its Conv and the Conv's old filter: 740 each);
+constexpr int64_t kSessionBytesPerRemovedInitializer = 740;
+// - per value_info entry of the file (FastestDet without them: 654 less each);
+constexpr int64_t kSessionBytesPerValueInfo = 650;
+// - per character of a name too long for the string's own storage (over 15,
+//   libstdc++): a Relu chain with 68-character node names holds 250 more per
+//   node, with 62-character value names 553 more per value (both: 823).
+constexpr int64_t kShortStringChars = 15;
+constexpr double kSessionBytesPerNodeNameChar = 250.0 / 68;
+constexpr double kSessionBytesPerValueNameChar = 553.0 / 62;
 
 int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
@@ -68,6 +104,213 @@ int64_t GemmPackedBytes(int64_t n, int64_t k) {
   return RoundUp(RoundUp(n, kGemmStrideNAlign) * k * 4, kPackedBufferAlignment);
 }
 
+// The attributes `node` carries in ORT's graph: its own, and every attribute
+// of its op's schema that has a default (Graph::Resolve fills them in; ORT's
+// optimized FastestDet shows MaxPool with auto_pad and storage_order added).
+// NCHWc ops take the schema of the ONNX op they run; ORT's ReorderInput
+// carries channels_last, ReorderOutput channels and channels_last.
+int64_t AttributesInOrt(const onnx::NodeProto& node) {
+  const bool nchwc = node.domain() == kNchwcDomain;
+  if (nchwc && node.op_type() == "ReorderInput") return 1;
+  if (nchwc && node.op_type() == "ReorderOutput") return 2;
+  int64_t count = node.attribute_size();
+  const std::string domain = nchwc ? "" : node.domain() == "ai.onnx" ? "" : node.domain();
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), kLatestOpset, domain);
+  if (schema == nullptr) return count;
+  for (const auto& [name, attribute] : schema->attributes()) {
+    if (attribute.default_value.type() == onnx::AttributeProto::UNDEFINED) continue;  // No default.
+    bool present = false;
+    for (const onnx::AttributeProto& own : node.attribute()) present = present || own.name() == name;
+    if (!present) ++count;
+  }
+  return count;
+}
+
+// The element types and count up to which ORT's common subexpression
+// elimination tells constant initializers apart by value rather than by name
+// (measured, ORT 1.30: two Adds of equal initializers of <= 8 float, float16,
+// double, int32 or int64 elements, raw or typed data, become one; of 9, or of
+// int8/uint8, two; dims must match). Larger ones stay distinct.
+constexpr int64_t kCseMaxValueElements = 8;
+bool ComparedByValue(int32_t data_type) {
+  return data_type == onnx::TensorProto::FLOAT || data_type == onnx::TensorProto::FLOAT16 ||
+         data_type == onnx::TensorProto::DOUBLE || data_type == onnx::TensorProto::INT32 ||
+         data_type == onnx::TensorProto::INT64;
+}
+
+// The value of a small tensor as bytes (type, dims, little-endian data),
+// nullopt when ORT does not compare it by value.
+std::optional<std::string> SmallTensorKey(const onnx::TensorProto& tensor) {
+  if (!ComparedByValue(tensor.data_type()) || tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    return std::nullopt;
+  }
+  int64_t count = 1;
+  for (int64_t dim : tensor.dims()) {
+    if (dim < 0) return std::nullopt;
+    count *= dim;
+    if (count > kCseMaxValueElements) return std::nullopt;
+  }
+  std::string key = absl::StrCat(tensor.data_type(), ":", tensor.dims_size());
+  for (int64_t dim : tensor.dims()) absl::StrAppend(&key, ",", dim);
+  key += ":";
+  auto append = [&key](const void* data, size_t bytes) { key.append(static_cast<const char*>(data), bytes); };
+  if (!tensor.raw_data().empty()) {
+    key += tensor.raw_data();
+  } else if (tensor.data_type() == onnx::TensorProto::FLOAT) {
+    for (float value : tensor.float_data()) append(&value, sizeof(value));
+  } else if (tensor.data_type() == onnx::TensorProto::DOUBLE) {
+    for (double value : tensor.double_data()) append(&value, sizeof(value));
+  } else if (tensor.data_type() == onnx::TensorProto::INT64) {
+    for (int64_t value : tensor.int64_data()) append(&value, sizeof(value));
+  } else if (tensor.data_type() == onnx::TensorProto::INT32) {
+    for (int32_t value : tensor.int32_data()) append(&value, sizeof(value));
+  } else {  // FLOAT16: its bits in int32_data.
+    for (int32_t value : tensor.int32_data()) {
+      const uint16_t bits = static_cast<uint16_t>(value);
+      append(&bits, sizeof(bits));
+    }
+  }
+  return key;
+}
+
+// Ops ORT's common subexpression elimination never merges (optimizer
+// utils IsOperationDeterministic, common_subexpression_elimination.cc
+// IsNodeSupported).
+bool MergeableOp(const onnx::NodeProto& node) {
+  static const std::set<std::string> kNever = {"RandomNormal",     "RandomUniform",     "RandomNormalLike",
+                                               "RandomUniformLike", "Multinomial",       "DequantizeLinear"};
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.has_g() || attribute.graphs_size() > 0) return false;
+  }
+  return kNever.count(node.op_type()) == 0;
+}
+
+// Which weights hold one value after ORT's common subexpression elimination
+// (common_subexpression_elimination.cc), which runs before constant folding:
+// small constants of equal value are one, and nodes of one op, equal
+// attributes and the same inputs are one node, so two ConstantOfShape of
+// equal shapes and value fold into one weight that every reader shares.
+class WeightClasses {
+ public:
+  explicit WeightClasses(const IrGraph& graph) : graph_(graph), class_of_(graph.values.size(), -1) {}
+
+  // The first weight of `id`'s class (`id` itself when it has no twin).
+  ValueId Of(ValueId id) {
+    if (class_of_[id] >= 0) return class_of_[id];
+    class_of_[id] = id;  // Guards against a cycle while the key is made.
+    const std::optional<std::string> key = Key(id);
+    if (key.has_value()) {
+      class_of_[id] = representative_.try_emplace(*key, id).first->second;
+    }
+    return class_of_[id];
+  }
+
+ private:
+  std::optional<std::string> Key(ValueId id) {
+    const IrValue& value = graph_.values[id];
+    if (value.origin == ValueOrigin::kInitializer) {
+      std::optional<std::string> key = SmallTensorKey(*value.initializer);
+      if (key.has_value()) return absl::StrCat("t:", *key);
+      return std::nullopt;
+    }
+    if (value.origin == ValueOrigin::kConstant) {  // ORT makes a Constant node an initializer at load.
+      for (const onnx::AttributeProto& attribute : value.constant->attribute()) {
+        if (attribute.name() != "value" || !attribute.has_t()) continue;
+        std::optional<std::string> key = SmallTensorKey(attribute.t());
+        if (key.has_value()) return absl::StrCat("t:", *key);
+      }
+      return std::nullopt;
+    }
+    if (value.origin != ValueOrigin::kFolded || value.folded_from == nullptr || value.is_graph_output) {
+      return std::nullopt;
+    }
+    const onnx::NodeProto& node = *value.folded_from;
+    if (!MergeableOp(node)) return std::nullopt;
+    std::string key = absl::StrCat("n:", node.op_type(), ":");
+    int output_index = -1;
+    for (int i = 0; i < node.output_size(); ++i) {
+      if (node.output(i) == value.name) output_index = i;
+    }
+    absl::StrAppend(&key, output_index, ":");
+    for (const std::string& input : node.input()) {
+      if (input.empty()) {
+        key += "-,";
+        continue;
+      }
+      const auto found = graph_.value_by_name.find(input);
+      if (found == graph_.value_by_name.end()) return std::nullopt;
+      absl::StrAppend(&key, Of(found->second), ",");
+    }
+    std::vector<std::pair<std::string, std::string>> attributes;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      attributes.emplace_back(attribute.name(), attribute.SerializeAsString());
+    }
+    std::sort(attributes.begin(), attributes.end());
+    for (const auto& [name, bytes] : attributes) absl::StrAppend(&key, ";", name, "=", bytes.size(), ":", bytes);
+    return key;
+  }
+
+  const IrGraph& graph_;
+  std::vector<ValueId> class_of_;                           // Per value, -1 until asked.
+  absl::flat_hash_map<std::string, ValueId> representative_;  // By value key: the first weight with it.
+};
+
+// An Identity, or a Dropout whose mask nobody reads, that ORT's level-1
+// passes take out (identity_elimination.cc, dropout_elimination.cc) when its
+// output is not a graph output.
+bool EliminatedAtLevel1(const IrGraph& graph, const IrNode& node) {
+  const onnx::NodeProto& proto = *node.proto;
+  if (!proto.domain().empty() && proto.domain() != "ai.onnx") return false;
+  if (proto.op_type() != "Identity" && proto.op_type() != "Dropout") return false;
+  if (node.outputs.empty() || graph.values[node.outputs[0]].is_graph_output) return false;
+  for (size_t i = 1; i < node.outputs.size(); ++i) {
+    if (!graph.values[node.outputs[i]].consumers.empty() || graph.values[node.outputs[i]].is_graph_output) return false;
+  }
+  return true;
+}
+
+// The session's own structures (the constants above) for `graph` as the
+// rewrites left it: its nodes with their attributes, the initializers held,
+// and what the rewrites took out of the file's graph (a node rewritten into
+// another op, as NCHWc's, is ORT's new node beside the old one taken out).
+int64_t SessionBytes(const IrGraph& graph, const ShapeLookup& shape_of, const std::vector<ValueId>& held_weights,
+                     int64_t new_initializers, int64_t removed_initializers) {
+  auto name_bytes = [](const std::string& name, double per_char) {
+    return name.size() > kShortStringChars ? static_cast<int64_t>(per_char * static_cast<double>(name.size())) : 0;
+  };
+  int64_t bytes = kSessionFixedBytes +
+                  kSessionBytesPerInitializer * (new_initializers + static_cast<int64_t>(held_weights.size())) +
+                  kSessionBytesPerRemovedInitializer * removed_initializers;
+  for (ValueId id : held_weights) bytes += name_bytes(graph.values[id].name, kSessionBytesPerValueNameChar);
+  std::set<const onnx::NodeProto*> kept;
+  for (const IrNode& node : graph.nodes) {
+    if (EliminatedAtLevel1(graph, node)) continue;
+    bytes += kSessionBytesPerNode + kSessionBytesPerAttribute * AttributesInOrt(*node.proto) +
+             name_bytes(node.proto->name(), kSessionBytesPerNodeNameChar);
+    for (ValueId output : node.outputs) {
+      bytes += name_bytes(graph.values[output].name, kSessionBytesPerValueNameChar);
+      const std::optional<ValueShape> shape = ShapeOfValue(graph, shape_of, output);
+      if (shape.has_value()) bytes += kSessionBytesPerOutputDim * static_cast<int64_t>(shape->dims.size());
+    }
+    kept.insert(node.proto);
+  }
+  if (graph.proto == nullptr) return bytes;
+  for (const onnx::NodeProto& node : graph.proto->node()) {
+    if (IsConstantNode(node) || kept.count(&node) > 0) continue;  // A Constant is an initializer in ORT.
+    bytes += kSessionBytesPerRemovedNode + kSessionBytesPerRemovedAttribute * node.attribute_size();
+  }
+  // The file's value_info (an entry the analysis adds for an output the file
+  // left untyped is not ORT's).
+  for (const onnx::ValueInfoProto& info : graph.proto->value_info()) {
+    const auto found = graph.value_by_name.find(info.name());
+    if (found == graph.value_by_name.end() || !graph.values[found->second].is_graph_output) {
+      bytes += kSessionBytesPerValueInfo;
+    }
+  }
+  return bytes;
+}
+
 }  // namespace
 
 int64_t WeightBytes(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
@@ -77,11 +320,13 @@ int64_t WeightBytes(const IrGraph& graph, const ShapeLookup& shape_of, ValueId i
 
 LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of) {
   LoadedWeights result;
-  result.session_bytes = kSessionFixedBytes + kSessionBytesPerNode * static_cast<int64_t>(graph.nodes.size());
+  int64_t new_initializers = 0;  // Filters and biases the rewrites made.
   // Per weight: read as it is (kept), or only by kernels that pack or
   // rewrite it (freed, their copies held instead).
   std::vector<bool> read_as_is(graph.values.size(), false);
   std::set<std::tuple<ValueId, std::string, int64_t, int64_t>> packed;  // One copy per B and packing.
+  std::set<std::pair<ValueId, int64_t>> reordered;  // One NCHWc filter per filter value and block.
+  WeightClasses classes(graph);
   auto constant_float = [&](ValueId id) -> std::optional<KnownWeight> {
     if (id < 0 || !IsWeight(graph.values[id]) || !IsConstantWeight(graph, fusions, id)) return std::nullopt;
     std::optional<KnownWeight> weight = Known(graph, shape_of, id);
@@ -109,9 +354,19 @@ LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusion
         if (absorbed_weight || block > 1) {
           const int64_t output_channels = filter->dims[0];
           const int64_t padded = RoundUp(output_channels, block);
-          result.held_bytes += filter->bytes / output_channels * padded;
+          // A fusion makes a filter of its own; NCHWc reorders a filter once
+          // however many Convs read it (nchwc_transformer.cc keeps the
+          // reordered copy by filter), measured: two Convs on one folded
+          // filter hold one reordered copy.
+          if (absorbed_weight || reordered.insert({classes.Of(node.inputs[1]), block}).second) {
+            result.held_bytes += filter->bytes / output_channels * padded;
+            ++new_initializers;
+          }
           const bool has_bias = (proto.input_size() >= 3 && !proto.input(2).empty()) || absorbed_weight;
-          if (has_bias) result.held_bytes += padded * 4;
+          if (has_bias) {
+            result.held_bytes += padded * 4;
+            ++new_initializers;
+          }
           for (size_t slot = 1; slot < node.inputs.size(); ++slot) {
             if (IsConstantWeight(graph, fusions, node.inputs[slot])) {
               handled[slot] = true;
@@ -125,7 +380,9 @@ LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusion
         const bool trans_b = op == "Gemm" && IntAttribute(proto, "transB", 0) != 0;
         const int64_t n = trans_b ? b->dims[0] : b->dims[1];
         const int64_t k = trans_b ? b->dims[1] : b->dims[0];
-        if (packed.insert({node.inputs[1], "gemm", n, k}).second) result.held_bytes += GemmPackedBytes(n, k);
+        if (packed.insert({classes.Of(node.inputs[1]), "gemm", n, k}).second) {
+          result.held_bytes += GemmPackedBytes(n, k);
+        }
         handled[1] = true;
       }
     } else if (op == "ConvTranspose" && default_domain && node.inputs.size() >= 2) {
@@ -136,24 +393,38 @@ LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusion
         int64_t n = 1;
         for (size_t i = 1; i < filter->dims.size(); ++i) n *= filter->dims[i];
         if (k != 1 && n != 1 && n * k != 0) {
-          if (packed.insert({node.inputs[1], "transpose", n, k}).second) result.arena_chunks.push_back(filter->bytes);
+          if (packed.insert({classes.Of(node.inputs[1]), "transpose", n, k}).second) {
+            result.arena_chunks.push_back(filter->bytes);
+          }
           handled[1] = true;
         }
       }
     }
+    auto mark_read = [&](ValueId input) {
+      read_as_is[IsWeight(graph.values[input]) ? classes.Of(input) : input] = true;
+    };
     for (size_t slot = 0; slot < node.inputs.size(); ++slot) {
-      if (handled[slot]) continue;
-      read_as_is[node.inputs[slot]] = true;
+      if (!handled[slot]) mark_read(node.inputs[slot]);
     }
-    for (ValueId input : node.implicit_inputs) read_as_is[input] = true;
+    for (ValueId input : node.implicit_inputs) mark_read(input);
   }
   result.packed_copies = static_cast<int64_t>(packed.size());
+  // Each weight class is held once, by its first weight; a weight that is a
+  // graph output is its own (ORT never merges a graph output away).
+  std::vector<ValueId> held_weights;
+  int64_t removed_initializers = 0;  // The file's, gone after the rewrites.
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const IrValue& value = graph.values[id];
-    if (!IsWeight(value) || !(read_as_is[id] || value.is_graph_output)) continue;
+    if (!IsWeight(value)) continue;
+    if (!(read_as_is[id] || value.is_graph_output)) {
+      if (value.origin != ValueOrigin::kFolded) ++removed_initializers;
+      continue;
+    }
+    held_weights.push_back(static_cast<ValueId>(id));
     const std::optional<KnownWeight> weight = Known(graph, shape_of, static_cast<ValueId>(id));
     if (weight.has_value()) result.held_bytes += weight->bytes;
   }
+  result.session_bytes = SessionBytes(graph, shape_of, held_weights, new_initializers, removed_initializers);
   return result;
 }
 

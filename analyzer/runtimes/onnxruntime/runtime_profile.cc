@@ -141,9 +141,14 @@ int64_t Product(const std::vector<int64_t>& dims, size_t from) {
 //  - filters per group > output spatial size: the whole im2col matrix,
 //    OutputSize * K floats;
 //  - otherwise segments of MLAS_CONV_WORKING_BUFFER_SIZE_PER_THREAD
-//    (MLAS_SGEMM_STRIDEN * MLAS_SGEMM_STRIDEK = 128 * 128) floats, or, with
-//    more than one batch or group, max(OutputSize * K, filters * OutputSize,
-//    that) floats.
+//    (MLAS_SGEMM_STRIDEN * MLAS_SGEMM_STRIDEK = 128 * 128) floats, one
+//    thread's. convolve.cpp asks, with more than one batch or group, for
+//    max(OutputSize * K, filters * OutputSize, that) per thread, but ORT 1.30
+//    with one thread measures the one segment (AVX-512 host, probes
+//    nchwc_block_group8 and conv_group4_56 / conv_batch2_56 of
+//    bench/ground_truth/probe_models.py: 32 channels in 4 groups, 3x3 on
+//    56x56, 64 KiB above the tensors, where the larger rule says 882 KiB;
+//    a batch of 2 likewise).
 // ARM64's direct depthwise kernel (MlasConvPrepare, MLAS_TARGET_ARM64): a
 // 2-D Conv of one input channel and one filter per group, 3x3, pads <= 1,
 // strides and dilations 1, takes MlasConvAlgorithmDepthwise with a zero row
@@ -183,7 +188,6 @@ int64_t ConvWorkspaceBytes(CpuIsa isa, const IrNode& node, const TensorLookup& t
   int64_t group = 1;
   if (const onnx::AttributeProto* attribute = FindAttribute(*node.proto, "group")) group = attribute->i();
   if (group <= 0) return 0;
-  const int64_t batch = input->dims[0];
   const int64_t input_channels = input->dims[1] / group;
   const int64_t filters = filter->dims[0] / group;
   const int64_t kernel = Product(filter->dims, 2);
@@ -214,8 +218,6 @@ int64_t ConvWorkspaceBytes(CpuIsa isa, const IrNode& node, const TensorLookup& t
     floats = output_size * k;
   } else if (isa == CpuIsa::kArm64 && IsArm64DirectDepthwise(node, *filter, input_channels, filters)) {
     floats = input->dims[3] + 2;
-  } else if (batch > 1 || group > 1) {
-    floats = std::max({output_size * k, filters * output_size, kSegmentFloats});
   } else {
     floats = kSegmentFloats;
   }

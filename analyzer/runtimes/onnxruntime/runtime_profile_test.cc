@@ -622,6 +622,28 @@ TEST(RuntimeIsaTest, PoolAndConcatNeedWholeBlocks) {
   EXPECT_EQ(avx512.modes.layout_nodes, 2);  // The two Convs only.
 }
 
+TEST(RuntimeIsaTest, AGroupedOrBatchedIm2colConvTakesOneSegmentWithOneThread) {
+  // 32 channels in 4 groups of 8 stay NCHW at block 16; ORT 1.30 (one
+  // thread) measures 64 KiB of workspace for it (probe conv_group4_56), and
+  // for a batch of 2 (conv_batch2_56), not max(OutputSize * K, ...) floats.
+  auto conv = [](int64_t batch, int64_t channels, int64_t group) {
+    ModelBuilder builder;
+    builder.Input("x", onnx::TensorProto::FLOAT, {batch, channels, 56, 56})
+        .Initializer("w", onnx::TensorProto::FLOAT, {channels, channels / group, 3, 3});
+    onnx::NodeProto& node = builder.Node("Conv", {"x", "w"}, {"c"}, "conv");
+    SetInts(node, "pads", {1, 1, 1, 1});
+    SetInt(node, "group", group);
+    builder.Output("c");
+    return builder;
+  };
+  const Analysis grouped = Analyze(conv(1, 32, 4), kAvx512);
+  EXPECT_EQ(grouped.modes.layout_nodes, 0);
+  EXPECT_EQ(WorkspaceOf(grouped, "conv"), 128 * 128 * 4);
+  const Analysis batched = Analyze(conv(2, 18, 1), kAvx512);
+  EXPECT_EQ(batched.modes.layout_nodes, 0);
+  EXPECT_EQ(WorkspaceOf(batched, "conv"), 128 * 128 * 4);
+}
+
 TEST(RuntimeIsaTest, Arm64HasNoNchwcAndADirectDepthwiseKernel) {
   const Analysis arm64 = Analyze(OneConv(16, 16, 16), kArm64);
   EXPECT_EQ(arm64.modes.layout_nodes + arm64.modes.reorder_nodes, 0);
