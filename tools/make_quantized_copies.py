@@ -150,6 +150,15 @@ def to_fp16(model):
             for a in node.attribute:
                 if a.name == "value" and a.t.data_type == FLOAT:
                     a.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(a.t).astype(np.float16), a.t.name))
+        if node.op_type == "Resize":
+            # roi and scales stay float32 (onnxconverter-common's ALWAYS_FLOAT_INPUTS): a
+            # computed one gets a Cast back to float32.
+            for i in (1, 2):
+                if i < len(node.input) and node.input[i] in floats and node.input[i] not in inits:
+                    cast_out = name(node.input[i] + "_fp32")
+                    body.append(helper.make_node("Cast", [node.input[i]], [cast_out], to=FLOAT,
+                                                 name=name("cast_in_" + node.input[i])))
+                    node.input[i] = cast_out
         if node.op_type in FP16_BLOCK_LIST:
             # Float16 in, Cast to float32 for the op, Cast back after.
             for i, x in enumerate(node.input):
@@ -171,6 +180,11 @@ def to_fp16(model):
     for init in g.initializer:
         if init.data_type == FLOAT and init.name not in keep_float:
             init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float16), init.name))
+    # Initializers also listed as graph inputs (IR < 4 models) take their new type.
+    converted = {i.name for i in g.initializer if i.data_type == FLOAT16}
+    for inp in g.input:
+        if inp.name in converted and inp.type.tensor_type.elem_type == FLOAT:
+            inp.type.tensor_type.elem_type = FLOAT16
     # Graph outputs: the producer writes float16, a Cast gives float32.
     tail = []
     produced = {y for node in body for y in node.output}

@@ -49,6 +49,11 @@ struct IrValue {
   // `channel_block` when that is > 1. -1: sized by its own name.
   ValueId sized_as = -1;
   int64_t channel_block = 0;
+  // The element type (TensorProto.DataType) a runtime profile holds this
+  // value in when it differs from the model's (ORT runs float16 ops that
+  // have no float16 kernel in float32); 0: the model's. Sizes scale by the
+  // element widths; with `sized_as` the value it stands for gives the dims.
+  int32_t runtime_data_type = 0;
 };
 
 struct IrNode {

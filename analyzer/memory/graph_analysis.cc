@@ -97,9 +97,12 @@ absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, 
   return absl::OkStatus();
 }
 
-// The runtime's own planner over `result.order` (RuntimeModel::TensorPeakBytes)
+// The runtime's own planner over the runtime's order (RuntimeModel::TensorPeakBytes)
 // and what it holds after load and a first run (RuntimeModel::HeldBytes), from
-// the sized values before ArrangeTensors takes their records.
+// the sized values before ArrangeTensors takes their records. The runtime
+// runs its graph in its own order, the baseline schedule of the graph it
+// rewrote (nodes it adds where it runs them), not the order our schedule
+// optimizer finds: measured, ORT runs the Casts of float16 weights first.
 void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, const GraphSizes& sizes,
                     GraphResult& result) {
   std::vector<RuntimeValue> values(result.ir.values.size());
@@ -116,10 +119,10 @@ void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, co
     }
     if (known) values[id].shape_key = absl::StrCat(key, "]");
   }
+  const std::vector<NodeId>& order = result.schedule.order;
   result.runtime_tensor_bytes =
-      runtime.TensorPeakBytes(result.ir, result.order, values, result.fusions.writes_over, sizes.step_extra_of);
-  result.runtime_held =
-      runtime.HeldBytes(result.ir, result.fusions, shape_of, result.order, values, sizes.step_extra_of);
+      runtime.TensorPeakBytes(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of);
+  result.runtime_held = runtime.HeldBytes(result.ir, result.fusions, shape_of, order, values, sizes.step_extra_of);
 }
 
 }  // namespace

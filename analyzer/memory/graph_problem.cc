@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/model_loader.h"
 #include "analyzer/memory/graph_analysis.h"
 #include "analyzer/memory/accumulate.h"
 #include "analyzer/memory/modes.h"
@@ -91,6 +92,38 @@ void PadChannels(int64_t block, SizedType& sized) {
   if (padded == *channels.value) return;
   if (sized.bytes.has_value()) sized.bytes = *sized.bytes / *channels.value * padded;
   channels = Dim{.value = padded};
+}
+
+// `sized` held as `data_type` instead (IrValue::runtime_data_type): the
+// bytes scale by the element widths; unchanged when either has no width.
+void ConvertElementType(int32_t data_type, SizedType& sized) {
+  const int from_bits = ElementBits(sized.data_type);
+  const int to_bits = ElementBits(data_type);
+  if (data_type == 0 || from_bits <= 0 || to_bits <= 0) return;
+  if (sized.bytes.has_value()) sized.bytes = *sized.bytes / from_bits * to_bits;
+  sized.data_type = data_type;
+}
+
+// The size of the arena value `id`: by its name, or, for a value a runtime
+// profile added, by the value it stands for (a weight's from the model),
+// in the runtime's layout and element type.
+absl::StatusOr<SizedType> SizeOfArenaValue(const IrGraph& g, ValueId id, const symbolic::GraphShapes* engine_shapes,
+                                           const TypeIndex& types, TensorRecord* record) {
+  int32_t data_type = 0;
+  ValueId base = id;
+  while (true) {  // Follows sized_as to a value of the model; the first runtime type on the way holds.
+    if (data_type == 0) data_type = g.values[base].runtime_data_type;
+    if (g.values[base].sized_as < 0) break;
+    base = g.values[base].sized_as;
+  }
+  const IrValue& value = g.values[base];
+  absl::StatusOr<SizedType> sized = value.origin == ValueOrigin::kInitializer ? SizeOfTensorProto(*value.initializer)
+                                    : value.origin == ValueOrigin::kConstant  ? SizeOfConstantValue(*value.constant)
+                                                                              : SizeOfNamedValue(value.name, engine_shapes, types, record);
+  if (!sized.ok()) return sized;
+  PadChannels(g.values[id].channel_block, *sized);
+  ConvertElementType(data_type, *sized);
+  return sized;
 }
 
 }  // namespace
@@ -174,10 +207,7 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
     TensorRecord& record = records[sizes.record_of[id]];
-    // A value a runtime profile added is sized as the one it stands for.
-    const std::string& sized_name = value.sized_as >= 0 ? g.values[value.sized_as].name : value.name;
-    absl::StatusOr<SizedType> sized = SizeOfNamedValue(sized_name, *engine_shapes, types, &record);
-    if (sized.ok()) PadChannels(value.channel_block, *sized);
+    absl::StatusOr<SizedType> sized = SizeOfArenaValue(g, id, *engine_shapes, types, &record);
     if (!sized.ok()) {
       return absl::Status(sized.status().code(), absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name,
                                                               "': ", sized.status().message()));

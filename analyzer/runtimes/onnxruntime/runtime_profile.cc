@@ -18,7 +18,9 @@
 
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
+#include "analyzer/runtimes/onnxruntime/fp16_casts.h"
 #include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
+#include "analyzer/runtimes/onnxruntime/shared_constants.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
@@ -435,8 +437,10 @@ bool IsConstantWeight(const IrGraph& graph, const FusionSummary& summary, ValueI
          value.origin == ValueOrigin::kFolded;
 }
 
-std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
-  const IrValue& value = graph.values[id];
+namespace {
+
+// A value's element type and dims as the model gives them.
+std::optional<ValueShape> ShapeInModel(const IrValue& value, const ShapeLookup& shape_of) {
   if (value.origin == ValueOrigin::kInitializer) {
     ValueShape shape{.data_type = value.initializer->data_type()};
     for (int64_t dim : value.initializer->dims()) shape.dims.push_back(dim);
@@ -453,6 +457,18 @@ std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const ShapeLookup& 
   }
   if (!shape_of) return std::nullopt;
   return shape_of(value.name);
+}
+
+}  // namespace
+
+std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
+  const IrValue& value = graph.values[id];
+  if (value.runtime_data_type == 0) return ShapeInModel(value, shape_of);
+  // Held in another element type (fp16_casts.h), with the dims of the value it stands for.
+  std::optional<ValueShape> shape =
+      value.sized_as >= 0 ? ShapeOfValue(graph, shape_of, value.sized_as) : ShapeInModel(value, shape_of);
+  if (shape.has_value()) shape->data_type = value.runtime_data_type;
+  return shape;
 }
 
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
@@ -481,11 +497,17 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, const ShapeLookup& s
   for (IrValue& value : graph.values) {
     if (value.origin == ValueOrigin::kGraphInput) value.live_to_end = true;
   }
+  // Level 1: equal ConstantOfShape values are one weight (shared_constants.h).
+  ShareEqualConstantsOfShape(summary, graph);
   CancelTransposePairs(graph, summary);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
   RunChains(/*allow_conv_add=*/false, shape_of, graph, summary, absorbed_of);
   std::vector<bool> has_activation(absorbed_of.size());
   for (size_t node = 0; node < absorbed_of.size(); ++node) has_activation[node] = absorbed_of[node] == Absorbed::kActivation;
+  // Float16 ops without a float16 kernel run in float32 behind Casts; ORT
+  // 1.30 inserts them after its level-1 passes, before levels 2 and 3
+  // (fp16_casts.h).
+  ApplyFloat16Casts(shape_of, summary, graph, has_activation);
   // Registered only where MLAS has a block (graph_transformer_utils.cc,
   // GenerateTransformers, Level3: MlasNchwcGetBlockSize() > 1).
   if (const int64_t block = NchwcBlockSize(isa); block > 1) ApplyNchwcLayout(block, shape_of, summary, graph, has_activation);

@@ -1,0 +1,55 @@
+// ORT's handling of float16 tensors on its CPU execution provider, which has
+// float16 kernels for few ops: what InsertCastTransformer and the passes
+// that follow it (core/optimizer/insert_cast_transformer.cc,
+// fuse_initializers_transformer.cc) leave of a float16 graph in ORT 1.30,
+// read from its optimized-model dumps (bench/ground_truth/fp16_probes.py):
+//  - a default-domain node with a float16 input and no float16 CPU kernel
+//    runs in float32, behind a Cast to float32 of each float16 input and a
+//    Cast back to float16 of each float16 output;
+//  - a node that has a float16 kernel but whose float16 inputs all come from
+//    such nodes and whose float16 outputs only they read (not a graph
+//    output) runs in float32 too (ForceSingleNodeCPUFloat16ToFloat32);
+//  - Casts that meet cancel (RemoveDuplicateCastTransformer): between two
+//    float32 nodes no Cast is left; the model's own Cast to float16 before a
+//    float32 node and its Cast to float32 after one go with them (a Cast
+//    that gives a graph output stays, copying the float32 value);
+//  - a float16 weight read by one float32 input is converted at load, the
+//    float16 original gone (FuseInitializersTransformer); one read by more
+//    stays float16 and is Cast to float32 at every run.
+// ORT 1.30 does this after its level-1 passes and before levels 2 and 3
+// (NCHWc, Conv + activation), which then see float32 tensors: so it is the
+// first rewrite here. bfloat16 is left as it is: ORT inserts Casts for
+// float16 only (a bfloat16 op without a bfloat16 kernel makes ORT refuse
+// the model). Ops without a float16 kernel that have an ONNX function body
+// (Softmax, LeakyRelu, PRelu, ...) are inlined by ORT and their nodes run
+// in float32; here the op runs in float32 as one node.
+#ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_FP16_CASTS_H_
+#define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_FP16_CASTS_H_
+
+#include <string>
+#include <vector>
+
+#include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/runtime_model.h"
+
+namespace footprint::ort {
+
+// Whether ORT 1.30's CPU provider has a float16 kernel for the default-domain
+// op `op` (measured on x86-64; ARM64 builds add MLAS float16 kernels that are
+// not modelled).
+bool HasFloat16CpuKernel(const std::string& op);
+
+// Rewrites `graph` as above: values held in float32 get
+// IrValue::runtime_data_type, float32 copies ORT adds are new values sized as
+// the float16 one (IrValue::sized_as), the Casts it runs are new nodes, the
+// Casts it removes leave graph.nodes (counted in summary.fused_nodes, their
+// outputs kFusedAway). `summary.overridable` (set before) marks initializers
+// ORT does not treat as constant. Runs after the level-1 fusions (a Conv
+// that took in a BatchNormalization has weights of its own);
+// `has_activation` (per node) is kept in step with graph.nodes.
+void ApplyFloat16Casts(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
+                       std::vector<bool>& has_activation);
+
+}  // namespace footprint::ort
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_FP16_CASTS_H_

@@ -1,0 +1,89 @@
+// ORT's CSE on folded ConstantOfShape values (shared_constants.h).
+#include "analyzer/runtimes/onnxruntime/shared_constants.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "analyzer/loader/graph_ir.h"
+#include "onnx/onnx_pb.h"
+
+namespace footprint::ort {
+namespace {
+
+// The contents of a tensor without its name: equal keys, equal tensors.
+std::string ContentKey(const onnx::TensorProto& tensor) {
+  onnx::TensorProto unnamed = tensor;
+  unnamed.clear_name();
+  unnamed.clear_doc_string();
+  return unnamed.SerializeAsString();
+}
+
+// What decides a folded ConstantOfShape's value: its shape input's contents
+// and its value attribute; nullopt when the shape is not a weight of the
+// model (then ORT's CSE compares values we do not have).
+std::optional<std::string> ConstantOfShapeKey(const IrGraph& graph, const onnx::NodeProto& node) {
+  if (!(node.domain().empty() || node.domain() == "ai.onnx") || node.op_type() != "ConstantOfShape" ||
+      node.input_size() != 1) {
+    return std::nullopt;
+  }
+  auto it = graph.value_by_name.find(node.input(0));
+  if (it == graph.value_by_name.end()) return std::nullopt;
+  const IrValue& shape = graph.values[it->second];
+  std::string key;
+  if (shape.origin == ValueOrigin::kInitializer) {
+    key = ContentKey(*shape.initializer);
+  } else if (shape.origin == ValueOrigin::kConstant) {
+    for (const onnx::AttributeProto& attribute : shape.constant->attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) key = ContentKey(attribute.t());
+    }
+    if (key.empty()) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  std::string value = "default";  // No value attribute: a float 0.
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == "value" && attribute.has_t()) value = ContentKey(attribute.t());
+  }
+  return absl::StrCat(key.size(), ":", key, value);
+}
+
+}  // namespace
+
+void ShareEqualConstantsOfShape(FusionSummary& summary, IrGraph& graph) {
+  absl::flat_hash_map<std::string, ValueId> first_of;
+  std::vector<ValueId> replaced_by(graph.values.size(), -1);
+  bool any = false;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const IrValue& value = graph.values[id];
+    if (value.origin != ValueOrigin::kFolded || value.folded_from == nullptr) continue;
+    const std::optional<std::string> key = ConstantOfShapeKey(graph, *value.folded_from);
+    if (!key.has_value()) continue;
+    auto [it, inserted] = first_of.emplace(*key, static_cast<ValueId>(id));
+    if (inserted || value.is_graph_output) continue;
+    replaced_by[id] = it->second;
+    any = true;
+  }
+  if (!any) return;
+  for (size_t node_id = 0; node_id < graph.nodes.size(); ++node_id) {
+    IrNode& node = graph.nodes[node_id];
+    for (std::vector<ValueId>* inputs : {&node.inputs, &node.implicit_inputs}) {
+      for (ValueId& input : *inputs) {
+        if (replaced_by[input] < 0) continue;
+        input = replaced_by[input];
+        graph.values[input].consumers.push_back(static_cast<NodeId>(node_id));
+      }
+    }
+  }
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    if (replaced_by[id] < 0) continue;
+    IrValue& value = graph.values[id];
+    value.consumers.clear();
+    value.origin = ValueOrigin::kFusedAway;
+    summary.fused_tensors.push_back(value.name);
+  }
+}
+
+}  // namespace footprint::ort
