@@ -19,6 +19,7 @@
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
+#include "analyzer/runtimes/onnxruntime/qdq_fusion.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
@@ -479,6 +480,9 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, const ShapeLookup& s
   for (IrValue& value : graph.values) {
     if (value.origin == ValueOrigin::kGraphInput) value.live_to_end = true;
   }
+  // Level 2's QDQ and dynamic-quantization rules come before the float
+  // fusions below can see the float ops they replace.
+  ApplyQuantizedRewrites(shape_of, graph, summary);
   CancelTransposePairs(graph, summary);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
   RunChains(/*allow_conv_add=*/false, shape_of, graph, summary, absorbed_of);
@@ -513,6 +517,7 @@ bool RunsInPlace(const onnx::NodeProto& node) {
 
 int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
                              const TensorLookup& tensor_of) {
+  if (std::optional<int64_t> quantized = QuantizedKernelWorkspaceBytes(isa, graph, node, tensor_of)) return *quantized;
   if (!IsDefaultDomain(*node.proto)) return 0;
   if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(isa, node, tensor_of);
   if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
