@@ -4,7 +4,10 @@
 // docs/ground-truth.md, "Quantized copies").
 #include "analyzer/runtimes/onnxruntime/qdq_fusion.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,8 +56,9 @@ std::optional<GroupKind> KindOf(const std::string& op) {
 // A DequantizeLinear's output: the node (or, for a weight's, the node the
 // analysis folded at load) and the quantized value it reads.
 struct Dequantized {
-  const onnx::NodeProto* proto = nullptr;
+  const onnx::NodeProto* proto = nullptr;  // nullptr: a float weight ORT quantizes itself (WeightBiasQuantization).
   ValueId quantized = -1;
+  int32_t type = 0;  // The quantized element type (TensorProto.DataType).
 };
 
 std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name) {
@@ -63,6 +67,8 @@ std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name)
   if (it == graph.value_by_name.end()) return std::nullopt;
   return it->second;
 }
+
+int32_t QuantizedType(const IrGraph& graph, const onnx::NodeProto& proto);
 
 std::optional<Dequantized> DequantizedFrom(const IrGraph& graph, ValueId id) {
   const IrValue& value = graph.values[id];
@@ -75,7 +81,7 @@ std::optional<Dequantized> DequantizedFrom(const IrGraph& graph, ValueId id) {
   }
   std::optional<ValueId> quantized = ValueNamed(graph, proto->input(0));
   if (!quantized.has_value()) return std::nullopt;
-  return Dequantized{.proto = proto, .quantized = *quantized};
+  return Dequantized{.proto = proto, .quantized = *quantized, .type = QuantizedType(graph, *proto)};
 }
 
 // The constant tensor behind a value (an initializer or a Constant's value).
@@ -157,7 +163,36 @@ struct Group {
   std::string new_op;  // The op ORT runs instead ("" keeps the op: kDrop, kSplit).
 };
 
-std::optional<Group> SelectGroup(const IrGraph& graph, NodeId target_id) {
+// WeightBiasQuantization (level 2, before the selectors; core/optimizer/
+// qdq_transformer/weight_bias_quantization.cc): a Conv, ConvTranspose or
+// Gemm whose input is dequantized and whose output goes to a Q alone, with a
+// float weight or a 1-D float bias that is a constant initializer (after
+// folding), gets them quantized by ORT: the weight int8 per tensor,
+// symmetric; the bias int32. Probe: the QDQ copies of the light_* models,
+// whose Conv weights and biases are folded ConstantOfShape outputs with no
+// DequantizeLinear, run QLinearConv and QGemm in ORT's optimized model.
+void QuantizeFloatWeights(const IrGraph& graph, const FusionSummary& summary, const IrNode& target,
+                          std::vector<std::optional<Dequantized>>& dequantized) {
+  const std::string& op = target.proto->op_type();
+  if ((op != "Conv" && op != "Gemm") || target.inputs.size() < 2 || !dequantized[0].has_value() ||
+      target.outputs.size() != 1 || QuantizersOf(graph, target.outputs[0]).size() != 1) {
+    return;
+  }
+  auto float_weight = [&](ValueId id) {
+    if (!IsConstantWeight(graph, summary, id)) return false;
+    const IrValue& value = graph.values[id];
+    if (value.origin == ValueOrigin::kInitializer) return value.initializer->data_type() == onnx::TensorProto::FLOAT;
+    return true;  // A Constant or a folded value of a float model: the rest of the group checks the types.
+  };
+  if (!dequantized[1].has_value() && float_weight(target.inputs[1])) {
+    dequantized[1] = Dequantized{.quantized = target.inputs[1], .type = onnx::TensorProto::INT8};
+  }
+  if (target.inputs.size() >= 3 && !dequantized[2].has_value() && float_weight(target.inputs[2])) {
+    dequantized[2] = Dequantized{.quantized = target.inputs[2], .type = onnx::TensorProto::INT32};
+  }
+}
+
+std::optional<Group> SelectGroup(const IrGraph& graph, const FusionSummary& summary, NodeId target_id) {
   const IrNode& target = graph.nodes[target_id];
   const onnx::NodeProto& proto = *target.proto;
   if (!IsDefaultDomain(proto) || !target.bodies.empty() || target.outputs.empty()) return std::nullopt;
@@ -165,10 +200,9 @@ std::optional<Group> SelectGroup(const IrGraph& graph, NodeId target_id) {
   if (!kind.has_value()) return std::nullopt;
   Group group{.target = target_id};
   int dequantized_inputs = 0;
-  for (ValueId input : target.inputs) {
-    group.dequantized.push_back(DequantizedFrom(graph, input));
-    if (group.dequantized.back().has_value()) ++dequantized_inputs;
-  }
+  for (ValueId input : target.inputs) group.dequantized.push_back(DequantizedFrom(graph, input));
+  QuantizeFloatWeights(graph, summary, target, group.dequantized);
+  for (const std::optional<Dequantized>& input : group.dequantized) dequantized_inputs += input.has_value() ? 1 : 0;
   const int inputs = static_cast<int>(target.inputs.size());
   // Each output read by QuantizeLinear only, one Q per output.
   bool all_quantized = true;
@@ -181,7 +215,7 @@ std::optional<Group> SelectGroup(const IrGraph& graph, NodeId target_id) {
     group.quantizers.push_back(quantizers[0]);
   }
   const bool one_output = target.outputs.size() == 1;
-  auto input_type = [&](int slot) { return QuantizedType(graph, *group.dequantized[slot]->proto); };
+  auto input_type = [&](int slot) { return group.dequantized[slot]->type; };
   auto output_type = [&]() { return QuantizedType(graph, *graph.nodes[group.quantizers[0]].proto); };
   switch (*kind) {
     case GroupKind::kDrop:
@@ -191,7 +225,10 @@ std::optional<Group> SelectGroup(const IrGraph& graph, NodeId target_id) {
       if (*kind == GroupKind::kDrop && !one_output) return std::nullopt;
       for (NodeId q : group.quantizers) {
         if (QuantizedType(graph, *graph.nodes[q].proto) != input_type(0)) return std::nullopt;
-        if (!SameParameters(graph, *graph.nodes[q].proto, *group.dequantized[0]->proto)) return std::nullopt;
+        if (group.dequantized[0]->proto == nullptr ||
+            !SameParameters(graph, *graph.nodes[q].proto, *group.dequantized[0]->proto)) {
+          return std::nullopt;
+        }
       }
       return group;
     }
@@ -293,14 +330,18 @@ void ApplyGroup(const Group& group, IrGraph& graph, FusionSummary& summary, std:
         return q_or_dq.input_size() > slot ? q_or_dq.input(slot) : std::string();
       };
       const onnx::NodeProto& x = *group.dequantized[0]->proto;
-      const onnx::NodeProto& w = *group.dequantized[1]->proto;
       const onnx::NodeProto& y = *graph.nodes[group.quantizers[0]].proto;
+      // A weight ORT quantized itself: int8, zero point 0 ("" here).
+      const onnx::NodeProto* w = group.dequantized[1]->proto;
+      const std::string w_name = w != nullptr ? w->input(0) : graph.values[group.dequantized[1]->quantized].name;
       proto->clear_input();
-      for (const std::string& name : {x.input(0), parameter(x, 1), parameter(x, 2), w.input(0), parameter(w, 1),
-                                      parameter(w, 2), parameter(y, 1), parameter(y, 2)}) {
+      for (const std::string& name : {x.input(0), parameter(x, 1), parameter(x, 2), w_name,
+                                      w != nullptr ? parameter(*w, 1) : std::string(),
+                                      w != nullptr ? parameter(*w, 2) : std::string(), parameter(y, 1),
+                                      parameter(y, 2)}) {
         proto->add_input(name);
       }
-      if (group.dequantized.size() > 2) proto->add_input(group.dequantized[2]->proto->input(0));
+      if (group.dequantized.size() > 2) proto->add_input(graph.values[group.dequantized[2]->quantized].name);
     }
     target.proto = proto.get();
     graph.runtime_protos.push_back(std::move(proto));
@@ -686,6 +727,44 @@ bool ZeroPointIsZero(const IrGraph& graph, const std::string& name) {
   return true;
 }
 
+// The int8 zero point WeightBiasQuantization gives a float weight is 0:
+// GetQuantizationParameter<int8_t> (core/util/qmath.h) takes the range
+// [min(w, 0), max(w, 0)], scale (max - min) / 255 (1 when max == min) and
+// zero point round(-128 - min / scale), clamped: 0 only for a range close to
+// symmetric. A weight whose values are not in the file (a folded one) is
+// taken as not symmetric. Probe: light_vgg19's QDQ copy (weights folded
+// ConstantOfShape outputs of one value) runs its 3x3 QLinearConvs on the
+// GEMM path (48,776,424 bytes at 64 -> 64 channels on 224 x 224).
+bool QuantizedWeightIsSymmetric(const IrGraph& graph, const std::string& name) {
+  std::optional<ValueId> id = ValueNamed(graph, name);
+  if (!id.has_value()) return false;
+  const onnx::TensorProto* tensor = ConstantTensor(graph, *id);
+  if (tensor == nullptr || tensor->data_type() != onnx::TensorProto::FLOAT ||
+      tensor->data_location() == onnx::TensorProto::EXTERNAL) {
+    return false;
+  }
+  float low = 0.0f;
+  float high = 0.0f;
+  auto see = [&](float value) {
+    low = std::min(low, value);
+    high = std::max(high, value);
+  };
+  if (tensor->has_raw_data()) {
+    const std::string& raw = tensor->raw_data();
+    for (size_t offset = 0; offset + sizeof(float) <= raw.size(); offset += sizeof(float)) {
+      float value;
+      std::memcpy(&value, raw.data() + offset, sizeof(float));
+      see(value);
+    }
+  } else {
+    for (float value : tensor->float_data()) see(value);
+  }
+  if (high == low) return false;  // Scale 1, zero point -128.
+  const float scale = (high - low) / 255.0f;
+  const float zero_point = std::clamp(-128.0f - low / scale, -128.0f, 127.0f);
+  return std::nearbyint(zero_point) == 0.0f;
+}
+
 // QLinearConv (core/providers/cpu/quantization/qlinearconv.cc, Compute), ORT
 // having made it channels-last (NhwcTransformer: no transpose buffers in the
 // kernel). Its scratch for the run:
@@ -729,7 +808,10 @@ int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode
   const int64_t output_image_size = Product(output->dims, 2);
   const bool depthwise = group_input_channels == 1 && group_output_channels == 1;
   const bool pointwise = kernel_size == 1 && StridesOneNoPadding(proto);
-  const bool symmetric_weights = filter->dtype == "int8" && ZeroPointIsZero(graph, proto.input(5));
+  // A float filter here is one ORT quantized itself (int8).
+  const bool symmetric_weights = filter->dtype == "float32"
+                                     ? QuantizedWeightIsSymmetric(graph, proto.input(3))
+                                     : filter->dtype == "int8" && ZeroPointIsZero(graph, proto.input(5));
   bool symmetric_conv = symmetric_weights && input->dtype == "uint8";
   if (symmetric_conv) {
     if (group > 1) {
@@ -782,7 +864,7 @@ void ApplyQuantizedRewrites(const ShapeLookup& shape_of, IrGraph& graph, FusionS
   // EnsureUniqueDQForNodeUnit gives every reader its own copy).
   for (size_t id = 0; id < graph.nodes.size(); ++id) {
     if (removed[id]) continue;
-    if (std::optional<Group> group = SelectGroup(graph, static_cast<NodeId>(id))) {
+    if (std::optional<Group> group = SelectGroup(graph, summary, static_cast<NodeId>(id))) {
       ApplyGroup(*group, graph, summary, removed);
     }
   }
