@@ -529,6 +529,8 @@ bool IsChannelsLastKernel(const IrNode& node, const ShapeLookup& shape_of, const
     return proto.op_type() == "QLinearConv" || proto.op_type() == "QLinearAveragePool" ||
            proto.op_type() == "QLinearGlobalAveragePool";
   }
+  // QOperator-format models have ONNX's QLinearConv (the same inputs).
+  if (IsDefaultDomain(proto) && proto.op_type() == "QLinearConv") return true;
   return IsDefaultDomain(proto) && proto.op_type() == "MaxPool" &&
          (input->data_type == onnx::TensorProto::UINT8 || input->data_type == onnx::TensorProto::INT8);
 }
@@ -851,7 +853,7 @@ void ApplyQuantizedRewrites(const ShapeLookup& shape_of, IrGraph& graph, FusionS
   for (const IrNode& node : graph.nodes) {
     const std::string& op = node.proto->op_type();
     any_quantized = any_quantized || op == "QuantizeLinear" || op == "DequantizeLinear" ||
-                    op == "DynamicQuantizeLinear" || op == "MatMulInteger";
+                    op == "DynamicQuantizeLinear" || op == "MatMulInteger" || op == "QLinearConv";
   }
   for (const IrValue& value : graph.values) {
     any_quantized = any_quantized || (value.origin == ValueOrigin::kFolded && value.folded_from != nullptr &&
@@ -893,6 +895,7 @@ std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& 
                                                      const TensorLookup& tensor_of) {
   const std::string& op = node.proto->op_type();
   if (IsDefaultDomain(*node.proto) && op == "ConvInteger") return ConvIntegerWorkspaceBytes(node, tensor_of);
+  if (IsDefaultDomain(*node.proto) && op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, node, tensor_of);
   if (node.proto->domain() != "com.microsoft") return std::nullopt;
   if (op == "DynamicQuantizeMatMul") return DynamicQuantizeMatMulWorkspaceBytes(node, tensor_of);
   if (op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, node, tensor_of);
