@@ -543,7 +543,18 @@ bool MovesTransposes(const onnx::NodeProto& proto) {
   return (IsDefaultDomain(proto) || proto.domain() == "com.microsoft") && kOps->contains(proto.op_type());
 }
 
-void ApplyNhwcLayout(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary& summary) {
+bool IsRankFour(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
+  const std::optional<ValueShape> shape = ShapeOfValue(graph, shape_of, id);
+  return shape.has_value() && shape->dims.size() == 4;
+}
+
+bool ProducedChannelsLast(const IrGraph& graph, const std::vector<bool>& channels_last, ValueId id) {
+  const IrValue& value = graph.values[id];
+  return value.origin == ValueOrigin::kNodeOutput && value.producer >= 0 && channels_last[value.producer];
+}
+
+// Per node: whether it runs channels-last (empty when no node does).
+std::vector<bool> ChannelsLastNodes(const ShapeLookup& shape_of, const IrGraph& graph, const FusionSummary& summary) {
   const size_t node_count = graph.nodes.size();
   std::vector<bool> channels_last(node_count, false);
   bool any = false;
@@ -551,15 +562,9 @@ void ApplyNhwcLayout(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary&
     channels_last[id] = IsChannelsLastKernel(graph.nodes[id], shape_of, graph);
     any = any || channels_last[id];
   }
-  if (!any) return;
-  auto rank_four = [&](ValueId id) {
-    const std::optional<ValueShape> shape = ShapeOfValue(graph, shape_of, id);
-    return shape.has_value() && shape->dims.size() == 4;
-  };
-  auto produced_channels_last = [&](ValueId id) {
-    const IrValue& value = graph.values[id];
-    return value.origin == ValueOrigin::kNodeOutput && value.producer >= 0 && channels_last[value.producer];
-  };
+  if (!any) return {};
+  auto rank_four = [&](ValueId id) { return IsRankFour(graph, shape_of, id); };
+  auto produced_channels_last = [&](ValueId id) { return ProducedChannelsLast(graph, channels_last, id); };
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t id = 0; id < node_count; ++id) {
@@ -583,6 +588,40 @@ void ApplyNhwcLayout(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary&
       }
     }
   }
+  return channels_last;
+}
+
+// Puts the Transposes of `before` (per node: those it needs first; the last
+// entry: after every node) into graph.nodes and recomputes every producer and
+// consumer from the nodes.
+void InsertBefore(std::vector<std::vector<IrNode>>& before, IrGraph& graph, FusionSummary& summary) {
+  const size_t node_count = graph.nodes.size();
+  std::vector<IrNode> nodes;
+  for (size_t id = 0; id <= node_count; ++id) {
+    for (IrNode& transpose : before[id]) nodes.push_back(std::move(transpose));
+    if (id < node_count) nodes.push_back(std::move(graph.nodes[id]));
+  }
+  graph.nodes = std::move(nodes);
+  for (IrValue& value : graph.values) {
+    value.consumers.clear();
+    if (value.origin == ValueOrigin::kNodeOutput) value.producer = -1;
+  }
+  for (size_t id = 0; id < graph.nodes.size(); ++id) {
+    const IrNode& node = graph.nodes[id];
+    for (ValueId input : node.inputs) graph.values[input].consumers.push_back(static_cast<NodeId>(id));
+    for (ValueId input : node.implicit_inputs) graph.values[input].consumers.push_back(static_cast<NodeId>(id));
+    for (ValueId output : node.outputs) graph.values[output].producer = static_cast<NodeId>(id);
+  }
+  if (!summary.writes_over.empty()) summary.writes_over.resize(graph.values.size(), -1);
+  if (!summary.overridable.empty()) summary.overridable.resize(graph.values.size(), false);
+}
+
+void ApplyNhwcLayout(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary& summary) {
+  const std::vector<bool> channels_last = ChannelsLastNodes(shape_of, graph, summary);
+  if (channels_last.empty()) return;
+  const size_t node_count = graph.nodes.size();
+  auto rank_four = [&](ValueId id) { return IsRankFour(graph, shape_of, id); };
+  auto produced_channels_last = [&](ValueId id) { return ProducedChannelsLast(graph, channels_last, id); };
   // New values and Transposes; `before` holds the Transposes each node needs first.
   std::vector<std::vector<IrNode>> before(node_count + 1);
   auto add_transpose = [&](ValueId from, ValueId to, const char* perm_name, std::vector<IrNode>& where) {
@@ -648,26 +687,7 @@ void ApplyNhwcLayout(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary&
       add_transpose(nhwc, nchw, "TransposeToNchw", before[first_outside.value_or(node_count)]);
     }
   }
-  // Rebuild the node list with the Transposes in place, then every producer
-  // and consumer from the nodes.
-  std::vector<IrNode> nodes;
-  for (size_t id = 0; id <= node_count; ++id) {
-    for (IrNode& transpose : before[id]) nodes.push_back(std::move(transpose));
-    if (id < node_count) nodes.push_back(std::move(graph.nodes[id]));
-  }
-  graph.nodes = std::move(nodes);
-  for (IrValue& value : graph.values) {
-    value.consumers.clear();
-    if (value.origin == ValueOrigin::kNodeOutput) value.producer = -1;
-  }
-  for (size_t id = 0; id < graph.nodes.size(); ++id) {
-    const IrNode& node = graph.nodes[id];
-    for (ValueId input : node.inputs) graph.values[input].consumers.push_back(static_cast<NodeId>(id));
-    for (ValueId input : node.implicit_inputs) graph.values[input].consumers.push_back(static_cast<NodeId>(id));
-    for (ValueId output : node.outputs) graph.values[output].producer = static_cast<NodeId>(id);
-  }
-  if (!summary.writes_over.empty()) summary.writes_over.resize(graph.values.size(), -1);
-  if (!summary.overridable.empty()) summary.overridable.resize(graph.values.size(), false);
+  InsertBefore(before, graph, summary);
 }
 
 int64_t Product(const std::vector<int64_t>& dims, size_t from) {
