@@ -18,7 +18,9 @@ graphs they meet in the field:
   (one pair per tensor, shared by its readers), weights stored int8 with a
   DequantizeLinear (per output channel for Conv, Gemm and 2-D MatMul weights from
   opset 13), biases int32 at scale input_scale * weight_scale; uint8 activations
-  (or int8 with --activation-type int8).
+  (or int8 with --activation-type int8). A Relu or Clip right after a quantized op
+  is removed, as its quantizer does (QDQRemovableActivation): the op's output is
+  quantized with the activation's range.
 - dynamic: as ONNX Runtime's quantize_dynamic: a MatMul with a weight becomes
   DynamicQuantizeLinear + MatMulInteger (int8 weight) + Cast + Mul by the product
   of scales; a Conv becomes DynamicQuantizeLinear + ConvInteger (uint8 weight, the
@@ -57,6 +59,9 @@ QDQ_OPS = {
     "Resize": [0], "Reshape": [0], "Transpose": [0], "Squeeze": [0], "Unsqueeze": [0],
     "Flatten": [0], "Split": [0], "Gather": [0],
 }
+# The ops whose output ORT's quantizer quantizes with its input's parameters.
+SAME_PARAMS_AS_INPUT = {"MaxPool", "Resize", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten",
+                        "Split", "Gather", "Slice"}
 ACTIVATION_SCALE = 0.05  # Any positive scale is valid; nothing is calibrated.
 
 
@@ -239,8 +244,44 @@ def upgrade_opset(model):
         return model
     from onnx import version_converter
     model = version_converter.convert_version(model, 13)
+    if model.ir_version < 4:
+        # IR 3 listed every initializer as a graph input too; from IR 4 on that
+        # makes it an input the caller may override (not a constant to ORT), so
+        # they go, as ORT's tools/python/remove_initializer_from_input.py does.
+        inits = {i.name for i in model.graph.initializer}
+        kept = [i for i in model.graph.input if i.name not in inits]
+        del model.graph.input[:]
+        model.graph.input.extend(kept)
     model.ir_version = max(model.ir_version, 7)  # Opset 13's IR; initializers need not be inputs.
     return model
+
+
+def remove_removable_activations(g, quantized_nodes, outputs):
+    """Removes each Relu or Clip whose input only it reads and a quantized op (not itself a
+    Relu or Clip) writes; that op writes the activation's output. Returns the outputs kept."""
+    producer = {y: n for n in g.node for y in n.output}
+    readers = {}
+    for n in g.node:
+        for x in n.input:
+            readers[x] = readers.get(x, 0) + 1
+    quantized = {id(n) for n in quantized_nodes}
+    removed, kept_outputs = set(), set()
+    for node in g.node:
+        if node.op_type not in ("Relu", "Clip") or id(node) not in quantized or not node.input:
+            continue
+        x = node.input[0]
+        up = producer.get(x)
+        if up is None or id(up) not in quantized or up.op_type in ("Relu", "Clip") or id(up) in removed:
+            continue
+        if readers.get(x, 0) != 1 or x in outputs:
+            continue
+        up.output[list(up.output).index(x)] = node.output[0]
+        removed.add(id(node))
+        kept_outputs.add(node.output[0])
+    kept = [n for n in g.node if id(n) not in removed]
+    del g.node[:]
+    g.node.extend(kept)
+    return kept_outputs
 
 
 def to_qdq(model, activation_type):
@@ -265,6 +306,15 @@ def to_qdq(model, activation_type):
     quantized_nodes = [n for n in g.node if n.domain in ("", "ai.onnx") and n.op_type in QDQ_OPS]
     if not quantized_nodes:
         return None, "no op that ORT's QDQ quantizer quantizes"
+    # As ORT's quantizer (operators/activation.py, QDQRemovableActivation, asymmetric
+    # activations): a Relu or Clip whose input a quantized op writes for it alone is
+    # removed, that op writing the activation's output; the range then starts at 0,
+    # so that tensor's zero point is the type's minimum.
+    relu_outputs = remove_removable_activations(g, quantized_nodes, outputs)
+    quantized_nodes = [n for n in g.node if n.domain in ("", "ai.onnx") and n.op_type in QDQ_OPS]
+    relu_zp = name("activation_zero_point_relu")
+    new_inits.append(numpy_helper.from_array(np.array(0 if activation_type == "uint8" else -128, dtype=act_np),
+                                             relu_zp))
     # Activations: the quantized ops' float inputs (not weights) and float outputs.
     acts = []
     seen = set()
@@ -328,6 +378,12 @@ def to_qdq(model, activation_type):
         for i, x in enumerate(node.input):
             if (id(node), i) in weight_dq:
                 node.input[i] = weight_dq[(id(node), i)]
+    # The data-movement ops' outputs take their input's parameters (QDQDirect8BitOp's
+    # quantize_output_same_as_input), so the runtime can drop the Q/DQ around them.
+    same_params_as_relu = set(relu_outputs)
+    for node in g.node:
+        if node.op_type in SAME_PARAMS_AS_INPUT and node.input and node.input[0] in same_params_as_relu:
+            same_params_as_relu.update(node.output)
     # Activations: one Q -> DQ pair per tensor, shared by its readers.
     pairs = {}
     for t in acts:
@@ -344,9 +400,10 @@ def to_qdq(model, activation_type):
             replace_uses(g, t, dq_out)
         else:
             replace_uses(g, t, dq_out)  # Same name: the readers read the DequantizeLinear output.
-        pairs[source] = [helper.make_node("QuantizeLinear", [source, a_scale, a_zp], [q_out],
+        zp = relu_zp if t in same_params_as_relu else a_zp
+        pairs[source] = [helper.make_node("QuantizeLinear", [source, a_scale, zp], [q_out],
                                           name=name(t + "_QuantizeLinear")),
-                         helper.make_node("DequantizeLinear", [q_out, a_scale, a_zp], [dq_out],
+                         helper.make_node("DequantizeLinear", [q_out, a_scale, zp], [dq_out],
                                           name=name(t + "_DequantizeLinear"))]
     # Order: weight DQs first, input pairs, then each pair after its producer.
     order = list(dq_nodes)

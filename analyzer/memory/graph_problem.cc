@@ -181,8 +181,11 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
     for (ValueId id : g.nodes[node_id].outputs) arena_values.push_back(id);
   }
   const size_t arena_value_count = arena_values.size();
-  // Folded values are sized as arena values would be, then become weights.
-  for (ValueId id : result.folded.folded_values) arena_values.push_back(id);
+  // Folded values are sized as arena values would be, then become weights
+  // (but those a runtime profile computes at every run again: node outputs).
+  for (ValueId id : result.folded.folded_values) {
+    if (g.values[id].origin == ValueOrigin::kFolded) arena_values.push_back(id);
+  }
   // What needs no shape first (the engine may still be running), then sizes.
   GraphSizes sizes;
   std::vector<TensorRecord>& records = sizes.records;

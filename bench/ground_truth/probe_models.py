@@ -10,7 +10,12 @@ overhead" and "Other measured rules"):
   nll_*      NegativeLogLikelihoodLoss's per-sample scratch;
   softmax_*  Softmax's transposed copies off the last axis, and the Transposes
              around a Softmax that ORT's transpose optimizer cancels;
-  nchwc_*    a Conv with a BatchNormalization, Mul and Add, or a Concat, after it.
+  nchwc_*    a Conv with a BatchNormalization, Mul and Add, or a Concat, after it;
+  qdq_*      a QDQ Conv (uint8 in and out, 128x128) that ORT runs as a channels-last
+             QLinearConv: MLAS's symmetric path (indirection buffer) or the GEMM path
+             (int32 output and im2col), by weight type, channels and groups;
+  dynamic_*  quantize_dynamic's Conv: DynamicQuantizeLinear, ConvInteger (im2col),
+             Cast, Mul.
 Usage: /usr/bin/python3 probe_models.py DIR, then bash run.sh BUILD_DIR DIR
 (Debian's python3-onnx; the run prints ours next to ORT's).
 """
@@ -153,6 +158,46 @@ def main():
     for name, (inputs, steps) in probes.items():
         nodes = [node for node, _ in steps] + [sum_out('c')]
         save(directory, name, nodes, inputs, [('y', f, [])], [w for _, w in steps if w is not None])
+    qdq_probes(directory, rng)
+
+
+def qdq_probes(directory, rng):
+    """QDQ Convs as ORT's quantizer writes them, and quantize_dynamic's Conv."""
+    def qdq_conv(name, cin, cout, k, stride=1, group=1, weight_type=np.int8):
+        if weight_type == np.int8:
+            w = rng.integers(-100, 100, size=[cout, cin // group, k, k]).astype(np.int8)
+            wz = np.zeros([cout], dtype=np.int8)
+        else:
+            w = rng.integers(0, 200, size=[cout, cin // group, k, k]).astype(np.uint8)
+            wz = np.full([cout], 100, dtype=np.uint8)
+        inits = [nh.from_array(np.array(0.05, dtype=np.float32), 's'), nh.from_array(np.array(128, np.uint8), 'z'),
+                 nh.from_array(w, 'w'), nh.from_array(np.full([cout], 0.01, dtype=np.float32), 'ws'),
+                 nh.from_array(wz, 'wz')]
+        nodes = [h.make_node('DequantizeLinear', ['xq', 's', 'z'], ['xd']),
+                 h.make_node('DequantizeLinear', ['w', 'ws', 'wz'], ['wd'], axis=0),
+                 h.make_node('Conv', ['xd', 'wd'], ['y'], kernel_shape=[k, k], pads=[k // 2] * 4,
+                             strides=[stride] * 2, group=group),
+                 h.make_node('QuantizeLinear', ['y', 's', 'z'], ['yq'])]
+        side = 128
+        out = (side + 2 * (k // 2) - k) // stride + 1
+        save(directory, name, nodes, [('xq', T.UINT8, [1, cin, side, side])], [('yq', T.UINT8, [1, cout, out, out])],
+             inits)
+    qdq_conv('qdq_conv_symmetric', 16, 32, 3)
+    qdq_conv('qdq_conv_uint8_weights', 16, 32, 3, weight_type=np.uint8)
+    qdq_conv('qdq_conv_three_channels_stride2', 3, 24, 3, stride=2)
+    qdq_conv('qdq_conv_depthwise32', 32, 32, 3, group=32)
+    qdq_conv('qdq_conv_pointwise', 64, 64, 1)
+    # quantize_dynamic's Conv (uint8 weight): the float output after Cast and Mul.
+    w = rng.integers(0, 200, size=[32, 16, 3, 3]).astype(np.uint8)
+    inits = [nh.from_array(w, 'w'), nh.from_array(np.array(100, np.uint8), 'wz'),
+             nh.from_array(np.array(0.01, dtype=np.float32), 'ws')]
+    nodes = [h.make_node('DynamicQuantizeLinear', ['x'], ['xq', 'xs', 'xz']),
+             h.make_node('ConvInteger', ['xq', 'w', 'xz', 'wz'], ['ci'], pads=[1, 1, 1, 1]),
+             h.make_node('Cast', ['ci'], ['cf'], to=T.FLOAT),
+             h.make_node('Mul', ['xs', 'ws'], ['scale']),
+             h.make_node('Mul', ['cf', 'scale'], ['y'])]
+    save(directory, 'dynamic_convinteger', nodes, [('x', T.FLOAT, [1, 16, 64, 64])], [('y', T.FLOAT, [1, 32, 64, 64])],
+         inits)
 
 
 main()

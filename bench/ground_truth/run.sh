@@ -4,7 +4,9 @@
 # really allocates, next to onnx-footprint's figures, model by model.
 #   bash bench/ground_truth/run.sh BUILD_DIR [MODEL.onnx|DIR ...]
 # Without models: every model of ../shared/models and the Debian test models
-# (pytorch-converted, pytorch-operator, simple, and every 4th node test);
+# (pytorch-converted, pytorch-operator, simple, and every 4th node test), and
+# the static-QDQ and dynamic-quantized copies tools/make_quantized_copies.py
+# makes of the shared models (into BUILD_DIR/ground-truth/quantized);
 # FOOTPRINT_SHARED_MODELS names another folder of shared models. Plain
 # --runtime onnxruntime-cpu is the host's ISA, the one ORT runs with here;
 # each result line names it (runtime.isa).
@@ -74,6 +76,14 @@ else
     while IFS= read -r f; do models+=("$f"); done < <(find "$debian/$d" -name model.onnx | sort)
   done
   while IFS= read -r f; do models+=("$f"); done < <(find "$debian/node" -name model.onnx | sort | awk 'NR % 4 == 1')
+  # The static-QDQ and dynamic-quantized copies of the shared models (issue 23),
+  # made as ORT's quantizer writes them; the script's log says which it skips.
+  quantized="$work/quantized"
+  rm -rf "$quantized"
+  /usr/bin/python3 "$root/tools/make_quantized_copies.py" --out "$quantized" --kinds qdq,dynamic \
+    $(find "$shared" -name '*.onnx' | sort) > "$work/quantized.log" 2>&1 ||
+    echo "run.sh: tools/make_quantized_copies.py failed, see $work/quantized.log" >&2
+  while IFS= read -r f; do models+=("$f"); done < <(find "$quantized" -name '*.onnx' | sort)
 fi
 
 : > "$results"

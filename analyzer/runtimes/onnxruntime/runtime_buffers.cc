@@ -32,6 +32,24 @@ ReusableInput ReusableInputOf(const IrNode& node, size_t slot, const std::vector
   return {};
 }
 
+// What a freed buffer must match to be reused: allocation_planner.cc's
+// SameSize compares the element sizes, not the types (a freed float32 buffer
+// takes an int32 tensor of its dims), and never reuses for or from strings.
+// Measured: the dynamic-quantized copy of pytorch_super_resolution, whose
+// ConvInteger int32 outputs take the float buffers of the layer before.
+std::string ReuseKey(const std::string& shape_key) {
+  const size_t bracket = shape_key.find('[');
+  if (bracket == std::string::npos) return "";
+  const std::string type = shape_key.substr(0, bracket);
+  int bytes = 0;
+  if (type == "bool" || type == "uint8" || type == "int8") bytes = 1;
+  if (type == "float16" || type == "bfloat16" || type == "int16" || type == "uint16") bytes = 2;
+  if (type == "float32" || type == "int32" || type == "uint32") bytes = 4;
+  if (type == "float64" || type == "int64" || type == "uint64" || type == "complex64") bytes = 8;
+  if (bytes == 0) return "";  // Strings and what we cannot size: no reuse.
+  return std::to_string(bytes) + shape_key.substr(bracket);
+}
+
 }  // namespace
 
 std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<NodeId>& order,
@@ -90,9 +108,10 @@ std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<Node
             owner = input_owner;
           }
         }
-        if (owner < 0 && !values[output].shape_key.empty()) {
+        const std::string reuse_key = ReuseKey(values[output].shape_key);
+        if (owner < 0 && !reuse_key.empty()) {
           for (auto it = free_list.rbegin(); it != free_list.rend(); ++it) {
-            if (values[*it].shape_key != values[output].shape_key) continue;
+            if (ReuseKey(values[*it].shape_key) != reuse_key) continue;
             owner = *it;
             free_list.erase(std::next(it).base());
             last[owner] = steps - 1;  // Allocated again until its new last use.

@@ -21,7 +21,8 @@
 //     residual): that input's buffer, when this is its buffer's last use and
 //     the two have the same element type and dims;
 //   - else the most recently freed buffer whose first tensor had the same
-//     element type and dims (never for a scalar or a shape not fully known);
+//     element size and dims (SameSize: an int32 tensor takes a freed
+//     float32 buffer; never for strings, a scalar or a shape not fully known);
 //   - else a new buffer;
 // - a buffer is freed after the last use of every value it held; graph
 //   inputs and weights never are;

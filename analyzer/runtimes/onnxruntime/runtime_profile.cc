@@ -21,6 +21,7 @@
 #include "analyzer/runtimes/onnxruntime/fp16_casts.h"
 #include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
 #include "analyzer/runtimes/onnxruntime/shared_constants.h"
+#include "analyzer/runtimes/onnxruntime/qdq_fusion.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
@@ -499,6 +500,9 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, const ShapeLookup& s
   }
   // Level 1: equal ConstantOfShape values are one weight (shared_constants.h).
   ShareEqualConstantsOfShape(summary, graph);
+  // Level 2's QDQ and dynamic-quantization rules come before the float
+  // fusions below can see the float ops they replace.
+  ApplyQuantizedRewrites(shape_of, graph, summary);
   CancelTransposePairs(graph, summary);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
   RunChains(/*allow_conv_add=*/false, shape_of, graph, summary, absorbed_of);
@@ -537,6 +541,7 @@ bool RunsInPlace(const onnx::NodeProto& node) {
 
 int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
                              const TensorLookup& tensor_of) {
+  if (std::optional<int64_t> quantized = QuantizedKernelWorkspaceBytes(isa, graph, node, tensor_of)) return *quantized;
   if (!IsDefaultDomain(*node.proto)) return 0;
   if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(isa, node, tensor_of);
   if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
