@@ -26,8 +26,11 @@ constexpr int32_t kFloat16 = onnx::TensorProto::FLOAT16;
 // As the command line runs it: the file's order optimized, folding, aliasing, in-place.
 const AnalyzeOptions kOrt = {.optimize_schedule = true, .alias = true, .inplace = true, .fold_constants = true,
                              .runtime = "onnxruntime-cpu:avx512,noarena"};
-constexpr int64_t kSession = 63'650;  // loaded_weights.cc: the session's structures, and per node:
-constexpr int64_t kPerNode = 2'600;
+// The session's own structures of these few-node graphs (loaded_weights.h:
+// 63,650 bytes and a few KB per node, node attribute and name; tested there):
+// what runtime_weights_bytes holds beyond the weights lies in this range.
+constexpr int64_t kSessionAtLeast = 63'650;
+constexpr int64_t kSessionBelow = 100'000;
 
 const TensorRecord* Find(const Analysis& analysis, const std::string& name) {
   for (const TensorRecord& tensor : analysis.tensors) {
@@ -148,7 +151,9 @@ TEST(Float16CastsTest, AFloat16WeightReadByOneFloat32OpIsConvertedAtLoad) {
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_EQ(ort->memory.weights_bytes, 1024 * 1024 * 2);  // The file's.
-  EXPECT_EQ(ort->memory.runtime_weights_bytes, 1024 * 1024 * 4 + kSession + 2 * kPerNode);
+  // float32 W only: not the float16 original beside it (+2 MiB), not float16 alone (-2 MiB).
+  EXPECT_GE(ort->memory.runtime_weights_bytes, 1024 * 1024 * 4 + kSessionAtLeast);
+  EXPECT_LT(ort->memory.runtime_weights_bytes, 1024 * 1024 * 4 + kSessionBelow);
   EXPECT_EQ(Find(*ort, "W.float32"), nullptr);  // Nothing cast at run time.
 }
 
@@ -169,7 +174,9 @@ TEST(Float16CastsTest, AFloat16WeightReadByTwoFloat32OpsIsCastAtEveryRun) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(copy->bytes, 1024 * 1024 * 4);
   EXPECT_EQ(copy->last_step, b->first_step);
-  EXPECT_EQ(ort->memory.runtime_weights_bytes, 1024 * 1024 * 2 + kSession + 4 * kPerNode);
+  // W held as float16 only.
+  EXPECT_GE(ort->memory.runtime_weights_bytes, 1024 * 1024 * 2 + kSessionAtLeast);
+  EXPECT_LT(ort->memory.runtime_weights_bytes, 1024 * 1024 * 2 + kSessionBelow);
 }
 
 TEST(Float16CastsTest, AnOverridableFloat16WeightIsCastFirst) {
