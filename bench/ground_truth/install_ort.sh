@@ -19,10 +19,15 @@ if ! command -v npm > /dev/null; then
   exit 77
 fi
 # One quick look at the registry first, so that an offline machine skips in
-# seconds instead of waiting through npm's retries.
-if ! npm view --fetch-retries=0 --fetch-timeout=20000 "onnxruntime-node@$version" version > /dev/null 2>&1; then
+# seconds instead of waiting through npm's retries; a registry that answers
+# but has no such version is an error (a typo in the pin), not a skip.
+if ! npm ping --fetch-retries=0 --fetch-timeout=20000 > /dev/null 2>&1; then
   echo "SKIP: the npm registry ($(npm config get registry)) cannot be reached, so onnxruntime-node@$version is not installed"
   exit 77
+fi
+if [ -z "$(npm view --fetch-retries=0 --fetch-timeout=20000 "onnxruntime-node@$version" version 2> /dev/null)" ]; then
+  echo "install_ort.sh: the npm registry has no onnxruntime-node@$version (bench/ground_truth/onnxruntime-node.version)" >&2
+  exit 1
 fi
 mkdir -p "$parent"
 log="$parent/npm-install.log"
