@@ -46,9 +46,11 @@ SymValue JoinBranches(const SymValue& a, const SymValue& b) {
     if (a.ints.has_value() && b.ints.has_value() && *a.ints == *b.ints) out.ints = a.ints;
     out.reason = !a.reason.empty() ? a.reason : b.reason;
     out.max_over_branches = a.max_over_branches || b.max_over_branches;
+    out.extent_bound = a.extent_bound || b.extent_bound;
     return out;
   }
   out.max_over_branches = true;
+  out.extent_bound = a.extent_bound || b.extent_bound;
   std::optional<int64_t> count_a = ElementCount(*a.shape).AsConstant();
   std::optional<int64_t> count_b = ElementCount(*b.shape).AsConstant();
   if (count_a.has_value() && count_b.has_value()) {
@@ -112,17 +114,21 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
   const onnx::GraphProto* then_branch = Body(ctx.node, "then_branch");
   const onnx::GraphProto* else_branch = Body(ctx.node, "else_branch");
   if (then_branch == nullptr || else_branch == nullptr) return false;
-  // Both branches are inferred whatever the condition: the memory stage
-  // plans each (the spec holds the larger branch's peak at the If's step).
-  std::vector<SymValue> then_out = InferBody(*then_branch, &scope, {}, depth + 1);
-  std::vector<SymValue> else_out = InferBody(*else_branch, &scope, {}, depth + 1);
+  // A condition computed from a Slice's extent bound is a bound's, not the value's: undecided.
   std::optional<bool> condition;
   const SymValue* cond = ctx.Input(0);
+  if (cond != nullptr && cond->extent_bound) cond = nullptr;
   if (cond != nullptr && cond->ints.has_value() && cond->ints->size() == 1) {
     if (std::optional<int64_t> c = (*cond->ints)[0].AsConstant()) condition = *c != 0;
   } else if (cond != nullptr && cond->floats.has_value() && cond->floats->size() == 1) {
     condition = (*cond->floats)[0] != 0;
   }
+  // Both branches are inferred whatever the condition: the memory stage
+  // plans each (the spec holds the larger branch's peak at the If's step).
+  if (!condition.has_value()) ++undecided_branches_;
+  std::vector<SymValue> then_out = InferBody(*then_branch, &scope, {}, depth + 1);
+  std::vector<SymValue> else_out = InferBody(*else_branch, &scope, {}, depth + 1);
+  if (!condition.has_value()) --undecided_branches_;
   IfDecision decision{.node = ctx.node.name().empty() && ctx.node.output_size() > 0 ? ctx.node.output(0)
                                                                                     : ctx.node.name()};
   const size_t paired = std::min({outputs.size(), then_out.size(), else_out.size()});
@@ -246,7 +252,11 @@ std::vector<std::string> Engine::DecidingBindings(const std::string& value, cons
     if (producer == producers_.end()) continue;
     const onnx::NodeProto& node = *producer->second;
     const bool reads_shape = node.op_type() == "Shape" || node.op_type() == "Size";
-    for (const std::string& input : node.input()) stack.push_back({input, shape_only || reads_shape});
+    // A shape read from a Slice depends on the values of its starts and ends.
+    const bool slice = node.op_type() == "Slice";
+    for (int i = 0; i < node.input_size(); ++i) {
+      stack.push_back({node.input(i), (shape_only || reads_shape) && !(slice && i > 0)});
+    }
   }
   std::vector<std::string> bindings;
   for (const std::string& name : by_value) bindings.push_back(absl::StrCat("--input-value ", name, "=..."));
