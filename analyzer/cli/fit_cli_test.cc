@@ -314,7 +314,8 @@ TEST(FitTest, DimSearchIsExactOnSharedModels) {
 // Conv -> Relu -> Softmax: the int8 what-if stores the Conv's weight at 1
 // byte with a scale and zero point per output channel, its bias at 1 byte
 // with one of each, a scale and zero point per quantized activation (the
-// Conv's and the Relu's outputs) and the Q/DQ pair's; Softmax stays float.
+// input's quantized copy, the Conv's and the Relu's outputs) and the Q/DQ
+// pair's; Softmax stays float.
 TEST(FitTest, DtypeWhatIfCountsEveryWeightByte) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {int64_t{1}, int64_t{3}, int64_t{16}, int64_t{16}})
@@ -331,8 +332,9 @@ TEST(FitTest, DtypeWhatIfCountsEveryWeightByte) {
     if (option["kind"] != "dtype") continue;
     ++seen;
     if (option["dtype"] == "int8") {
-      // w 216 + 8 x (4 + 1), b 8 + 5, the Q/DQ scale and zero point 5, two activations x 5.
-      EXPECT_EQ(option["weights_bytes"], 216 + 40 + 8 + 5 + 5 + 10) << option.dump();
+      // w 216 + 8 x (4 + 1), b 8 + 5, the Q/DQ scale and zero point 5, three activations x 5
+      // (x quantized at the graph's edge, the Conv's and the Relu's outputs).
+      EXPECT_EQ(option["weights_bytes"], 216 + 40 + 8 + 5 + 5 + 15) << option.dump();
       EXPECT_EQ(option["float_ops"], nlohmann::json({{"Softmax", 1}})) << option.dump();
       EXPECT_EQ(option["quantized_nodes"], 2);
     } else {

@@ -208,12 +208,10 @@ struct Rewriter {
       for (int i = 0; i < node.input_size(); ++i) readers[node.input(i)].emplace_back(&node, i);
     }
     absl::flat_hash_map<std::string, bool> quantizes;  // Memo of QuantizesWithReaders.
-    // `as_weight`: only the inputs QuantizedWeightsOf names count, else any.
-    std::function<bool(const std::string&, int, bool)> quantizes_with_readers = [&](const std::string& value,
-                                                                                    int depth, bool as_weight) {
+    // Only the inputs QuantizedWeightsOf names count.
+    std::function<bool(const std::string&, int)> quantizes_with_readers = [&](const std::string& value, int depth) {
       if (depth > 64 || graph_outputs.contains(value)) return false;
-      const std::string key = absl::StrCat(as_weight ? "w:" : "a:", value);
-      auto memo = quantizes.find(key);
+      auto memo = quantizes.find(value);
       if (memo != quantizes.end()) return memo->second;
       auto it = readers.find(value);
       bool all = it != readers.end();
@@ -222,12 +220,11 @@ struct Rewriter {
           const QuantizedForm form = FormFor(dtype, *node);
           bool ok = false;
           if (form == QuantizedForm::kQuantized) {
-            ok = !as_weight;
             for (const QuantizedWeight& slot : WeightsFor(dtype, *node)) ok = ok || slot.input == input;
           } else if (form == QuantizedForm::kDataMovement && input == 0) {
             ok = true;
             for (const std::string& output : node->output()) {
-              ok = ok && quantizes_with_readers(output, depth + 1, as_weight);
+              ok = ok && quantizes_with_readers(output, depth + 1);
             }
           }
           if (!ok) {
@@ -236,12 +233,12 @@ struct Rewriter {
           }
         }
       }
-      quantizes.emplace(key, all);
+      quantizes.emplace(value, all);
       return all;
     };
     for (const auto* sources : {&initializers, &constant_outputs}) {
       for (const std::string& name : *sources) {
-        if (FormOf(name) == Form::kFloat && quantizes_with_readers(name, 0, true)) {
+        if (FormOf(name) == Form::kFloat && quantizes_with_readers(name, 0)) {
           converted.insert(name);
           low.insert(name);
         }
