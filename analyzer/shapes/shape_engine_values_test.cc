@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -238,6 +239,41 @@ TEST(ValuesTest, SliceOfUnknownEndIsBoundedOnlyInUndecidedBranches) {
   ShapeTables tables = InferWithValues(model, {});
   EXPECT_EQ(ShapeOf(tables, model, "y"), "4,?");
   EXPECT_FALSE(tables.graphs.at(&model.graph()).Find("y")->extent_bound);
+}
+
+// An undecided If whose branches give sequences of known elements: the one
+// with more bytes sizes the output, a bound; equal sequences are not one.
+TEST(ValuesTest, UndecidedIfOfSequencesTakesTheOneWithMoreBytes) {
+  auto model_with = [](int then_copies, int else_copies) {
+    ModelBuilder then_builder, else_builder;
+    then_builder.Add("SequenceConstruct", std::vector<std::string>(then_copies, "x"), {"few"});
+    else_builder.Add("SequenceConstruct", std::vector<std::string>(else_copies, "x"), {"many"});
+    auto graph_of = [](const ModelBuilder& b, const std::string& name, const std::string& output) {
+      onnx::GraphProto graph = b.Build().graph();
+      graph.set_name(name);
+      graph.add_output()->set_name(output);
+      return graph;
+    };
+    ModelBuilder builder;
+    builder.Input("flag", kBool, {}).Input("x", kFloat, {4, 8});
+    onnx::NodeProto& node = builder.Node("If", {"flag"}, {"seq"}, "pick");
+    SetGraph(node, "then_branch", graph_of(then_builder, "then", "few"));
+    SetGraph(node, "else_branch", graph_of(else_builder, "else", "many"));
+    builder.Output("seq");
+    return builder.Build();
+  };
+  const onnx::ModelProto differing = model_with(1, 2);
+  ShapeTables tables = InferWithValues(differing, {});
+  const SymValue* seq = tables.graphs.at(&differing.graph()).Find("seq");
+  ASSERT_NE(seq, nullptr);
+  EXPECT_EQ(BytesOf(*seq).AsConstant(), std::optional<int64_t>(2 * 4 * 8 * 4));
+  EXPECT_TRUE(seq->max_over_branches);
+  const onnx::ModelProto same = model_with(2, 2);
+  ShapeTables same_tables = InferWithValues(same, {});
+  const SymValue* same_seq = same_tables.graphs.at(&same.graph()).Find("seq");
+  ASSERT_NE(same_seq, nullptr);
+  EXPECT_EQ(BytesOf(*same_seq).AsConstant(), std::optional<int64_t>(2 * 4 * 8 * 4));
+  EXPECT_FALSE(same_seq->max_over_branches);
 }
 
 TEST(ValuesTest, UndecidedIfDecidesALoopsTripCountByItsLargerValue) {

@@ -73,11 +73,25 @@ SymValue JoinBranches(const SymValue& a, const SymValue& b) {
 // A value either branch gives alike as far as sizes go: same kind, shape and
 // integer values (float values, data rather than sizes, are not carried past an If).
 bool SameOutput(const SymValue& a, const SymValue& b) {
+  if (a.kind == SymValue::Kind::kSequence || b.kind == SymValue::Kind::kSequence) {
+    // Sequences: the same known elements, else sized by the larger below.
+    if (a.kind != b.kind || !a.elements_known || !b.elements_known || a.elements.size() != b.elements.size()) {
+      return false;
+    }
+    for (size_t k = 0; k < a.elements.size(); ++k) {
+      if (!SameOutput(a.elements[k], b.elements[k]) || a.elements[k].elem_type != b.elements[k].elem_type) return false;
+    }
+    return true;
+  }
   return a.kind == b.kind && a.kind != SymValue::Kind::kUnknown && a.shape == b.shape && a.ints == b.ints;
 }
 
-// A tensor whose byte count is known, as a number or a formula.
-bool Sized(const SymValue& v) { return v.kind == SymValue::Kind::kTensor && BytesOf(v).known(); }
+// A tensor whose byte count is known, as a number or a formula, or a
+// sequence whose elements are all known (its bytes are theirs).
+bool Sized(const SymValue& v) {
+  const bool sequence = v.kind == SymValue::Kind::kSequence && v.elements_known;
+  return (v.kind == SymValue::Kind::kTensor || sequence) && BytesOf(v).known();
+}
 
 // The sum of a value's known numbers (0 when it has none): what decides
 // between branches whose outputs have the same byte count but different
@@ -147,7 +161,7 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
     const SymValue& a = then_out[o];
     const SymValue& b = else_out[o];
     if (SameOutput(a, b)) {
-      outputs[o] = JoinBranches(a, b);
+      outputs[o] = a.kind == SymValue::Kind::kSequence ? a : JoinBranches(a, b);
       any_differs = any_differs || outputs[o].max_over_branches;
       continue;
     }
@@ -160,7 +174,8 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
       const bool comparable = order != 0 || BytesOf(a) == BytesOf(b);
       if (comparable) {
         outputs[o] = order > 0 || (order == 0 && take_then) ? a : b;
-      } else if (a.shape->size() == b.shape->size()) {
+      } else if (a.kind == SymValue::Kind::kTensor && b.kind == SymValue::Kind::kTensor &&
+                 a.shape->size() == b.shape->size()) {
         outputs[o] = JoinBranches(a, b);  // Each dim's larger: above both whatever the binding.
       } else {
         outputs[o] = UnknownValue(
