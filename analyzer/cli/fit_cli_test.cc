@@ -311,6 +311,42 @@ TEST(FitTest, DimSearchIsExactOnSharedModels) {
   EXPECT_GE(checked_models, 10);
 }
 
+// The tiny LLMs tie total = past + sequence inside com.microsoft's attention
+// ops (Attention, MultiHeadAttention, GroupQueryAttention) or by their
+// declared outputs (lfm2): searching the past length moves the total with it.
+TEST(FitTest, TiedDimsOfTheTinyLlmsMoveTogether) {
+  const std::string shared = FOOTPRINT_SHARED_DIR "/models/microsoft_onnxruntime-genai/";
+  if (!std::filesystem::exists(shared)) GTEST_SKIP() << "no shared models at " << shared;
+  struct Llm {
+    std::string file, past, sequence, total;
+  };
+  const std::vector<Llm> llms = {
+      {"tiny-qwen35-cuda__decoder.onnx", "past_seq_len", "seq_len", "total_seq_len"},
+      {"tiny-random-gpt2-fp32__past.onnx", "past_seq_len", "seq_len", "total_seq_len"},
+      {"tiny-random-LlamaForCausalLM-fp16/model.onnx", "past_sequence_length", "sequence_length",
+       "total_sequence_length"},
+      {"tiny-random-lfm2-fp32__decoder.onnx", "past_sequence_length", "sequence_length", "total_sequence_length"}};
+  for (const Llm& llm : llms) {
+    const std::string model = shared + llm.file;
+    const int64_t peak = PeakAt1(model, {});
+    ASSERT_GT(peak, 0) << model;
+    const std::string device = DeviceFile("llm_ties", peak * 3 / 2);
+    const nlohmann::json report = FitJson({model, "--device-file", device, "--fit-dim", llm.past});
+    int checked = 0;
+    for (const nlohmann::json& option : report["options"]) {
+      if (option["kind"] != "dim") continue;
+      const auto bindings = option["bindings"].get<std::map<std::string, int64_t>>();
+      ASSERT_TRUE(bindings.contains(llm.total)) << model << " " << option.dump();
+      EXPECT_GT(bindings.at(llm.past), 1) << model << " " << option.dump();
+      EXPECT_EQ(bindings.at(llm.total), bindings.at(llm.past) + bindings.at(llm.sequence))
+          << model << " " << option.dump();
+      ++checked;
+    }
+    EXPECT_EQ(checked, 1) << model;
+    EXPECT_EQ(ExpectDimOptionsExact(model, {"--device-file", device}, report), 1) << model;
+  }
+}
+
 // Conv -> Relu -> Softmax: the int8 what-if stores the Conv's weight at 1
 // byte with a scale and zero point per output channel, its bias at 1 byte
 // with one of each, a scale and zero point per quantized activation (the

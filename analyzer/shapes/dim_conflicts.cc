@@ -164,8 +164,6 @@ std::vector<std::pair<Expr, Expr>> NeededEqualities(const onnx::NodeProto& node,
   return pairs;
 }
 
-}  // namespace
-
 // The named dims of the graph's inputs: what --dim binds.
 std::set<std::string> InputDimNames(const onnx::GraphProto& graph) {
   std::set<std::string> names;
@@ -211,6 +209,8 @@ std::vector<std::pair<Expr, Expr>> DeclaredOutputEqualities(const onnx::GraphPro
   }
   return pairs;
 }
+
+}  // namespace
 
 std::vector<DimTie> FindDimTies(const onnx::ModelProto& model, const ShapeTables& tables) {
   std::vector<DimTie> ties;
