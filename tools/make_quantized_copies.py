@@ -488,8 +488,15 @@ def to_qdq(model, activation_type):
     g.node.extend(order)
     used = {x for n in g.node for x in n.input}
     kept = [i for i in g.initializer if i.name in used or i.name in outputs]
+    dropped = {i.name for i in g.initializer} - {i.name for i in kept}
     del g.initializer[:]
     g.initializer.extend(kept + new_inits)
+    # A model that lists its initializers as inputs too (IR < 4, or from IR 4 as
+    # overridable defaults) without an opset upgrade: a replaced weight is no
+    # input of the copy.
+    inputs = [i for i in g.input if i.name not in dropped]
+    del g.input[:]
+    g.input.extend(inputs)
     del g.value_info[:]
     return model, None
 
