@@ -13,7 +13,9 @@ graphs they meet in the field:
   float32 graph inputs and outputs with Casts at the edges, every float initializer,
   Constant and value type in float16, Cast(to=float) turned into Cast(to=float16),
   the ops its default block list keeps in float behind Casts.
-- qdq: as ONNX Runtime's quantize_static in QDQ format: QuantizeLinear ->
+- qdq: as ONNX Runtime's quantize_static in QDQ format, after its pre-processing's
+  constant folding (ConstantOfShape weights become initializers) and Conv+BatchNormalization
+  fusion: QuantizeLinear ->
   DequantizeLinear on every float activation that a quantized op reads or writes
   (one pair per tensor, shared by its readers), weights stored int8 with a
   DequantizeLinear (per output channel for Conv, Gemm and 2-D MatMul weights from
@@ -284,6 +286,71 @@ def remove_removable_activations(g, quantized_nodes, outputs):
     return kept_outputs
 
 
+def fold_constant_of_shape(graph):
+    """As ORT's quantizer pre-processing (its constant folding): a ConstantOfShape whose
+    shape is an initializer becomes an initializer, so that a weight it writes is
+    quantized like any other (the onnx/light_* models store every weight so)."""
+    inits = {i.name: i for i in graph.initializer}
+    kept = []
+    for node in graph.node:
+        if node.op_type == "ConstantOfShape" and node.domain in ("", "ai.onnx") and node.input \
+                and node.input[0] in inits:
+            dims = [int(d) for d in numpy_helper.to_array(inits[node.input[0]]).reshape(-1)]
+            value = next((numpy_helper.to_array(a.t).reshape(-1) for a in node.attribute if a.name == "value"),
+                         np.zeros(1, dtype=np.float32))
+            graph.initializer.append(numpy_helper.from_array(np.full(dims, value[0], dtype=value.dtype),
+                                                             node.output[0]))
+            continue
+        kept.append(node)
+    del graph.node[:]
+    graph.node.extend(kept)
+
+
+def fold_batch_norm(graph):
+    """As ORT's quantizer pre-processing (its Conv+BatchNormalization fusion): a
+    BatchNormalization whose statistics are initializers and whose input is a Conv's
+    output read by it alone is folded into that Conv's weight and bias."""
+    inits = {i.name: i for i in graph.initializer}
+    readers = {}
+    for node in graph.node:
+        for x in node.input:
+            readers[x] = readers.get(x, 0) + 1
+    producer = {y: node for node in graph.node for y in node.output}
+    outputs = {o.name for o in graph.output}
+    removed = set()
+    for bn in graph.node:
+        if bn.op_type != "BatchNormalization" or len(bn.input) < 5 or len(bn.output) != 1:
+            continue
+        conv = producer.get(bn.input[0])
+        if conv is None or conv.op_type != "Conv" or readers.get(bn.input[0]) != 1 or bn.input[0] in outputs:
+            continue
+        if len(conv.input) < 2 or conv.input[1] not in inits or not all(x in inits for x in bn.input[1:5]) \
+                or (len(conv.input) > 2 and conv.input[2] not in inits):
+            continue
+        if readers.get(conv.input[1]) != 1 or (len(conv.input) > 2 and readers.get(conv.input[2]) != 1):
+            continue
+        gamma, beta, mean, var = (numpy_helper.to_array(inits[x]).astype(np.float32) for x in bn.input[1:5])
+        eps = next((a.f for a in bn.attribute if a.name == "epsilon"), 1e-5)
+        factor = gamma / np.sqrt(var + eps)
+        w = numpy_helper.to_array(inits[conv.input[1]]).astype(np.float32)
+        b = numpy_helper.to_array(inits[conv.input[2]]).astype(np.float32) if len(conv.input) > 2 \
+            else np.zeros(w.shape[0], dtype=np.float32)
+        inits[conv.input[1]].CopyFrom(numpy_helper.from_array(w * factor.reshape(-1, *[1] * (w.ndim - 1)),
+                                                              conv.input[1]))
+        bias = numpy_helper.from_array(((b - mean) * factor + beta).astype(np.float32),
+                                       conv.input[2] if len(conv.input) > 2 else bn.output[0] + "_folded_bias")
+        if len(conv.input) > 2:
+            inits[conv.input[2]].CopyFrom(bias)
+        else:
+            graph.initializer.append(bias)
+            conv.input.append(bias.name)
+        conv.output[0] = bn.output[0]
+        removed.add(id(bn))
+    kept = [n for n in graph.node if id(n) not in removed]
+    del graph.node[:]
+    graph.node.extend(kept)
+
+
 def to_qdq(model, activation_type):
     if opset_of(model) == 0:
         return None, "no default-domain opset"
@@ -291,6 +358,8 @@ def to_qdq(model, activation_type):
     opset = opset_of(model)
     if has_subgraphs(model.graph):
         return None, "has subgraphs (If/Loop/Scan): not quantized"
+    fold_constant_of_shape(model.graph)
+    fold_batch_norm(model.graph)
     per_channel = opset >= 13
     floats = float_tensors(model)
     g = model.graph
@@ -419,8 +488,15 @@ def to_qdq(model, activation_type):
     g.node.extend(order)
     used = {x for n in g.node for x in n.input}
     kept = [i for i in g.initializer if i.name in used or i.name in outputs]
+    dropped = {i.name for i in g.initializer} - {i.name for i in kept}
     del g.initializer[:]
     g.initializer.extend(kept + new_inits)
+    # A model that lists its initializers as inputs too (IR < 4, or from IR 4 as
+    # overridable defaults) without an opset upgrade: a replaced weight is no
+    # input of the copy.
+    inputs = [i for i in g.input if i.name not in dropped]
+    del g.input[:]
+    g.input.extend(inputs)
     del g.value_info[:]
     return model, None
 

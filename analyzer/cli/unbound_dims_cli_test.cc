@@ -144,7 +144,7 @@ TEST(UnboundDimsCliTest, BoundDimsAddNothing) {
 }
 
 // The voice-activity model with its batch bound: every tensor sized with or
-// without sr but for the slice whose length is sr's value; bounds counted.
+// without sr too (the slice whose length is sr's value at the state's extent); bounds counted.
 TEST(UnboundDimsCliTest, UndecidedIfsReportTheirBounds) {
   const std::string model =
       testing::WriteScratchFile("voice_activity.onnx", testing::VoiceActivityModel().Serialize());
@@ -154,7 +154,7 @@ TEST(UnboundDimsCliTest, UndecidedIfsReportTheirBounds) {
   const nlohmann::json at_16k = testing::AnalyzeJson(model, {"--dim", "batch=1", "--input-value", "sr=16000"});
   EXPECT_EQ(at_16k["memory"]["unsized_tensors"], 0);
   const nlohmann::json unknown = testing::AnalyzeJson(model, {"--dim", "batch=1"});
-  EXPECT_EQ(unknown["memory"]["unsized_tensors"], 2);  // n_sliced and its copy, in the 8 kHz branch.
+  EXPECT_EQ(unknown["memory"]["unsized_tensors"], 0);  // The slice by sr's value is bounded by the state's extent.
   EXPECT_GE(unknown["memory"]["bound_tensors"], 2);    // context and context_out.
   bool context_bound = false;
   for (const nlohmann::json& tensor : unknown["tensors"]) {
@@ -162,8 +162,8 @@ TEST(UnboundDimsCliTest, UndecidedIfsReportTheirBounds) {
   }
   EXPECT_TRUE(context_bound) << unknown["tensors"];
   const CliRun text = RunCliCaptured({"analyze", model, "--dim", "batch=1"});
-  EXPECT_NE(text.out.find("  if      state_is_empty_16k: else; state_is_empty_8k: undecided; flatten_8k: undecided; "
-                          "pick_rate: undecided (--input-value sr=...)\n"),
+  EXPECT_NE(text.out.find("  if      state_is_empty_16k: else; state_is_empty_8k: undecided (--input-value sr=...); "
+                          "flatten_8k: undecided (--input-value sr=...); pick_rate: undecided (--input-value sr=...)\n"),
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("  bound tensors "), std::string::npos) << text.out;

@@ -81,7 +81,8 @@ struct TensorRecord {
   std::string shares_with;                   // The tensor whose bytes it occupies (alias or in-place); "" if its own.
   int64_t shares_with_index = -1;            // That tensor's index in the same tensor list; -1 if its own.
   std::string sharing;                       // "alias" or "inplace" when shares_with is set, else "".
-  std::string bound;                         // "max_over_branches": an undecided If's output, the larger branch's size.
+  std::string bound;                         // "max_over_branches": an undecided If's output, the larger branch's size;
+                                             // "slice_extent": a Slice in an undecided branch, at its input's extent.
 };
 
 // One memory tier of the device, as planned.

@@ -73,7 +73,6 @@ struct Rewriter {
   absl::flat_hash_set<std::string> weights;             // Every weight of the main graph, folded ones too.
   absl::flat_hash_set<std::string> constant_outputs;    // Outputs of Constant and ConstantOfShape nodes.
   absl::flat_hash_set<std::string> graph_outputs;
-  absl::flat_hash_set<std::string> low_inputs;          // Graph inputs the caller gives quantized.
   std::vector<onnx::NodeProto> nodes;                   // The new node list.
   DtypeWhatIf* result = nullptr;
   int64_t low_activations = 0;                          // For the activations' scales (int8).
@@ -155,16 +154,26 @@ struct Rewriter {
     return copy;
   }
 
-  // The outputs of `node` that hold the low dtype from now on (a graph
-  // output too: the caller dequantizes it, at the graph's edge).
+  // The outputs of `node` that hold the low dtype from now on. A graph
+  // output stays float: the node writes a low copy and a DequantizeLinear
+  // (or Cast) after it writes the output, at the graph's edge.
   void MarkLowOutputs(onnx::NodeProto& node, const std::vector<int>& outputs) {
+    std::vector<std::pair<std::string, std::string>> at_edge;  // (low copy, graph output).
     for (int k : outputs) {
-      const std::string& name = node.output(k);
+      const std::string name = node.output(k);
       if (name.empty() || FormOf(name) != Form::kFloat) continue;  // Indices, shapes, masks keep their type.
-      low.insert(name);
+      if (graph_outputs.contains(name)) {
+        const std::string copy = FreshName(absl::StrCat(name, "/fit_", WhatIfDtypeName(dtype)));
+        node.set_output(k, copy);
+        at_edge.emplace_back(copy, name);
+        low.insert(copy);
+      } else {
+        low.insert(name);
+      }
       ++low_activations;
     }
     nodes.push_back(node);
+    for (const auto& [copy, name] : at_edge) AddBoundary(copy, name, false);
   }
 
   absl::Status Run(const onnx::GraphProto& source, const Analysis& given) {
@@ -199,12 +208,10 @@ struct Rewriter {
       for (int i = 0; i < node.input_size(); ++i) readers[node.input(i)].emplace_back(&node, i);
     }
     absl::flat_hash_map<std::string, bool> quantizes;  // Memo of QuantizesWithReaders.
-    // `as_weight`: only the inputs QuantizedWeightsOf names count, else any.
-    std::function<bool(const std::string&, int, bool)> quantizes_with_readers = [&](const std::string& value,
-                                                                                    int depth, bool as_weight) {
+    // Only the inputs QuantizedWeightsOf names count.
+    std::function<bool(const std::string&, int)> quantizes_with_readers = [&](const std::string& value, int depth) {
       if (depth > 64 || graph_outputs.contains(value)) return false;
-      const std::string key = absl::StrCat(as_weight ? "w:" : "a:", value);
-      auto memo = quantizes.find(key);
+      auto memo = quantizes.find(value);
       if (memo != quantizes.end()) return memo->second;
       auto it = readers.find(value);
       bool all = it != readers.end();
@@ -213,12 +220,11 @@ struct Rewriter {
           const QuantizedForm form = FormFor(dtype, *node);
           bool ok = false;
           if (form == QuantizedForm::kQuantized) {
-            ok = !as_weight;
             for (const QuantizedWeight& slot : WeightsFor(dtype, *node)) ok = ok || slot.input == input;
           } else if (form == QuantizedForm::kDataMovement && input == 0) {
             ok = true;
             for (const std::string& output : node->output()) {
-              ok = ok && quantizes_with_readers(output, depth + 1, as_weight);
+              ok = ok && quantizes_with_readers(output, depth + 1);
             }
           }
           if (!ok) {
@@ -227,24 +233,15 @@ struct Rewriter {
           }
         }
       }
-      quantizes.emplace(key, all);
+      quantizes.emplace(value, all);
       return all;
     };
     for (const auto* sources : {&initializers, &constant_outputs}) {
       for (const std::string& name : *sources) {
-        if (FormOf(name) == Form::kFloat && quantizes_with_readers(name, 0, true)) {
+        if (FormOf(name) == Form::kFloat && quantizes_with_readers(name, 0)) {
           converted.insert(name);
           low.insert(name);
         }
-      }
-    }
-    // A float graph input read only by quantized ops arrives quantized: the
-    // caller quantizes it, at the graph's edge.
-    for (const onnx::ValueInfoProto& input : source.input()) {
-      if (weights.contains(input.name()) || FormOf(input.name()) != Form::kFloat) continue;
-      if (quantizes_with_readers(input.name(), 0, false)) {
-        low.insert(input.name());
-        low_inputs.insert(input.name());
       }
     }
 
@@ -385,14 +382,6 @@ absl::StatusOr<DtypeWhatIf> MakeDtypeWhatIf(const LoadedModel& loaded, const Ana
   // The graph's declared types of intermediate values would contradict the
   // new dtypes: the engine infers them again.
   graph.clear_value_info();
-  for (onnx::ValueInfoProto& input : *graph.mutable_input()) {
-    if (rewriter.low_inputs.contains(input.name())) input.mutable_type()->mutable_tensor_type()->set_elem_type(low_type);
-  }
-  for (onnx::ValueInfoProto& output : *graph.mutable_output()) {
-    if (rewriter.low.contains(output.name()) && output.type().has_tensor_type()) {
-      output.mutable_type()->mutable_tensor_type()->set_elem_type(low_type);
-    }
-  }
   result.model.model = std::move(model);
   result.model.path = loaded.path;
   result.model.warnings = loaded.warnings;

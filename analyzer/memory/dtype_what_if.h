@@ -19,11 +19,10 @@
 // - a data-movement op keeps its input's dtype;
 // - an op int8 runtimes keep in float reads a DequantizeLinear (or Cast) of
 //   a low-precision input, and writes float;
-// - Q/DQ at the graph's edges: a float graph input that only quantized ops
-//   read arrives quantized (the caller quantizes it, as an int8 deployment
-//   feeds its input tensor), one that a float op also reads stays float
-//   and is quantized at its first quantized reader; a graph output written
-//   by a quantized op stays quantized (the caller dequantizes it);
+// - Q/DQ at the graph's edges, as quantizers write QDQ models (and as the
+//   fp16 converters keep float inputs and outputs): a float graph input
+//   stays float and is quantized at its first quantized reader; a graph
+//   output that a quantized op writes is dequantized to float after it;
 // - int8 only: a float32 scale and an int8 zero point per quantized
 //   activation tensor (what a QDQ model stores), as one weight of each.
 // The Q/DQ nodes are com.microsoft's (any opset); the graph's shapes are

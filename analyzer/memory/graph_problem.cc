@@ -73,7 +73,11 @@ absl::StatusOr<SizedType> SizeOfNamedValue(const std::string& name, const symbol
     auto type = types.find(name);
     return SizeOfType(type == types.end() ? nullptr : type->second);
   }
-  if (record != nullptr && engine_value->max_over_branches) record->bound = "max_over_branches";
+  if (record != nullptr && engine_value->max_over_branches) {
+    record->bound = "max_over_branches";
+  } else if (record != nullptr && engine_value->extent_bound) {
+    record->bound = "slice_extent";
+  }
   absl::StatusOr<symbolic::SymbolicSize> symbolic_size = symbolic::SizeOfSymValue(*engine_value);
   if (!symbolic_size.ok()) return symbolic_size.status();
   if (record != nullptr && !symbolic_size->sized.bytes.has_value() && symbolic_size->bytes.known()) {

@@ -28,7 +28,9 @@
 //                 "unsized_reason"?,
 //                 "bytes_expr"? (the size as a formula in unbound dims, e.g. "6291456*batch*seq"),
 //                 "bound"? ("max_over_branches": an If output whose condition is not known and whose
-//                          branches differ, sized as the larger branch's)}],
+//                          branches differ, sized as the larger branch's; "slice_extent": a Slice
+//                          inside an undecided If's branch whose ends are not known, sized at its
+//                          input's extent; either or a tensor computed from one)}],
 //      A tensor that shares bytes sits at its owner's offset; the group (owner and members)
 //      may overlap itself in time, nothing else overlaps it (modes.h).
 //    "weights": [{"name", "dtype", "shape", "bytes", "source", "graph"?}],

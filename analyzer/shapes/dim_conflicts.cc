@@ -90,13 +90,60 @@ std::vector<Expr> DimsThatMustMatch(const std::vector<std::vector<Expr>>& operan
   return dims;
 }
 
+// The shape of `node`'s input (or output) `index`, when ranked `rank` (0: any rank).
+const std::vector<Expr>* ShapeAt(const GraphShapes& shapes, const google::protobuf::RepeatedPtrField<std::string>& names,
+                                 int index, size_t rank) {
+  if (index >= names.size() || names[index].empty()) return nullptr;
+  const SymValue* v = shapes.Find(names[index]);
+  if (v == nullptr || !v->shape.has_value() || (rank != 0 && v->shape->size() != rank)) return nullptr;
+  return &*v->shape;
+}
+
+// com.microsoft's attention ops append the new tokens to the past ones: the
+// total length they attend over (an attention mask's last dim, GroupQuery-
+// Attention's total_sequence_length value) must be past + sequence.
+std::vector<std::pair<Expr, Expr>> AttentionEqualities(const onnx::NodeProto& node, const GraphShapes& shapes) {
+  std::vector<std::pair<Expr, Expr>> pairs;
+  int64_t share_buffer = 0;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == "past_present_share_buffer") share_buffer = attribute.i();
+  }
+  if (share_buffer != 0) return pairs;  // A max-length cache: the past is not the tokens so far.
+  const std::string& op = node.op_type();
+  if (op == "Attention") {  // input (B,S,D), mask_index (B,T) or (B,S,T), past (2,B,N,P,H).
+    const std::vector<Expr>* input = ShapeAt(shapes, node.input(), 0, 3);
+    const std::vector<Expr>* mask = ShapeAt(shapes, node.input(), 3, 0);
+    const std::vector<Expr>* past = ShapeAt(shapes, node.input(), 4, 5);
+    if (input != nullptr && mask != nullptr && past != nullptr && mask->size() >= 2) {
+      pairs.emplace_back(mask->back(), (*past)[3] + (*input)[1]);
+    }
+  } else if (op == "MultiHeadAttention") {
+    // key_padding_mask (B,T), attention_bias (B or 1, N or 1, S, T), past_key (B,N,P,H) -> present_key (B,N,T,H).
+    const std::vector<Expr>* past = ShapeAt(shapes, node.input(), 6, 4);
+    const std::vector<Expr>* present = ShapeAt(shapes, node.output(), 1, 4);
+    for (const std::vector<Expr>* mask : {ShapeAt(shapes, node.input(), 4, 2), ShapeAt(shapes, node.input(), 5, 4)}) {
+      if (mask != nullptr && past != nullptr && present != nullptr) pairs.emplace_back(mask->back(), (*present)[2]);
+    }
+  } else if (op == "GroupQueryAttention") {  // query (B,S,D), past_key (B,kvN,P,H), total_sequence_length.
+    const std::vector<Expr>* query = ShapeAt(shapes, node.input(), 0, 3);
+    const std::vector<Expr>* past = ShapeAt(shapes, node.input(), 3, 4);
+    const SymValue* total = node.input_size() > 6 ? shapes.Find(node.input(6)) : nullptr;
+    if (query != nullptr && past != nullptr && total != nullptr && total->ints.has_value() && total->ints->size() == 1) {
+      pairs.emplace_back((*total->ints)[0], (*past)[2] + (*query)[1]);
+    }
+  }
+  return pairs;
+}
+
 // Both sides of every equality a node needs between two dims: right-aligned
-// broadcast operands of the ops that broadcast, and MatMul's inner dims.
+// broadcast operands of the ops that broadcast, MatMul's inner dims, and the
+// total length of com.microsoft's attention ops.
 std::vector<std::pair<Expr, Expr>> NeededEqualities(const onnx::NodeProto& node, const GraphShapes& shapes) {
   static const std::set<std::string> kBroadcasting = {"Add",   "Sub",     "Mul",  "Div",     "Pow",  "Where",
                                                       "Equal", "Greater", "Less", "And",     "Or",   "Max",
                                                       "Min",   "Sum",     "Mean", "Expand",  "PRelu"};
   std::vector<std::pair<Expr, Expr>> pairs;
+  if (node.domain() == "com.microsoft") return AttentionEqualities(node, shapes);
   const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
   if (!default_domain) return pairs;
   if (node.op_type() == "MatMul" && node.input_size() == 2) {
@@ -117,6 +164,52 @@ std::vector<std::pair<Expr, Expr>> NeededEqualities(const onnx::NodeProto& node,
   return pairs;
 }
 
+// The named dims of the graph's inputs: what --dim binds.
+std::set<std::string> InputDimNames(const onnx::GraphProto& graph) {
+  std::set<std::string> names;
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (!input.type().has_tensor_type()) continue;
+    for (const onnx::TensorShapeProto::Dimension& dim : input.type().tensor_type().shape().dim()) {
+      if (!dim.dim_param().empty()) names.insert(dim.dim_param());
+    }
+  }
+  return names;
+}
+
+// A graph output's declared dim against the formula the engine derived for
+// it (present declared [.., total, ..], derived past + sequence), when both
+// name input dims only and the formula does not hold the declared one: an
+// export's traced names (a declared dim that is no input's) tie nothing.
+std::vector<std::pair<Expr, Expr>> DeclaredOutputEqualities(const onnx::GraphProto& graph, const GraphShapes& shapes,
+                                                             const std::set<std::string>& input_dims) {
+  std::vector<std::pair<Expr, Expr>> pairs;
+  const auto names_input_dims_only = [&](const Expr& e, const std::string& besides) {
+    std::set<std::string> names;
+    e.CollectSymbols(names);
+    if (names.empty() || names.contains(besides)) return false;
+    for (const std::string& name : names) {
+      if (!input_dims.contains(name)) return false;
+    }
+    return true;
+  };
+  for (const onnx::ValueInfoProto& output : graph.output()) {
+    const SymValue* v = shapes.Find(output.name());
+    if (v == nullptr || !v->shape.has_value() || !output.type().has_tensor_type() ||
+        !output.type().tensor_type().has_shape()) {
+      continue;
+    }
+    const onnx::TensorShapeProto& declared = output.type().tensor_type().shape();
+    if (declared.dim_size() != static_cast<int>(v->shape->size())) continue;
+    for (int k = 0; k < declared.dim_size(); ++k) {
+      const std::string& name = declared.dim(k).dim_param();
+      if (input_dims.contains(name) && names_input_dims_only((*v->shape)[k], name)) {
+        pairs.emplace_back(Expr::Symbol(name), (*v->shape)[k]);
+      }
+    }
+  }
+  return pairs;
+}
+
 }  // namespace
 
 std::vector<DimTie> FindDimTies(const onnx::ModelProto& model, const ShapeTables& tables) {
@@ -124,9 +217,30 @@ std::vector<DimTie> FindDimTies(const onnx::ModelProto& model, const ShapeTables
   auto graph = tables.graphs.find(&model.graph());
   if (graph == tables.graphs.end()) return ties;
   std::set<std::string> tied;
+  const std::set<std::string> input_dims = InputDimNames(model.graph());
+  // The attention ops' and the declared outputs' first: they say total = past
+  // + sequence outright. A broadcast may still tie past = 0 (a causal mask
+  // built [sequence, sequence] for the prompt alone, as in genai's Llama):
+  // past > 0 then needs sequence 1, and a search of the sequence keeps past 0.
+  std::vector<std::vector<std::pair<Expr, Expr>>> equalities;
   for (const onnx::NodeProto& node : model.graph().node()) {
-    for (const auto& [a, b] : NeededEqualities(node, graph->second)) {
+    if (node.domain() == "com.microsoft") equalities.push_back(NeededEqualities(node, graph->second));
+  }
+  equalities.push_back(DeclaredOutputEqualities(model.graph(), graph->second, input_dims));
+  for (const onnx::NodeProto& node : model.graph().node()) {
+    if (node.domain() != "com.microsoft") equalities.push_back(NeededEqualities(node, graph->second));
+  }
+  for (const std::vector<std::pair<Expr, Expr>>& pairs : equalities) {
+    for (const auto& [a, b] : pairs) {
       if (a == b) continue;
+      // Only input dims can be bound: a tie through a name the model gives
+      // an intermediate value (a declared value_info's) ties nothing.
+      std::set<std::string> symbols;
+      a.CollectSymbols(symbols);
+      b.CollectSymbols(symbols);
+      if (std::any_of(symbols.begin(), symbols.end(), [&](const std::string& s) { return !input_dims.contains(s); })) {
+        continue;
+      }
       // seq = past + seq: the difference, a lone symbol, must be 0.
       const Expr difference = a - b;
       std::set<std::string> difference_names;

@@ -15,7 +15,8 @@ namespace footprint::symbolic {
 
 // A dim the model ties to others: at a node of the main graph that needs
 // two dims equal (broadcasting operands, Expand's target, MatMul's inner
-// dims), one side is the single symbol `dim` and the other `equals`, a
+// dims, the total length com.microsoft's Attention, MultiHeadAttention and
+// GroupQueryAttention attend over against past + sequence), one side is the single symbol `dim` and the other `equals`, a
 // formula without it ("total_sequence_length" = "past_sequence_length +
 // sequence_length"), or 0 when the two sides differ by that symbol alone
 // (seq = past + seq: past = 0), read from the engine's run on the unbound

@@ -28,7 +28,10 @@
 // shape changes each iteration are unsized inside the body; an If whose
 // condition is not known and whose branches differ takes the larger branch's
 // shape (by element count; per dim when symbolic): an upper bound, marked
-// max_over_branches, with a warning naming what would decide it.
+// max_over_branches, with a warning naming what would decide it; a Slice
+// whose starts or ends are not known keeps its input's extent on the axes
+// it slices (it never yields more): an upper bound, marked extent_bound, and
+// an If whose condition is computed from such a bound stays undecided.
 #ifndef ONNX_FOOTPRINT_ANALYZER_SHAPES_SHAPE_ENGINE_H_
 #define ONNX_FOOTPRINT_ANALYZER_SHAPES_SHAPE_ENGINE_H_
 
@@ -69,6 +72,7 @@ struct SymValue {
   bool elements_known = false;             // kSequence: elements is the whole sequence.
   std::string reason;                      // Why the shape (or a dim) is unknown.
   bool max_over_branches = false;          // An If output whose branches differ (the larger one's), or a value computed from one.
+  bool extent_bound = false;               // A Slice whose ends are not known, sized at its input's extent, or a value computed from one.
 
   bool HasFullShape() const;                  // Rank known and every dim known.
   bool HasConcreteShape() const;              // Every dim a constant.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -198,30 +199,81 @@ TEST(ValuesTest, VoiceActivityModelIsSizedWithAndWithoutItsSampleRate) {
   EXPECT_EQ(Decisions(at_8k), "state_is_empty_16k:else state_is_empty_8k:else flatten_8k:then pick_rate:else");
   EXPECT_FALSE(FindAnywhere(at_8k, "n_stateN")->max_over_branches);
 
-  // Without sr: the 8 kHz branch's Ifs are undecided; only the slice whose
-  // length is sr's value (and its copy) stays unsized, all after them is sized.
+  // Without sr: the 8 kHz branch's Ifs are undecided. The slice whose length
+  // is sr's value keeps the state's extent (128 channels, a bound), and the
+  // Ifs on its length stay undecided: every tensor is sized.
   ShapeTables unknown = InferWithValues(model, {});
-  std::vector<std::string> unsized = UnsizedTensors(unknown);
-  std::sort(unsized.begin(), unsized.end());
-  EXPECT_EQ(unsized, (std::vector<std::string>{"n_kept", "n_sliced"}));
+  EXPECT_EQ(UnsizedTensors(unknown), std::vector<std::string>{});
   EXPECT_EQ(Decisions(unknown),
-            "state_is_empty_16k:else state_is_empty_8k:undecided flatten_8k:undecided "
-            "pick_rate:undecided(--input-value sr=...)");
-  // The slice's length is unknown: the zeros branch alone bounds it, and the warning says so.
-  EXPECT_EQ(BodyShape(unknown, "n_state"), "2,2,64");
+            "state_is_empty_16k:else state_is_empty_8k:undecided(--input-value sr=...) "
+            "flatten_8k:undecided(--input-value sr=...) pick_rate:undecided(--input-value sr=...)");
+  EXPECT_EQ(BodyShape(unknown, "n_sliced"), "2,2,128");
+  EXPECT_TRUE(FindAnywhere(unknown, "n_sliced")->extent_bound);
+  EXPECT_FALSE(FindAnywhere(unknown, "n_sliced")->max_over_branches);
+  // The kept slice has more bytes than the zeros: it bounds the If's output.
+  EXPECT_EQ(BodyShape(unknown, "n_state"), "2,2,128");
   EXPECT_TRUE(FindAnywhere(unknown, "n_state")->max_over_branches);
   // Ranks differ, bytes equal: one branch's shape (the then branch's), and what follows from it.
-  EXPECT_EQ(BodyShape(unknown, "n_flat"), "2,128");
-  EXPECT_EQ(BodyShape(unknown, "n_stateN"), "2,2,128");
+  EXPECT_EQ(BodyShape(unknown, "n_flat"), "2,256");
+  // [2, 4, 64] + [1, 2, 64]: the bound's dim against the exact one, the larger.
+  EXPECT_EQ(BodyShape(unknown, "n_sum"), "2,4,64");
+  EXPECT_EQ(BodyShape(unknown, "n_stateN"), "2,4,128");
   EXPECT_TRUE(FindAnywhere(unknown, "n_stateN")->max_over_branches);
-  EXPECT_EQ(ShapeOf(unknown, model, "stateN"), "2,2,128");
+  EXPECT_EQ(ShapeOf(unknown, model, "stateN"), "2,4,128");
   EXPECT_EQ(ShapeOf(unknown, model, "context_out"), "2,64");
   EXPECT_TRUE(unknown.graphs.at(&model.graph()).Find("context_out")->max_over_branches);
   const std::string warnings = absl::StrJoin(unknown.warnings, "\n");
   EXPECT_NE(warnings.find("If 'state_is_empty_8k'"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("output 'n_state' is the then branch's alone (the else branch's has no known size"),
-            std::string::npos)
-      << warnings;
+  EXPECT_NE(warnings.find("If 'flatten_8k'"), std::string::npos) << warnings;
+}
+
+// A Slice whose end is not known keeps its input's extent only inside an
+// undecided If's branch: elsewhere it stays unsized, as before.
+TEST(ValuesTest, SliceOfUnknownEndIsBoundedOnlyInUndecidedBranches) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {4, 16}).Input("end", kInt64, {1});
+  ::footprint::testing::ConstantInt64(builder, "begin", {0}, {1});
+  ::footprint::testing::ConstantInt64(builder, "axis", {1}, {1});
+  builder.Add("Slice", {"x", "begin", "end", "axis"}, {"head"}).Add("Relu", {"head"}, {"y"}).Output("y");
+  const onnx::ModelProto model = builder.Build();
+  ShapeTables tables = InferWithValues(model, {});
+  EXPECT_EQ(ShapeOf(tables, model, "y"), "4,?");
+  EXPECT_FALSE(tables.graphs.at(&model.graph()).Find("y")->extent_bound);
+}
+
+// An undecided If whose branches give sequences of known elements: the one
+// with more bytes sizes the output, a bound; equal sequences are not one.
+TEST(ValuesTest, UndecidedIfOfSequencesTakesTheOneWithMoreBytes) {
+  auto model_with = [](int then_copies, int else_copies) {
+    ModelBuilder then_builder, else_builder;
+    then_builder.Add("SequenceConstruct", std::vector<std::string>(then_copies, "x"), {"few"});
+    else_builder.Add("SequenceConstruct", std::vector<std::string>(else_copies, "x"), {"many"});
+    auto graph_of = [](const ModelBuilder& b, const std::string& name, const std::string& output) {
+      onnx::GraphProto graph = b.Build().graph();
+      graph.set_name(name);
+      graph.add_output()->set_name(output);
+      return graph;
+    };
+    ModelBuilder builder;
+    builder.Input("flag", kBool, {}).Input("x", kFloat, {4, 8});
+    onnx::NodeProto& node = builder.Node("If", {"flag"}, {"seq"}, "pick");
+    SetGraph(node, "then_branch", graph_of(then_builder, "then", "few"));
+    SetGraph(node, "else_branch", graph_of(else_builder, "else", "many"));
+    builder.Output("seq");
+    return builder.Build();
+  };
+  const onnx::ModelProto differing = model_with(1, 2);
+  ShapeTables tables = InferWithValues(differing, {});
+  const SymValue* seq = tables.graphs.at(&differing.graph()).Find("seq");
+  ASSERT_NE(seq, nullptr);
+  EXPECT_EQ(BytesOf(*seq).AsConstant(), std::optional<int64_t>(2 * 4 * 8 * 4));
+  EXPECT_TRUE(seq->max_over_branches);
+  const onnx::ModelProto same = model_with(2, 2);
+  ShapeTables same_tables = InferWithValues(same, {});
+  const SymValue* same_seq = same_tables.graphs.at(&same.graph()).Find("seq");
+  ASSERT_NE(same_seq, nullptr);
+  EXPECT_EQ(BytesOf(*same_seq).AsConstant(), std::optional<int64_t>(2 * 4 * 8 * 4));
+  EXPECT_FALSE(same_seq->max_over_branches);
 }
 
 TEST(ValuesTest, UndecidedIfDecidesALoopsTripCountByItsLargerValue) {

@@ -46,9 +46,11 @@ SymValue JoinBranches(const SymValue& a, const SymValue& b) {
     if (a.ints.has_value() && b.ints.has_value() && *a.ints == *b.ints) out.ints = a.ints;
     out.reason = !a.reason.empty() ? a.reason : b.reason;
     out.max_over_branches = a.max_over_branches || b.max_over_branches;
+    out.extent_bound = a.extent_bound || b.extent_bound;
     return out;
   }
   out.max_over_branches = true;
+  out.extent_bound = a.extent_bound || b.extent_bound;
   std::optional<int64_t> count_a = ElementCount(*a.shape).AsConstant();
   std::optional<int64_t> count_b = ElementCount(*b.shape).AsConstant();
   if (count_a.has_value() && count_b.has_value()) {
@@ -71,11 +73,25 @@ SymValue JoinBranches(const SymValue& a, const SymValue& b) {
 // A value either branch gives alike as far as sizes go: same kind, shape and
 // integer values (float values, data rather than sizes, are not carried past an If).
 bool SameOutput(const SymValue& a, const SymValue& b) {
+  if (a.kind == SymValue::Kind::kSequence || b.kind == SymValue::Kind::kSequence) {
+    // Sequences: the same known elements, else sized by the larger below.
+    if (a.kind != b.kind || !a.elements_known || !b.elements_known || a.elements.size() != b.elements.size()) {
+      return false;
+    }
+    for (size_t k = 0; k < a.elements.size(); ++k) {
+      if (!SameOutput(a.elements[k], b.elements[k]) || a.elements[k].elem_type != b.elements[k].elem_type) return false;
+    }
+    return true;
+  }
   return a.kind == b.kind && a.kind != SymValue::Kind::kUnknown && a.shape == b.shape && a.ints == b.ints;
 }
 
-// A tensor whose byte count is known, as a number or a formula.
-bool Sized(const SymValue& v) { return v.kind == SymValue::Kind::kTensor && BytesOf(v).known(); }
+// A tensor whose byte count is known, as a number or a formula, or a
+// sequence whose elements are all known (its bytes are theirs).
+bool Sized(const SymValue& v) {
+  const bool sequence = v.kind == SymValue::Kind::kSequence && v.elements_known;
+  return (v.kind == SymValue::Kind::kTensor || sequence) && BytesOf(v).known();
+}
 
 // The sum of a value's known numbers (0 when it has none): what decides
 // between branches whose outputs have the same byte count but different
@@ -112,17 +128,21 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
   const onnx::GraphProto* then_branch = Body(ctx.node, "then_branch");
   const onnx::GraphProto* else_branch = Body(ctx.node, "else_branch");
   if (then_branch == nullptr || else_branch == nullptr) return false;
-  // Both branches are inferred whatever the condition: the memory stage
-  // plans each (the spec holds the larger branch's peak at the If's step).
-  std::vector<SymValue> then_out = InferBody(*then_branch, &scope, {}, depth + 1);
-  std::vector<SymValue> else_out = InferBody(*else_branch, &scope, {}, depth + 1);
+  // A condition computed from a Slice's extent bound is a bound's, not the value's: undecided.
   std::optional<bool> condition;
   const SymValue* cond = ctx.Input(0);
+  if (cond != nullptr && cond->extent_bound) cond = nullptr;
   if (cond != nullptr && cond->ints.has_value() && cond->ints->size() == 1) {
     if (std::optional<int64_t> c = (*cond->ints)[0].AsConstant()) condition = *c != 0;
   } else if (cond != nullptr && cond->floats.has_value() && cond->floats->size() == 1) {
     condition = (*cond->floats)[0] != 0;
   }
+  // Both branches are inferred whatever the condition: the memory stage
+  // plans each (the spec holds the larger branch's peak at the If's step).
+  if (!condition.has_value()) ++undecided_branches_;
+  std::vector<SymValue> then_out = InferBody(*then_branch, &scope, {}, depth + 1);
+  std::vector<SymValue> else_out = InferBody(*else_branch, &scope, {}, depth + 1);
+  if (!condition.has_value()) --undecided_branches_;
   IfDecision decision{.node = ctx.node.name().empty() && ctx.node.output_size() > 0 ? ctx.node.output(0)
                                                                                     : ctx.node.name()};
   const size_t paired = std::min({outputs.size(), then_out.size(), else_out.size()});
@@ -141,7 +161,7 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
     const SymValue& a = then_out[o];
     const SymValue& b = else_out[o];
     if (SameOutput(a, b)) {
-      outputs[o] = JoinBranches(a, b);
+      outputs[o] = a.kind == SymValue::Kind::kSequence ? a : JoinBranches(a, b);
       any_differs = any_differs || outputs[o].max_over_branches;
       continue;
     }
@@ -154,7 +174,8 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
       const bool comparable = order != 0 || BytesOf(a) == BytesOf(b);
       if (comparable) {
         outputs[o] = order > 0 || (order == 0 && take_then) ? a : b;
-      } else if (a.shape->size() == b.shape->size()) {
+      } else if (a.kind == SymValue::Kind::kTensor && b.kind == SymValue::Kind::kTensor &&
+                 a.shape->size() == b.shape->size()) {
         outputs[o] = JoinBranches(a, b);  // Each dim's larger: above both whatever the binding.
       } else {
         outputs[o] = UnknownValue(
@@ -246,7 +267,11 @@ std::vector<std::string> Engine::DecidingBindings(const std::string& value, cons
     if (producer == producers_.end()) continue;
     const onnx::NodeProto& node = *producer->second;
     const bool reads_shape = node.op_type() == "Shape" || node.op_type() == "Size";
-    for (const std::string& input : node.input()) stack.push_back({input, shape_only || reads_shape});
+    // A shape read from a Slice depends on the values of its starts and ends.
+    const bool slice = node.op_type() == "Slice";
+    for (int i = 0; i < node.input_size(); ++i) {
+      stack.push_back({node.input(i), (shape_only || reads_shape) && !(slice && i > 0)});
+    }
   }
   std::vector<std::string> bindings;
   for (const std::string& name : by_value) bindings.push_back(absl::StrCat("--input-value ", name, "=..."));

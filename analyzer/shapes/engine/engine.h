@@ -78,6 +78,12 @@ class Engine {
 
  private:
   void InferNode(const onnx::NodeProto& node, const Scope& scope, int depth, std::vector<SymValue>& outputs);
+  // Inside an undecided If's branch: a Slice whose ends are not known keeps
+  // its input's extent on the axes left unknown (extent_bound).
+  void BoundSliceByExtent(const onnx::NodeProto& node, const Scope& scope, std::vector<SymValue>& outputs) const;
+  // Inside an undecided If's branch: a broadcast of bounds whose constant
+  // dims disagree (a bound against an exact dim) takes the larger dim.
+  void BroadcastBounds(const onnx::NodeProto& node, const Scope& scope, std::vector<SymValue>& outputs) const;
   bool InferIf(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
   bool InferLoop(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
   bool InferScan(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
@@ -107,6 +113,7 @@ class Engine {
   absl::flat_hash_set<std::string> main_inputs_;                        // The main graph's inputs (no initializers).
   absl::flat_hash_map<const onnx::NodeProto*, size_t> if_index_;        // Into tables_.if_decisions.
   absl::flat_hash_map<const onnx::NodeProto*, bool> bound_branches_;    // ChooseBoundBranch's choices (true: then).
+  int undecided_branches_ = 0;  // Depth of undecided Ifs' branches being inferred: their Slices may take bounds.
   // Per graph, its node outputs' writers: built at the first value a node needs and lacks.
   absl::flat_hash_map<const onnx::GraphProto*, absl::flat_hash_map<std::string, const onnx::NodeProto*>>
       graph_producers_;

@@ -134,16 +134,21 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
       if (node->output_size() == 0) continue;
       outputs.assign(node->output_size(), SymValue{});
       InferNode(*node, scope, depth, outputs);
+      if (undecided_branches_ > 0) BoundSliceByExtent(*node, scope, outputs);
+      if (undecided_branches_ > 0) BroadcastBounds(*node, scope, outputs);
       // What follows from an undecided If's bound (its larger branch) is a bound too, all the way down.
       bool follows_bound = false;
+      bool follows_extent = false;  // Likewise for a Slice sized at its input's extent.
       for (const std::string& input : node->input()) {
         const SymValue* in = input.empty() ? nullptr : scope.Find(input);
         follows_bound = follows_bound || (in != nullptr && in->max_over_branches);
+        follows_extent = follows_extent || (in != nullptr && in->extent_bound);
       }
       for (int o = 0; o < node->output_size(); ++o) {
         if (node->output(o).empty()) continue;
         SymValue& v = outputs[o];
         v.max_over_branches = v.max_over_branches || follows_bound;
+        v.extent_bound = v.extent_bound || follows_extent;
         auto type = onnx_types.find(node->output(o));
         if (type != onnx_types.end()) MergeOnnxType(type->second, v, &made_up_symbols_);
         if (v.kind == SymValue::Kind::kTensor && v.HasConcreteShape() && v.elem_type != 0) {
@@ -250,6 +255,60 @@ std::string Engine::UnknownValueChain(const onnx::NodeProto& node, const onnx::G
   return absl::StrCat("; ", node.op_type(), " needs the value of '", needed, "'",
                       first == needed ? absl::StrCat(", not known", where)
                                       : absl::StrCat(", computed from '", first, "'", where));
+}
+
+void Engine::BoundSliceByExtent(const onnx::NodeProto& node, const Scope& scope,
+                                std::vector<SymValue>& outputs) const {
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  if (!default_domain || node.op_type() != "Slice" || node.input_size() == 0 || outputs.empty()) return;
+  const SymValue* input = scope.Find(node.input(0));
+  SymValue& sliced = outputs[0];
+  if (input == nullptr || !input->shape.has_value() || sliced.kind != SymValue::Kind::kTensor ||
+      !sliced.shape.has_value() || sliced.shape->size() != input->shape->size()) {
+    return;
+  }
+  bool bounded = false;
+  for (size_t a = 0; a < sliced.shape->size(); ++a) {
+    const Expr& extent = (*input->shape)[a];
+    if ((*sliced.shape)[a].known() || !extent.known()) continue;
+    (*sliced.shape)[a] = extent;  // A Slice never yields more than its input's extent on an axis.
+    bounded = true;
+  }
+  if (!bounded) return;
+  sliced.extent_bound = true;
+  if (sliced.HasFullShape()) sliced.reason.clear();
+}
+
+void Engine::BroadcastBounds(const onnx::NodeProto& node, const Scope& scope, std::vector<SymValue>& outputs) const {
+  static const auto* const kBroadcasting = new absl::flat_hash_set<std::string>{
+      "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Where", "And", "Or", "Equal", "Greater", "Less"};
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  if (!default_domain || !kBroadcasting->contains(node.op_type()) || outputs.empty()) return;
+  SymValue& result = outputs[0];
+  if (result.kind != SymValue::Kind::kTensor || !result.shape.has_value() || result.HasFullShape()) return;
+  std::vector<const std::vector<Expr>*> shapes;
+  bool reads_bound = false;
+  for (const std::string& input : node.input()) {
+    const SymValue* in = input.empty() ? nullptr : scope.Find(input);
+    if (in == nullptr || !in->shape.has_value()) return;
+    shapes.push_back(&*in->shape);
+    reads_bound = reads_bound || in->extent_bound || in->max_over_branches;
+  }
+  if (!reads_bound) return;
+  const size_t rank = result.shape->size();
+  for (size_t i = 0; i < rank; ++i) {
+    if ((*result.shape)[i].known()) continue;
+    int64_t largest = 1;  // Dims of bounds that disagree: the real ones agree and are at most the larger.
+    bool constant = true;
+    for (const std::vector<Expr>* shape : shapes) {
+      if (i + shape->size() < rank) continue;
+      const std::optional<int64_t> d = (*shape)[i + shape->size() - rank].AsConstant();
+      constant = constant && d.has_value();
+      if (d.has_value()) largest = std::max(largest, *d);
+    }
+    if (constant) (*result.shape)[i] = Expr(largest);
+  }
+  if (result.HasFullShape()) result.reason.clear();
 }
 
 void Engine::InferNode(const onnx::NodeProto& node, const Scope& scope, int depth, std::vector<SymValue>& outputs) {
