@@ -410,5 +410,33 @@ TEST(ValuesTest, InputValueGivesALoopItsTripCount) {
   EXPECT_EQ(ShapeOf(InferWithValues(model, {}), model, "stacked"), "loop.trip_count,4");
 }
 
+// An undecided If whose branches give equally large values that are a
+// Slice's start (2 or 800): the larger number gives the smaller slice, so
+// neither branch's number bounds what follows. It stays unsized (the
+// report names the deciding input) rather than a too-small "bound".
+TEST(ValuesTest, UndecidedIfValuesThatAreNotSizesAreNotCarried) {
+  auto branch = [](const std::string& name, int64_t start) {
+    ModelBuilder b;
+    ::footprint::testing::ConstantInt64(b, name + "_start", {start}, {1});
+    onnx::GraphProto graph = b.Build().graph();
+    graph.set_name(name);
+    graph.add_output()->set_name(name + "_start");
+    return graph;
+  };
+  ModelBuilder builder;
+  builder.Input("flag", kBool, {}).Input("x", kFloat, {1600});
+  onnx::NodeProto& node = builder.Node("If", {"flag"}, {"start"}, "pick_start");
+  SetGraph(node, "then_branch", branch("near", 2));
+  SetGraph(node, "else_branch", branch("far", 800));
+  ::footprint::testing::ConstantInt64(builder, "end", {1600}, {1});
+  builder.Add("Slice", {"x", "start", "end"}, {"tail"}).Add("Relu", {"tail"}, {"y"}).Output("y");
+  const onnx::ModelProto model = builder.Build();
+  ShapeTables undecided = InferWithValues(model, {});
+  EXPECT_EQ(ShapeOf(undecided, model, "y"), "?");
+  // Decided, each branch sizes it.
+  EXPECT_EQ(ShapeOf(InferWithValues(model, {{"flag", "1"}}), model, "y"), "1598");
+  EXPECT_EQ(ShapeOf(InferWithValues(model, {{"flag", "0"}}), model, "y"), "800");
+}
+
 }  // namespace
 }  // namespace footprint::symbolic::engine_test

@@ -195,6 +195,15 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
       any_differs = any_differs || outputs[o].max_over_branches;
       continue;
     }
+    // The chosen branch's numbers bound what follows only where larger
+    // numbers make larger tensors; elsewhere (a Slice's start, a divisor, an
+    // index) they could make them smaller: not carried, so what depends on
+    // them stays unsized and names the value that decides it.
+    if ((outputs[o].ints.has_value() || outputs[o].floats.has_value()) &&
+        o < static_cast<size_t>(ctx.node.output_size()) && !LargerValuesBoundTheReaders(ctx.node.output(o))) {
+      outputs[o].ints.reset();
+      outputs[o].floats.reset();
+    }
     outputs[o].max_over_branches = true;
     any_differs = true;
   }
@@ -207,6 +216,19 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
         unsized_notes.empty() ? "" : absl::StrCat("; ", absl::StrJoin(unsized_notes, "; "))));
   }
   RecordIf(ctx.node, std::move(decision));
+  return true;
+}
+
+bool Engine::LargerValuesBoundTheReaders(const std::string& value) const {
+  auto it = readers_.find(value);
+  if (it == readers_.end()) return false;  // A graph output, or read inside a body: not known.
+  for (const auto& [node, input] : it->second) {
+    const std::string& op = node->op_type();
+    const bool sizes = (op == "Loop" && input == 0) || (op == "ConstantOfShape" && input == 0) ||
+                       (op == "Expand" && input == 1) || (op == "Tile" && input == 1) ||
+                       (op == "Resize" && input == 3);
+    if (!sizes || !(node->domain().empty() || node->domain() == "ai.onnx")) return false;
+  }
   return true;
 }
 

@@ -110,6 +110,12 @@ class Engine {
   const InputValues& input_values_;  // --input-value: main-graph inputs with known values.
   bool model_has_if_ = false;                                           // Set by the main graph's InferGraph.
   absl::flat_hash_map<std::string, const onnx::NodeProto*> producers_;  // Node outputs, when model_has_if_.
+  // Each value's readers (node, input index), when model_has_if_.
+  absl::flat_hash_map<std::string, std::vector<std::pair<const onnx::NodeProto*, int>>> readers_;
+  // Whether every reader of `value` makes larger tensors from larger numbers
+  // in it (a Loop's trip count, ConstantOfShape's, Expand's, Tile's and
+  // Resize's sizes), so that the larger branch's numbers bound what follows.
+  bool LargerValuesBoundTheReaders(const std::string& value) const;
   absl::flat_hash_set<std::string> main_inputs_;                        // The main graph's inputs (no initializers).
   absl::flat_hash_map<const onnx::NodeProto*, size_t> if_index_;        // Into tables_.if_decisions.
   absl::flat_hash_map<const onnx::NodeProto*, bool> bound_branches_;    // ChooseBoundBranch's choices (true: then).

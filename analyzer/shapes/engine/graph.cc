@@ -106,9 +106,13 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
     }
   }
   if (model_has_if_) {
-    // Only models with an If ask which inputs a value comes from.
+    // Only models with an If ask which inputs a value comes from, and what
+    // reads an undecided If's outputs.
     for (const onnx::NodeProto& node : graph.node()) {
       for (const std::string& output : node.output()) producers_[output] = &node;
+      for (int i = 0; i < node.input_size(); ++i) {
+        if (!node.input(i).empty()) readers_[node.input(i)].push_back({&node, i});
+      }
     }
   }
   std::vector<SymValue> outputs;
