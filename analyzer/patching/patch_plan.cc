@@ -55,7 +55,7 @@ int64_t AlignedBytes(const std::vector<int64_t>& dims, int64_t alignment) {
 }
 
 // The grids tried for an output of height x width: up to `most` x `most`
-// patches, square ones and ones whose patches are about square.
+// patches, square ones and ones whose patches are about square; coarsest first.
 std::vector<Grid> GridsFor(int64_t height, int64_t width, int64_t most) {
   std::vector<Grid> grids;
   for (int64_t rows = 1; rows <= std::min(most, height); ++rows) {
@@ -69,6 +69,8 @@ std::vector<Grid> GridsFor(int64_t height, int64_t width, int64_t most) {
       }
     }
   }
+  std::stable_sort(grids.begin(), grids.end(),
+                   [](const Grid& a, const Grid& b) { return a.rows * a.cols < b.rows * b.cols; });
   return grids;
 }
 
@@ -143,23 +145,26 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
   quick.sample_unbound_dims = false;
   std::optional<Candidate> best;
   int64_t within_budget = 0;
+  int64_t planned_candidates = 0;
   const double allowed_macs = search.max_overhead_percent / 100.0 * static_cast<double>(model_macs);
   for (const auto& [bound, segment] : segments) {
     if (bound >= given.memory.arena_bytes) break;
     if (best.has_value() && bound >= best->arena_bytes) break;
+    if (planned_candidates >= search.max_planned_candidates) break;
     const std::vector<int64_t>& out = facts->shapes.at(segment.output);
     std::vector<PatchGeometry> admissible;
+    // Coarsest first: finer grids along both axes only recompute more, so
+    // the first grid over the budget ends the segment's grids.
     for (const Grid& grid : GridsFor(out[2], out[3], search.max_patches_per_axis)) {
       PatchGeometry geometry = GeometryOf(*facts, segment, grid);
-      if (static_cast<double>(geometry.macs_after - geometry.macs_before) <= allowed_macs) {
-        admissible.push_back(std::move(geometry));
-      }
+      if (static_cast<double>(geometry.macs_after - geometry.macs_before) > allowed_macs) break;
+      admissible.push_back(std::move(geometry));
     }
     std::sort(admissible.begin(), admissible.end(), [](const PatchGeometry& a, const PatchGeometry& b) {
       const int64_t patches_a = a.rows * a.cols, patches_b = b.rows * b.cols;
       return patches_a != patches_b ? patches_a > patches_b : a.macs_after < b.macs_after;
     });
-    if (admissible.size() > 2) admissible.resize(2);
+    if (admissible.size() > static_cast<size_t>(search.grids_per_segment)) admissible.resize(search.grids_per_segment);
     within_budget += admissible.empty() ? 0 : 1;
     for (PatchGeometry& geometry : admissible) {
       PlannedSegment planned{.segment = segment, .geometry = std::move(geometry)};
@@ -169,6 +174,7 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
       candidate_model.model = std::move(*rewritten);
       absl::StatusOr<Analysis> analysis = AnalyzeModel(candidate_model, quick);
       if (!analysis.ok()) return analysis.status();
+      ++planned_candidates;
       const int64_t extra = planned.geometry.macs_after - planned.geometry.macs_before;
       if (!best.has_value() || analysis->memory.arena_bytes < best->arena_bytes ||
           (analysis->memory.arena_bytes == best->arena_bytes && extra < best->extra_macs)) {

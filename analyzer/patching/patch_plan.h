@@ -12,8 +12,11 @@
 // (segment.h), every grid of up to 8 x 8 patches whose patches are about
 // square in the segment's output, kept when the extra multiply-accumulates
 // over the whole model stay within max_overhead_percent; for each segment
-// the two finest such grids are planned, and the lowest arena wins (fewer
-// extra MACs on a tie). The candidates are planned with short planner and
+// the four finest such grids are planned, and the lowest arena wins (fewer
+// extra MACs on a tie). Segments are taken by a bound on their patched
+// arena (twice T at its assembly; the largest node outside the segment with
+// its activations), lowest first, until the bound reaches the best arena
+// found or 24 candidates are planned. The candidates are planned with short planner and
 // scheduler budgets; the winner again with the user's options, and that is
 // the figure reported. The graph input is held whole (a patch slices it).
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
@@ -35,6 +38,8 @@ namespace footprint::patching {
 struct PatchSearchOptions {
   double max_overhead_percent = 20;  // --max-overhead: extra MACs allowed, % of the model's.
   int64_t max_patches_per_axis = 8;  // Finer grids recompute more than they save on these models.
+  int64_t grids_per_segment = 4;     // The finest admissible grids planned per segment.
+  int64_t max_planned_candidates = 24;  // Analyses of candidates at most (segments by their bound, lowest first).
 };
 
 // One segment of the chosen plan, as reports name it.
