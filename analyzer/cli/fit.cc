@@ -28,7 +28,7 @@ namespace {
 constexpr const char* kProgram = "onnx-footprint";
 
 constexpr const char* kFitUsage = R"(Usage: onnx-footprint fit MODEL.onnx (--device NAME | --device-file FILE) [analyze's flags]
-                          [--fit-dim NAME]... [--max-overhead PCT] [--emit-model OUT.onnx]
+                          [--fit-dim NAME]... [--max-overhead PCT] [--stream-input] [--emit-model OUT.onnx]
                           [--format text|json|md] [--output FILE]
 
 Says whether the model fits the device as given and what would make it fit, each option with
@@ -52,6 +52,8 @@ the figures the full analysis plans for it (with every flag of analyze given her
 Options:
   --fit-dim NAME       Search this input dim (repeatable).
   --max-overhead PCT   Extra MACs the patch option may cost, in % of the model's (default 20).
+  --stream-input       Also the patch option with the graph input delivered patch by patch
+                       (a camera that delivers rows): only the input patch is live.
   --emit-model FILE    Write the patch option's model to FILE (whole or not at all); exit 2
                        when there is no patch option.
   --format FORMAT      text (default), json (schema_version 1) or md.
@@ -210,6 +212,10 @@ absl::StatusOr<FitCommand> ParseFitArgs(const std::vector<std::string>& args) {
       }
       continue;
     }
+    if (word == "--stream-input") {
+      command.stream_input = true;
+      continue;
+    }
     if (word == "--max-overhead" || absl::StartsWith(word, "--max-overhead=") || word == "--emit-model" ||
         absl::StartsWith(word, "--emit-model=")) {
       const bool overhead = absl::StartsWith(word, "--max-overhead");
@@ -299,7 +305,7 @@ absl::StatusOr<FitReport> FitModel(const ModelPath& model, const FitCommand& com
   AddDtypeOptions(*loaded, options, budgets, *given, report);
   AddTierOptions(*given, options, budgets, verdict, report);
   absl::StatusOr<patching::PatchSearch> patched =
-      AddPatchOption(*loaded, *given, options, budgets, command.max_overhead_percent, report);
+      AddPatchOption(*loaded, *given, options, budgets, command.max_overhead_percent, command.stream_input, report);
   if (!patched.ok()) return absl::Status(patched.status().code(), absl::StrCat(model.path, ": patch: ", patched.status().message()));
   if (patch != nullptr) *patch = *std::move(patched);
   RankOptions(report);

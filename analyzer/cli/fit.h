@@ -45,6 +45,7 @@ struct FitCommand {
   std::vector<std::string> fit_dims;   // --fit-dim NAME, in the order given.
   double max_overhead_percent = 20;    // --max-overhead PCT: extra MACs the patch option may cost.
   std::string emit_model;              // --emit-model OUT.onnx: the patched model; "" for none.
+  bool stream_input = false;           // --stream-input: the patch option with the input delivered patch by patch too.
 };
 
 // A bad flag is InvalidArgument with the one-line message the CLI prints.

@@ -26,14 +26,18 @@ std::string ShortCount(int64_t count) {
 
 }  // namespace
 
-absl::StatusOr<patching::PatchSearch> AddPatchOption(const LoadedModel& loaded, const Analysis& given,
-                                                     const AnalyzeOptions& options, const Budgets& budgets,
-                                                     double max_overhead_percent, FitReport& report) {
-  absl::StatusOr<patching::PatchSearch> found =
-      patching::PlanPatches(loaded, options, given, {.max_overhead_percent = max_overhead_percent});
+namespace {
+
+// One patch option (or the note saying why there is none) into `report`.
+absl::StatusOr<patching::PatchSearch> AddOne(const LoadedModel& loaded, const Analysis& given,
+                                             const AnalyzeOptions& options, const Budgets& budgets,
+                                             double max_overhead_percent, bool stream_input, FitReport& report) {
+  const std::string label = stream_input ? "patch (input streamed)" : "patch";
+  absl::StatusOr<patching::PatchSearch> found = patching::PlanPatches(
+      loaded, options, given, {.max_overhead_percent = max_overhead_percent, .stream_input = stream_input});
   if (!found.ok()) return found.status();
   if (!found->plan.has_value()) {
-    report.notes.push_back(absl::StrCat("patch: ", found->reason));
+    report.notes.push_back(absl::StrCat(label, ": ", found->reason));
     return found;
   }
   const patching::PatchPlan& plan = *found->plan;
@@ -59,11 +63,28 @@ absl::StatusOr<patching::PatchSearch> AddPatchOption(const LoadedModel& loaded, 
   option.model_macs = plan.model_macs;
   option.extra_macs = plan.extra_macs;
   option.extra_macs_percent = plan.extra_macs_percent;
-  option.description = absl::StrCat("patch: ", absl::StrJoin(parts, "; "),
+  option.stream_input = stream_input;
+  option.description = absl::StrCat(label, ": ", absl::StrJoin(parts, "; "),
                                     absl::StrFormat(" (+%.2f%% of the model's MACs)", plan.extra_macs_percent));
-  option.change = "--emit-model OUT.onnx writes the patched model";
+  option.change = stream_input ? "a runtime fed the input patch by patch (not written by --emit-model)"
+                               : "--emit-model OUT.onnx writes the patched model";
   report.options.push_back(std::move(option));
   return found;
+}
+
+}  // namespace
+
+absl::StatusOr<patching::PatchSearch> AddPatchOption(const LoadedModel& loaded, const Analysis& given,
+                                                     const AnalyzeOptions& options, const Budgets& budgets,
+                                                     double max_overhead_percent, bool stream_input,
+                                                     FitReport& report) {
+  absl::StatusOr<patching::PatchSearch> whole =
+      AddOne(loaded, given, options, budgets, max_overhead_percent, /*stream_input=*/false, report);
+  if (!whole.ok() || !stream_input) return whole;
+  absl::StatusOr<patching::PatchSearch> streamed =
+      AddOne(loaded, given, options, budgets, max_overhead_percent, /*stream_input=*/true, report);
+  if (!streamed.ok()) return streamed.status();
+  return whole;
 }
 
 absl::Status EmitPatchedModel(const ModelPath& model, const patching::PatchPlan& plan, const std::string& out) {

@@ -18,10 +18,13 @@
 namespace footprint {
 
 // Adds the patch option to `report`, or a note "patch: <why there is none>",
-// and returns the search (its plan for --emit-model).
+// and returns the search (its plan for --emit-model). With `stream_input`,
+// the option planned with the graph input delivered patch by patch too
+// (a figure only: --emit-model writes the model that holds it whole).
 absl::StatusOr<patching::PatchSearch> AddPatchOption(const LoadedModel& loaded, const Analysis& given,
                                                      const AnalyzeOptions& options, const Budgets& budgets,
-                                                     double max_overhead_percent, FitReport& report);
+                                                     double max_overhead_percent, bool stream_input,
+                                                     FitReport& report);
 
 // --emit-model OUT: the plan's rewrite of `model` read whole (its weights
 // included, shared by every patch), checked by onnx's checker, written

@@ -91,6 +91,25 @@ TEST(FitPatchTest, TheOptionIsWhatAnalyzeGivesTheWrittenModel) {
   if (!tight_option.is_null()) EXPECT_LE(tight_option["extra_macs_percent"].get<double>(), 3.0);
 }
 
+TEST(FitPatchTest, StreamInputAddsItsOwnOption) {
+  const CliRun run = RunCliCaptured({"fit", EarlyPeakCnn(), "--device", "generic-cpu", "--max-peak", "200KB",
+                                     "--format", "json", "--stream-input"});
+  ASSERT_NE(run.exit_code, kExitBadInput) << run.err;
+  int64_t whole = -1, streamed = -1;
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  for (const nlohmann::json& option : report["options"]) {
+    if (option["kind"] != "patch") continue;
+    if (option["stream_input"].get<bool>()) {
+      streamed = option["arena_bytes"].get<int64_t>();
+    } else {
+      whole = option["arena_bytes"].get<int64_t>();
+    }
+  }
+  ASSERT_GT(whole, 0) << run.out;
+  ASSERT_GT(streamed, 0) << run.out;
+  EXPECT_LT(streamed, whole);
+}
+
 TEST(FitPatchTest, TextNamesTheGridAndTheMacs) {
   const CliRun run = RunCliCaptured({"fit", EarlyPeakCnn(), "--device", "generic-cpu", "--max-peak", "200KB"});
   EXPECT_NE(run.out.find("patch: a_conv .. "), std::string::npos) << run.out;

@@ -139,6 +139,7 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
   }
   std::stable_sort(segments.begin(), segments.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto rewrite = search.stream_input ? RewriteWithStreamedInput : RewriteWithPatches;
   AnalyzeOptions quick = options;
   quick.planner_time_limit = absl::Milliseconds(10);
   quick.schedule_time_limit = absl::Milliseconds(10);
@@ -168,7 +169,11 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
     within_budget += admissible.empty() ? 0 : 1;
     for (PatchGeometry& geometry : admissible) {
       PlannedSegment planned{.segment = segment, .geometry = std::move(geometry)};
-      absl::StatusOr<onnx::ModelProto> rewritten = RewriteWithPatches(*loaded.model, *facts, {planned});
+      absl::StatusOr<onnx::ModelProto> rewritten = rewrite(*loaded.model, *facts, {planned});
+      if (absl::IsFailedPrecondition(rewritten.status())) {
+        result.reason = std::string(rewritten.status().message());
+        return result;
+      }
       if (!rewritten.ok()) return rewritten.status();
       LoadedModel candidate_model = loaded;
       candidate_model.model = std::move(*rewritten);
@@ -193,7 +198,8 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
   plan.model_macs = model_macs;
   plan.shapes = std::move(*shapes);
   plan.planned.push_back(std::move(best->planned));
-  absl::StatusOr<onnx::ModelProto> rewritten = RewriteWithPatches(*loaded.model, *facts, plan.planned);
+  plan.stream_input = search.stream_input;
+  absl::StatusOr<onnx::ModelProto> rewritten = rewrite(*loaded.model, *facts, plan.planned);
   if (!rewritten.ok()) return rewritten.status();
   plan.model = loaded;
   plan.model.model = std::move(*rewritten);
@@ -223,6 +229,7 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
 }
 
 absl::StatusOr<onnx::ModelProto> RewriteFullModel(const onnx::ModelProto& full, const PatchPlan& plan) {
+  if (plan.stream_input) return absl::InvalidArgumentError("a plan with the input streamed is a figure, not a model to write");
   absl::StatusOr<GraphFacts> facts = MakeGraphFacts(full.graph(), plan.shapes);
   if (!facts.ok()) return facts.status();
   return RewriteWithPatches(full, *facts, plan.planned);

@@ -40,6 +40,7 @@ struct PatchSearchOptions {
   int64_t max_patches_per_axis = 8;  // Finer grids recompute more than they save on these models.
   int64_t grids_per_segment = 4;     // The finest admissible grids planned per segment.
   int64_t max_planned_candidates = 24;  // Analyses of candidates at most (segments by their bound, lowest first).
+  bool stream_input = false;         // --stream-input: plan RewriteWithStreamedInput's model (rewrite.h).
 };
 
 // One segment of the chosen plan, as reports name it.
@@ -64,6 +65,7 @@ struct PatchPlan {
   Analysis analysis;                     // It, planned with the user's options.
   TensorShapes shapes;                   // Of the original model: the rewrite again on the full model.
   std::vector<PlannedSegment> planned;   // Node indices of the original model.
+  bool stream_input = false;             // Planned with the graph input delivered patch by patch.
 };
 
 struct PatchSearch {

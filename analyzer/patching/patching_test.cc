@@ -235,6 +235,33 @@ TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
   if (tight->plan.has_value()) EXPECT_LE(tight->plan->extra_macs_percent, 5.0);
 }
 
+TEST(PatchPlanTest, AStreamedInputIsLiveOnlyPatchByPatch) {
+  const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok());
+  absl::StatusOr<PatchSearch> whole = PlanPatches(loaded, DefaultModes(), *given, {});
+  absl::StatusOr<PatchSearch> streamed = PlanPatches(loaded, DefaultModes(), *given, {.stream_input = true});
+  ASSERT_TRUE(whole.ok() && streamed.ok());
+  ASSERT_TRUE(whole->plan.has_value() && streamed->plan.has_value()) << streamed->reason;
+  // x (1x3x96x96, 110,592 bytes) is never whole: the streamed arena is lower.
+  EXPECT_LT(streamed->plan->analysis.memory.arena_bytes, whole->plan->analysis.memory.arena_bytes);
+  for (const TensorRecord& tensor : streamed->plan->analysis.tensors) EXPECT_NE(tensor.name, "x");
+  EXPECT_FALSE(RewriteFullModel(loaded.model, *streamed->plan).ok());  // A figure, never a file.
+}
+
+TEST(PatchPlanTest, AnInputReadOutsideTheSegmentCannotStream) {
+  ModelBuilder builder = EarlyPeakModel();
+  builder.Node("GlobalAveragePool", {"x"}, {"x_mean"}, "x_mean");
+  builder.Output("x_mean", kFloat, {1, 3, 1, 1});
+  const LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok());
+  absl::StatusOr<PatchSearch> streamed = PlanPatches(loaded, DefaultModes(), *given, {.stream_input = true});
+  ASSERT_TRUE(streamed.ok());
+  EXPECT_FALSE(streamed->plan.has_value());
+  EXPECT_THAT(streamed->reason, HasSubstr("also read outside the patched segment"));
+}
+
 TEST(PatchPlanTest, NoPatchOptionSaysWhy) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {1, 64});

@@ -18,6 +18,7 @@ namespace {
 struct Writer {
   onnx::GraphProto* graph = nullptr;          // The new graph (its nodes rebuilt).
   bool slice_takes_inputs = true;             // Opset >= 10.
+  absl::flat_hash_map<std::string, std::string> streamed;  // Graph input -> its stand-in (RewriteWithStreamedInput).
   absl::flat_hash_set<std::string> names;     // Values, nodes, initializers: new names avoid them.
   std::map<std::vector<int64_t>, std::string> index_tensors;  // Shared Slice starts/ends/axes.
 
@@ -111,7 +112,18 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
     const std::string suffix = absl::StrCat("__patch", patch.row, "_", patch.col);
     absl::flat_hash_map<std::string, std::string> renamed;
     const Region& input_region = patch.produced.at(segment.input);
-    if (input_region == whole_input) {
+    if (auto stand_in = writer.streamed.find(segment.input); stand_in != writer.streamed.end()) {
+      // The patch as it arrives: the stand-in expanded to the patch's shape.
+      const std::string name = writer.Unique(absl::StrCat(segment.input, suffix));
+      onnx::NodeProto expand;
+      expand.set_op_type("Expand");
+      expand.set_name(writer.Unique(absl::StrCat(name, "_arrives")));
+      expand.add_input(stand_in->second);
+      expand.add_input(writer.IndexTensor({input_dims[0], input_dims[1], input_region.h.size(), input_region.w.size()}));
+      expand.add_output(name);
+      out.push_back(std::move(expand));
+      renamed[segment.input] = name;
+    } else if (input_region == whole_input) {
       renamed[segment.input] = segment.input;
     } else {
       const std::string name = writer.Unique(absl::StrCat(segment.input, suffix));
@@ -159,8 +171,10 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
 
 }  // namespace
 
-absl::StatusOr<onnx::ModelProto> RewriteWithPatches(const onnx::ModelProto& model, const GraphFacts& facts,
-                                                    const std::vector<PlannedSegment>& segments) {
+namespace {
+
+absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const GraphFacts& facts,
+                                         const std::vector<PlannedSegment>& segments, bool stream_input) {
   onnx::ModelProto result = model;
   onnx::GraphProto* graph = result.mutable_graph();
   Writer writer{.graph = graph};
@@ -189,6 +203,28 @@ absl::StatusOr<onnx::ModelProto> RewriteWithPatches(const onnx::ModelProto& mode
       if (output != segment.output) inner_values.insert(output);
     }
   }
+  if (stream_input) {
+    for (const PlannedSegment& planned : segments) {
+      const std::string& input = planned.segment.input;
+      bool graph_input = false;
+      for (const onnx::ValueInfoProto& value : model.graph().input()) graph_input |= value.name() == input;
+      if (!graph_input || writer.streamed.contains(input)) continue;
+      for (int reader : facts.consumers.at(input)) {
+        if (!segment_of.contains(reader)) {
+          return absl::FailedPreconditionError(absl::StrCat("graph input '", input, "' is also read outside the patched segment, so it is held whole"));
+        }
+      }
+      const std::string stand_in = writer.Unique(absl::StrCat(input, "__arriving"));
+      writer.streamed.emplace(input, stand_in);
+      for (onnx::ValueInfoProto& value : *graph->mutable_input()) {
+        if (value.name() != input) continue;
+        value.set_name(stand_in);
+        // Batch as given (a --dim may name it), one element per image.
+        onnx::TensorShapeProto* shape = value.mutable_type()->mutable_tensor_type()->mutable_shape();
+        for (int d = 1; d < shape->dim_size(); ++d) shape->mutable_dim(d)->set_dim_value(1);
+      }
+    }
+  }
   std::vector<onnx::NodeProto> nodes;
   for (int i = 0; i < model.graph().node_size(); ++i) {
     auto it = segment_of.find(i);
@@ -206,6 +242,18 @@ absl::StatusOr<onnx::ModelProto> RewriteWithPatches(const onnx::ModelProto& mode
   }
   graph->mutable_value_info()->Swap(&kept);
   return result;
+}
+
+}  // namespace
+
+absl::StatusOr<onnx::ModelProto> RewriteWithPatches(const onnx::ModelProto& model, const GraphFacts& facts,
+                                                    const std::vector<PlannedSegment>& segments) {
+  return Rewrite(model, facts, segments, /*stream_input=*/false);
+}
+
+absl::StatusOr<onnx::ModelProto> RewriteWithStreamedInput(const onnx::ModelProto& model, const GraphFacts& facts,
+                                                          const std::vector<PlannedSegment>& segments) {
+  return Rewrite(model, facts, segments, /*stream_input=*/true);
 }
 
 absl::Status CheckModel(const onnx::ModelProto& model) {

@@ -36,6 +36,16 @@ struct PlannedSegment {
 absl::StatusOr<onnx::ModelProto> RewriteWithPatches(const onnx::ModelProto& model, const GraphFacts& facts,
                                                     const std::vector<PlannedSegment>& segments);
 
+// For --stream-input's figure only (never written out): the same rewrite,
+// but a segment's graph input X is delivered patch by patch. X is replaced
+// by a stand-in input of one element per image (Nx1x1x1), and each Slice by an Expand of it to
+// the patch's shape: the input patch then exists from its patch's first
+// step to its last, as a camera delivering rows would make it, and X never
+// whole (the stand-in's 64 aligned bytes stay in the arena). Errors:
+// FailedPrecondition when X is read outside its segment (it must be whole).
+absl::StatusOr<onnx::ModelProto> RewriteWithStreamedInput(const onnx::ModelProto& model, const GraphFacts& facts,
+                                                          const std::vector<PlannedSegment>& segments);
+
 // onnx's checker on `model`: the one place its
 // exceptions are caught; the error names the node and op it stopped at.
 absl::Status CheckModel(const onnx::ModelProto& model);

@@ -178,6 +178,7 @@ std::string RenderFitJson(const FitReport& report) {
       json.Key("model_macs").Int(option.model_macs);
       json.Key("extra_macs").Int(option.extra_macs);
       json.Key("extra_macs_percent").Double(option.extra_macs_percent);
+      json.Key("stream_input").Bool(option.stream_input);
     }
     json.EndObject();
   }

@@ -21,7 +21,7 @@
 //                 tiers: "ram_bytes", "placement" [{"tier", "arena_bytes", "weights_bytes"}],
 //                 patch: "segments" [{"first_node", "last_node", "input", "output", "nodes",
 //                                     "patches" [rows, cols], "macs_before", "macs_after"}],
-//                        "model_macs", "extra_macs", "extra_macs_percent"}],
+//                        "model_macs", "extra_macs", "extra_macs_percent", "stream_input"}],
 //    "notes": ["..."]}
 // Options are ranked by saved_bytes (as-given peak - the option's; for
 // tiers, the RAM it frees), largest first; options whose figures are lower
@@ -94,6 +94,7 @@ struct FitOption {
   int64_t model_macs = 0;                   // The whole model's MACs unpatched.
   int64_t extra_macs = 0;                   // What the patches recompute.
   double extra_macs_percent = 0;            // 100 x extra_macs / model_macs.
+  bool stream_input = false;                // The graph input delivered patch by patch (--stream-input), not held whole.
 };
 
 struct FitReport {
