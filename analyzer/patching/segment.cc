@@ -115,11 +115,19 @@ SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input) {
                                                    [&](const std::string& value) { return facts.IsStatic(value); }));
   }
   std::string first_reason;
+  bool image_path_reason = false;  // first_reason is about a node with an NCHW output.
   for (int last : facts.order) {
     if (!downstream.contains(last)) continue;
     if (!rule.at(last).ok()) {
-      if (first_reason.empty()) {
-        first_reason = absl::StrCat(NodeLabel(graph.node(last)), ": ", rule.at(last).status().message());
+      // The reason names the first node that breaks the image's path (an
+      // NCHW output), rather than a Shape beside it; else the first at all.
+      const onnx::NodeProto& node = graph.node(last);
+      const std::optional<std::vector<int64_t>> dims =
+          node.output_size() > 0 ? facts.ShapeOf(node.output(0)) : std::nullopt;
+      const bool on_image_path = dims.has_value() && dims->size() == 4;
+      if (first_reason.empty() || (on_image_path && !image_path_reason)) {
+        first_reason = absl::StrCat(NodeLabel(node), ": ", rule.at(last).status().message());
+        image_path_reason = on_image_path;
       }
       continue;
     }

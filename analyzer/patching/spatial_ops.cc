@@ -139,7 +139,7 @@ absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLo
   if (PointwiseOps().contains(op)) return PointwiseOf(node, *out, shape_of, is_static);
   const bool conv = op == "Conv";
   if (!conv && op != "MaxPool" && op != "AveragePool" && op != "LpPool") {
-    return NotPatchable(absl::StrCat(op, " is not spatially local"));
+    return NotPatchable(absl::StrCat(op, " has no patch rule (Conv, pooling and pointwise ops only)"));
   }
   if (node.input_size() < 1 || is_static(node.input(0))) return NotPatchable(absl::StrCat(op, " of a weight"));
   const std::optional<std::vector<int64_t>> in = shape_of(node.input(0));
