@@ -9,3 +9,7 @@ add_test(NAME ground_truth_onnxruntime
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ground_truth/ground_truth_test.sh ${CMAKE_BINARY_DIR}
                  ${FOOTPRINT_SHARED_DIR}/models ${FOOTPRINT_ORT_NODE_DIR})
 set_tests_properties(ground_truth_onnxruntime PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE)
+add_test(NAME patch_onnxruntime
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ground_truth/patch_test.sh ${CMAKE_BINARY_DIR}
+                 ${FOOTPRINT_SHARED_DIR}/models ${FOOTPRINT_ORT_NODE_DIR})
+set_tests_properties(patch_onnxruntime PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE)

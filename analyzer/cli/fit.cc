@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/cli/budgets.h"
 #include "analyzer/cli/fit_dim_search.h"
 #include "analyzer/cli/fit_figures.h"
 #include "analyzer/cli/fit_options.h"
+#include "analyzer/cli/fit_patch.h"
 #include "analyzer/cli/output_file.h"
 #include "analyzer/loader/model_loader.h"
 #include "analyzer/memory/analyze.h"
@@ -26,7 +28,8 @@ namespace {
 constexpr const char* kProgram = "onnx-footprint";
 
 constexpr const char* kFitUsage = R"(Usage: onnx-footprint fit MODEL.onnx (--device NAME | --device-file FILE) [analyze's flags]
-                          [--fit-dim NAME]... [--format text|json|md] [--output FILE]
+                          [--fit-dim NAME]... [--max-overhead PCT] [--stream-input] [--emit-model OUT.onnx]
+                          [--format text|json|md] [--output FILE]
 
 Says whether the model fits the device as given and what would make it fit, each option with
 the figures the full analysis plans for it (with every flag of analyze given here):
@@ -40,10 +43,19 @@ the figures the full analysis plans for it (with every flag of analyze given her
           Q/DQ at the graph's edges, the ops int8 runtimes keep in float counted in float.
   tiers   weights in the device's read-only tier (XIP) and what that leaves in RAM; with
           several RAM tiers, an order of them that fits when the given one does not.
+  patch   the first high-resolution stage of a CNN run patch by patch (each output patch from
+          its receptive field in the input, the overlaps recomputed), on the grid with the
+          lowest arena within --max-overhead extra multiply-accumulates; the graph input is
+          held whole. The figures are those of the rewritten model (docs/patching.md).
 "Fits" means what analyze's exit code 0 means (the device's verdict and every --max-* budget).
 
 Options:
   --fit-dim NAME       Search this input dim (repeatable).
+  --max-overhead PCT   Extra MACs the patch option may cost, in % of the model's (default 20).
+  --stream-input       Also the patch option with the graph input delivered patch by patch
+                       (a camera that delivers rows): only the input patch is live.
+  --emit-model FILE    Write the patch option's model to FILE (whole or not at all); exit 2
+                       when there is no patch option.
   --format FORMAT      text (default), json (schema_version 1) or md.
   --output FILE        Write the report to FILE (whole or not at all).
   --device, --device-file, --dim, --input-shape, --dim-default, --input-value, --tensor-shape,
@@ -200,6 +212,33 @@ absl::StatusOr<FitCommand> ParseFitArgs(const std::vector<std::string>& args) {
       }
       continue;
     }
+    if (word == "--stream-input") {
+      command.stream_input = true;
+      continue;
+    }
+    if (word == "--max-overhead" || absl::StartsWith(word, "--max-overhead=") || word == "--emit-model" ||
+        absl::StartsWith(word, "--emit-model=")) {
+      const bool overhead = absl::StartsWith(word, "--max-overhead");
+      const std::string flag = overhead ? "--max-overhead" : "--emit-model";
+      std::string value;
+      if (word == flag) {
+        if (i + 1 >= args.size()) return UsageError(absl::StrCat(flag, " needs a value"));
+        value = args[++i];
+      } else {
+        value = word.substr(flag.size() + 1);
+      }
+      if (!overhead) {
+        if (value.empty()) return UsageError("--emit-model needs a file name");
+        command.emit_model = value;
+        continue;
+      }
+      double percent = 0;
+      if (!absl::SimpleAtod(value, &percent) || !(percent >= 0) || percent > 1e6) {
+        return UsageError(absl::StrCat("--max-overhead must be a percentage >= 0, got '", value, "'"));
+      }
+      command.max_overhead_percent = percent;
+      continue;
+    }
     for (const char* refused : {"--sweep", "--emit-plan", "--baseline-report", "--jobs"}) {
       if (word == refused || absl::StartsWith(word, absl::StrCat(refused, "="))) {
         return UsageError(absl::StrCat("fit does not take ", refused));
@@ -232,7 +271,7 @@ absl::StatusOr<FitCommand> ParseFitArgs(const std::vector<std::string>& args) {
   return command;
 }
 
-absl::StatusOr<FitReport> FitModel(const ModelPath& model, const FitCommand& command) {
+absl::StatusOr<FitReport> FitModel(const ModelPath& model, const FitCommand& command, patching::PatchSearch* patch) {
   absl::StatusOr<BatchRequest> request = MakeBatchRequest(command.analyze);
   if (!request.ok()) return request.status();
   const AnalyzeOptions& options = request->options;
@@ -265,6 +304,10 @@ absl::StatusOr<FitReport> FitModel(const ModelPath& model, const FitCommand& com
   AddDimOptions(*loaded, options, budgets, dims, searched, *given, report);
   AddDtypeOptions(*loaded, options, budgets, *given, report);
   AddTierOptions(*given, options, budgets, verdict, report);
+  absl::StatusOr<patching::PatchSearch> patched =
+      AddPatchOption(*loaded, *given, options, budgets, command.max_overhead_percent, command.stream_input, report);
+  if (!patched.ok()) return absl::Status(patched.status().code(), absl::StrCat(model.path, ": patch: ", patched.status().message()));
+  if (patch != nullptr) *patch = *std::move(patched);
   RankOptions(report);
   return report;
 }
@@ -279,8 +322,18 @@ int RunFitCommand(const std::vector<std::string>& args) {
     std::cout << kFitUsage;
     return kExitOk;
   }
-  absl::StatusOr<FitReport> report = FitModel(ModelPath{.path = command->analyze.models[0]}, *command);
+  const ModelPath model{.path = command->analyze.models[0]};
+  patching::PatchSearch patch;
+  absl::StatusOr<FitReport> report = FitModel(model, *command, &patch);
   if (!report.ok()) return Fail(std::string(report.status().message()));
+  if (!command->emit_model.empty()) {
+    if (!patch.plan.has_value()) {
+      return Fail(absl::StrCat(command->emit_model, ": not written: ", model.path, " has no patch option (", patch.reason, ")"));
+    }
+    if (absl::Status written = EmitPatchedModel(model, *patch.plan, command->emit_model); !written.ok()) {
+      return Fail(std::string(written.message()));
+    }
+  }
   const std::string& format = command->analyze.report.format;
   const std::string text = format == "json" ? RenderFitJson(*report)
                            : format == "md" ? RenderFitMarkdown(*report)

@@ -20,6 +20,9 @@
 // - tiers: weights in the device's read-only tier (XIP) and what remains in
 //   RAM; with several RAM tiers, an order of them that fits when the given
 //   one does not.
+// - patch: the first high-resolution stage run patch by patch (fit_patch.h,
+//   analyzer/patching/), within --max-overhead extra MACs; --emit-model
+//   writes that model.
 // "Fits" is analyze's exit code: 0 (the device's verdict and every budget)
 // with a verdict known; a device with a tier of unknown capacity and no
 // budget is a usage error (nothing to fit against).
@@ -32,6 +35,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/cli/batch.h"
 #include "analyzer/cli/cli.h"
+#include "analyzer/patching/patch_plan.h"
 #include "analyzer/report/fit_report.h"
 
 namespace footprint {
@@ -39,6 +43,9 @@ namespace footprint {
 struct FitCommand {
   AnalyzeCommand analyze;              // analyze's flags (one model), --format and --output.
   std::vector<std::string> fit_dims;   // --fit-dim NAME, in the order given.
+  double max_overhead_percent = 20;    // --max-overhead PCT: extra MACs the patch option may cost.
+  std::string emit_model;              // --emit-model OUT.onnx: the patched model; "" for none.
+  bool stream_input = false;           // --stream-input: the patch option with the input delivered patch by patch too.
 };
 
 // A bad flag is InvalidArgument with the one-line message the CLI prints.
@@ -46,7 +53,9 @@ absl::StatusOr<FitCommand> ParseFitArgs(const std::vector<std::string>& args);
 
 // The report of one model; errors are the exit-2 one-line messages (naming
 // the file for a model that cannot be read or analyzed).
-absl::StatusOr<FitReport> FitModel(const ModelPath& model, const FitCommand& command);
+// `patch`, when given, receives the patch search (its plan for --emit-model).
+absl::StatusOr<FitReport> FitModel(const ModelPath& model, const FitCommand& command,
+                                   patching::PatchSearch* patch = nullptr);
 
 // `args` are the words after `fit`.
 int RunFitCommand(const std::vector<std::string>& args);

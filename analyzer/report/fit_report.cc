@@ -157,6 +157,28 @@ std::string RenderFitJson(const FitReport& report) {
       json.Key("placement").BeginArray();
       for (const FitTier& tier : option.placement) WriteTier(tier, json, true);
       json.EndArray();
+    } else if (option.kind == "patch") {
+      json.Key("segments").BeginArray();
+      for (const FitPatchSegment& segment : option.segments) {
+        json.BeginObject();
+        json.Key("first_node").String(segment.first_node);
+        json.Key("last_node").String(segment.last_node);
+        json.Key("input").String(segment.input);
+        json.Key("output").String(segment.output);
+        json.Key("nodes").Int(segment.nodes);
+        json.Key("patches").BeginArray();
+        json.Int(segment.rows);
+        json.Int(segment.cols);
+        json.EndArray();
+        json.Key("macs_before").Int(segment.macs_before);
+        json.Key("macs_after").Int(segment.macs_after);
+        json.EndObject();
+      }
+      json.EndArray();
+      json.Key("model_macs").Int(option.model_macs);
+      json.Key("extra_macs").Int(option.extra_macs);
+      json.Key("extra_macs_percent").Double(option.extra_macs_percent);
+      json.Key("stream_input").Bool(option.stream_input);
     }
     json.EndObject();
   }

@@ -12,13 +12,16 @@
 //    "peak_parts": [{"part", "bytes", "known"}] (what the peak sums: weights + arena, or the runtime's parts),
 //    "capacity_bytes": [{"tier", "capacity_bytes" (null: unknown), "holds_weights",
 //                        "holds_activations"}],
-//    "options": [{"kind": "dim"|"dtype"|"tiers", "description", "change", "peak_bytes",
+//    "options": [{"kind": "dim"|"dtype"|"tiers"|"patch", "description", "change", "peak_bytes",
 //                 "arena_bytes", "weights_bytes", "complete", "fits", "saved_bytes",
 //                 dim:   "dim", "largest_fitting", "bindings" {dim: value} (fits),
 //                        "bindings_above" {dim: value} (the next value: does not fit),
 //                        "reason" (largest_fitting 0 or not found),
 //                 dtype: "dtype", "float_ops" {op: nodes}, "quantized_nodes",
-//                 tiers: "ram_bytes", "placement" [{"tier", "arena_bytes", "weights_bytes"}]}],
+//                 tiers: "ram_bytes", "placement" [{"tier", "arena_bytes", "weights_bytes"}],
+//                 patch: "segments" [{"first_node", "last_node", "input", "output", "nodes",
+//                                     "patches" [rows, cols], "macs_before", "macs_after"}],
+//                        "model_macs", "extra_macs", "extra_macs_percent", "stream_input"}],
 //    "notes": ["..."]}
 // Options are ranked by saved_bytes (as-given peak - the option's; for
 // tiers, the RAM it frees), largest first; options whose figures are lower
@@ -49,8 +52,21 @@ struct FitPeakPart {
   bool known = true;   // false: a sum of sized tensors only, a lower bound.
 };
 
+// One segment of a patch option (analyzer/patching/patch_plan.h).
+struct FitPatchSegment {
+  std::string first_node;    // Its first node.
+  std::string last_node;     // The node whose output is assembled whole.
+  std::string input;         // The tensor each patch slices (held whole).
+  std::string output;        // The tensor assembled from the patches.
+  int64_t nodes = 0;         // Nodes copied once per patch.
+  int64_t rows = 1;          // Patches along H.
+  int64_t cols = 1;          // Patches along W.
+  int64_t macs_before = 0;   // The segment's multiply-accumulates unpatched.
+  int64_t macs_after = 0;    // Over all its patches.
+};
+
 struct FitOption {
-  std::string kind;            // "dim", "dtype" or "tiers".
+  std::string kind;            // "dim", "dtype", "tiers" or "patch".
   std::string description;     // One line, for people.
   std::string change;          // The exact flags or change that get it.
   bool planned = false;        // The figures below are set (null in JSON otherwise).
@@ -73,6 +89,12 @@ struct FitOption {
   // kind "tiers":
   int64_t ram_bytes = 0;                    // Held in the tiers that hold activations.
   std::vector<FitTier> placement;           // Per tier, as the option places it.
+  // kind "patch":
+  std::vector<FitPatchSegment> segments;    // In the order they run.
+  int64_t model_macs = 0;                   // The whole model's MACs unpatched.
+  int64_t extra_macs = 0;                   // What the patches recompute.
+  double extra_macs_percent = 0;            // 100 x extra_macs / model_macs.
+  bool stream_input = false;                // The graph input delivered patch by patch (--stream-input), not held whole.
 };
 
 struct FitReport {

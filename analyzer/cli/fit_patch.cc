@@ -1,0 +1,126 @@
+#include "analyzer/cli/fit_patch.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/cli/fit_figures.h"
+#include "analyzer/cli/output_file.h"
+#include "analyzer/patching/rewrite.h"
+#include "onnx/onnx_pb.h"
+
+namespace footprint {
+namespace {
+
+// "33.8M" for people; the exact counts are in JSON.
+std::string ShortCount(int64_t count) {
+  if (count >= 1000000000) return absl::StrFormat("%.2fG", count / 1e9);
+  if (count >= 1000000) return absl::StrFormat("%.1fM", count / 1e6);
+  if (count >= 1000) return absl::StrFormat("%.1fk", count / 1e3);
+  return absl::StrCat(count);
+}
+
+}  // namespace
+
+namespace {
+
+// One patch option (or the note saying why there is none) into `report`.
+absl::StatusOr<patching::PatchSearch> AddOne(const LoadedModel& loaded, const Analysis& given,
+                                             const AnalyzeOptions& options, const Budgets& budgets,
+                                             double max_overhead_percent, bool stream_input, FitReport& report) {
+  const std::string label = stream_input ? "patch (input streamed)" : "patch";
+  absl::StatusOr<patching::PatchSearch> found = patching::PlanPatches(
+      loaded, options, given, {.max_overhead_percent = max_overhead_percent, .stream_input = stream_input});
+  if (!found.ok()) return found.status();
+  if (!found->plan.has_value()) {
+    report.notes.push_back(absl::StrCat(label, ": ", found->reason));
+    return found;
+  }
+  const patching::PatchPlan& plan = *found->plan;
+  FitOption option{.kind = "patch"};
+  SetFigures(plan.analysis.memory, given.memory, option);
+  const Verdict verdict = VerdictOf(plan.analysis, budgets);
+  option.fits = verdict.fits;
+  std::vector<std::string> parts;
+  for (const patching::SegmentChoice& segment : plan.segments) {
+    option.segments.push_back({.first_node = segment.first_node,
+                               .last_node = segment.last_node,
+                               .input = segment.input,
+                               .output = segment.output,
+                               .nodes = segment.nodes,
+                               .rows = segment.rows,
+                               .cols = segment.cols,
+                               .macs_before = segment.macs_before,
+                               .macs_after = segment.macs_after});
+    parts.push_back(absl::StrCat(segment.first_node, " .. ", segment.last_node, " (", segment.nodes, " nodes) in ",
+                                 segment.rows, "x", segment.cols, " patches, MACs ", ShortCount(segment.macs_before),
+                                 " -> ", ShortCount(segment.macs_after)));
+  }
+  option.model_macs = plan.model_macs;
+  option.extra_macs = plan.extra_macs;
+  option.extra_macs_percent = plan.extra_macs_percent;
+  option.stream_input = stream_input;
+  option.description = absl::StrCat(label, ": ", absl::StrJoin(parts, "; "),
+                                    absl::StrFormat(" (+%.2f%% of the model's MACs)", plan.extra_macs_percent));
+  option.change = stream_input ? "a runtime fed the input patch by patch (not written by --emit-model)"
+                               : "--emit-model OUT.onnx writes the patched model";
+  report.options.push_back(std::move(option));
+  return found;
+}
+
+}  // namespace
+
+absl::StatusOr<patching::PatchSearch> AddPatchOption(const LoadedModel& loaded, const Analysis& given,
+                                                     const AnalyzeOptions& options, const Budgets& budgets,
+                                                     double max_overhead_percent, bool stream_input,
+                                                     FitReport& report) {
+  absl::StatusOr<patching::PatchSearch> whole =
+      AddOne(loaded, given, options, budgets, max_overhead_percent, /*stream_input=*/false, report);
+  if (!whole.ok() || !stream_input) return whole;
+  absl::StatusOr<patching::PatchSearch> streamed =
+      AddOne(loaded, given, options, budgets, max_overhead_percent, /*stream_input=*/true, report);
+  if (!streamed.ok()) return streamed.status();
+  return whole;
+}
+
+absl::Status EmitPatchedModel(const ModelPath& model, const patching::PatchPlan& plan, const std::string& out) {
+  std::string bytes;
+  if (model.bytes.has_value()) {
+    bytes = *model.bytes;
+  } else {
+    std::ifstream in(model.path, std::ios::binary);
+    std::ostringstream read;
+    read << in.rdbuf();
+    if (!in) return absl::InvalidArgumentError(absl::StrCat(model.path, ": cannot be read again to write the patched model"));
+    bytes = std::move(read).str();
+  }
+  onnx::ModelProto full;
+  if (!full.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(model.path, ": cannot be parsed whole to write the patched model"));
+  }
+  for (const onnx::TensorProto& tensor : full.graph().initializer()) {
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+      return absl::InvalidArgumentError(absl::StrCat(model.path, ": --emit-model does not rewrite models with external data ('",
+                                                     tensor.name(), "')"));
+    }
+  }
+  absl::StatusOr<onnx::ModelProto> patched = patching::RewriteFullModel(full, plan);
+  if (!patched.ok()) return absl::InvalidArgumentError(absl::StrCat(model.path, ": ", patched.status().message()));
+  if (absl::Status checked = patching::CheckModel(*patched); !checked.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(model.path, ": ", checked.message()));
+  }
+  std::string serialized;
+  if (!patched->SerializeToString(&serialized)) {
+    return absl::InvalidArgumentError(absl::StrCat(out, ": the patched model is too large to serialize"));
+  }
+  if (absl::Status written = WriteFileAtomically(out, serialized); !written.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(out, ": ", written.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace footprint

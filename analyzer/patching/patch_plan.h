@@ -1,0 +1,88 @@
+// The patch option of a model: which segment to run patch by patch, on
+// which grid, and what the patched model's arena is, planned by the same
+// analysis as the model itself (AnalyzeModel on the rewritten model).
+//
+// Usage:
+//   absl::StatusOr<PatchSearch> found = PlanPatches(loaded, options, {.max_overhead_percent = 20});
+//   if (found->plan) ... found->plan->analysis.memory.arena_bytes ...
+//   else std::cout << found->reason;  // why there is no patch option
+//   absl::StatusOr<onnx::ModelProto> out = RewriteFullModel(full_model, *found->plan);  // --emit-model
+//
+// The search (docs/patching.md): every segment that reads a graph input
+// (segment.h), every grid of up to 8 x 8 patches whose patches are about
+// square in the segment's output, kept when the extra multiply-accumulates
+// over the whole model stay within max_overhead_percent; for each segment
+// the four finest such grids are planned, and the lowest arena wins (fewer
+// extra MACs on a tie). Segments are taken by a bound on their patched
+// arena (twice T at its assembly; the largest node outside the segment with
+// its activations), lowest first, until the bound reaches the best arena
+// found or 24 candidates are planned. The candidates are planned with short planner and
+// scheduler budgets; the winner again with the user's options, and that is
+// the figure reported. The graph input is held whole (a patch slices it).
+#ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
+#define ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/loader/model_loader.h"
+#include "analyzer/memory/analysis.h"
+#include "analyzer/patching/rewrite.h"
+#include "analyzer/patching/segment.h"
+
+namespace footprint::patching {
+
+struct PatchSearchOptions {
+  double max_overhead_percent = 20;  // --max-overhead: extra MACs allowed, % of the model's.
+  int64_t max_patches_per_axis = 8;  // Finer grids recompute more than they save on these models.
+  int64_t grids_per_segment = 4;     // The finest admissible grids planned per segment.
+  int64_t max_planned_candidates = 24;  // Analyses of candidates at most (segments by their bound, lowest first).
+  bool stream_input = false;         // --stream-input: plan RewriteWithStreamedInput's model (rewrite.h).
+};
+
+// One segment of the chosen plan, as reports name it.
+struct SegmentChoice {
+  std::string input;       // X, held whole.
+  std::string output;      // T, assembled whole.
+  std::string first_node;  // Its first node (name, or first output when unnamed).
+  std::string last_node;   // T's producer.
+  int64_t nodes = 0;       // Nodes in the segment (each copied once per patch).
+  int64_t rows = 1;        // Patches along H.
+  int64_t cols = 1;        // Patches along W.
+  int64_t macs_before = 0;  // The segment's MACs unpatched.
+  int64_t macs_after = 0;   // Over all its patches.
+};
+
+struct PatchPlan {
+  std::vector<SegmentChoice> segments;   // In the order they run.
+  int64_t model_macs = 0;                // The whole model unpatched (Conv, ConvTranspose, Gemm, MatMul).
+  int64_t extra_macs = 0;                // Sum over segments of macs_after - macs_before.
+  double extra_macs_percent = 0;         // 100 x extra_macs / model_macs.
+  LoadedModel model;                     // The rewritten model (the loaded one's structure, no weight bytes).
+  Analysis analysis;                     // It, planned with the user's options.
+  TensorShapes shapes;                   // Of the original model: the rewrite again on the full model.
+  std::vector<PlannedSegment> planned;   // Node indices of the original model.
+  bool stream_input = false;             // Planned with the graph input delivered patch by patch.
+};
+
+struct PatchSearch {
+  std::optional<PatchPlan> plan;   // nullopt: no patch option.
+  std::string reason;              // Why not (one line), when there is none.
+};
+
+// `given` is the analysis of `loaded` with `options` (the arena to beat).
+// Errors: the analysis of a candidate failing for another reason than its
+// model (overflow), passed on.
+absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const AnalyzeOptions& options,
+                                        const Analysis& given, const PatchSearchOptions& search);
+
+// The same rewrite applied to the model read whole (weights included): what
+// --emit-model writes. `full` must be the model `plan` was made from.
+absl::StatusOr<onnx::ModelProto> RewriteFullModel(const onnx::ModelProto& full, const PatchPlan& plan);
+
+}  // namespace footprint::patching
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_

@@ -1,0 +1,292 @@
+#include <string>
+#include <vector>
+
+#include "analyzer/memory/analyze.h"
+#include "analyzer/patching/patch_plan.h"
+#include "analyzer/patching/rewrite.h"
+#include "analyzer/patching/segment.h"
+#include "analyzer/patching/spatial_ops.h"
+#include "analyzer/testing/analyze_built.h"
+#include "analyzer/testing/model_builder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace footprint::patching {
+namespace {
+
+using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::SetInt;
+using ::footprint::testing::SetInts;
+using ::testing::HasSubstr;
+
+constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
+
+// Conv with a filter `name`_w of out x in x k x k.
+void AddConv(ModelBuilder& builder, const std::string& input, const std::string& output, int64_t in, int64_t out,
+             int64_t kernel, int64_t stride, int64_t pad) {
+  builder.Initializer(output + "_w", kFloat, {out, in, kernel, kernel});
+  onnx::NodeProto& node = builder.Node("Conv", {input, output + "_w"}, {output}, output + "_conv");
+  SetInts(node, "kernel_shape", {kernel, kernel});
+  SetInts(node, "strides", {stride, stride});
+  SetInts(node, "pads", {pad, pad, pad, pad});
+}
+
+// The shapes the builder's model declares, from the analysis' baseline.
+TensorShapes ShapesOfBuilt(const ModelBuilder& builder) {
+  absl::StatusOr<Analysis> analysis = footprint::testing::AnalyzeBuilt(builder);
+  EXPECT_TRUE(analysis.ok()) << analysis.status();
+  TensorShapes shapes;
+  if (!analysis.ok()) return shapes;
+  for (const TensorRecord& tensor : analysis->tensors) {
+    std::vector<int64_t> dims;
+    for (const Dim& dim : *tensor.shape) dims.push_back(*dim.value);
+    shapes[tensor.name] = dims;
+  }
+  for (const WeightRecord& weight : analysis->weights) {
+    std::vector<int64_t> dims;
+    for (const Dim& dim : weight.shape) dims.push_back(*dim.value);
+    shapes[weight.name] = dims;
+  }
+  return shapes;
+}
+
+TEST(SpatialOpsTest, WindowInputSpanFollowsStrideDilationAndPadding) {
+  // Output rows [2, 5) of a 3x3 conv, stride 2, pad 1: rows 2*2-1 = 3 to 4*2-1+3 = 10.
+  EXPECT_EQ(InputSpanOf({.kernel = 3, .stride = 2, .pad_begin = 1, .pad_end = 1}, {2, 5}), (Span{3, 10}));
+  // Dilation 2 widens a 3-tap kernel to 5 rows; the first output row reaches 2 rows into the padding.
+  EXPECT_EQ(InputSpanOf({.kernel = 3, .dilation = 2, .pad_begin = 2, .pad_end = 2}, {0, 1}), (Span{-2, 3}));
+  EXPECT_EQ(Hull({0, 3}, {5, 7}), (Span{0, 7}));
+  EXPECT_EQ(Hull({4, 4}, {5, 7}), (Span{5, 7}));
+}
+
+TEST(SpatialOpsTest, OpsThatMoveOrMixPixelsAreNotPatchable) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 4, 8, 8})
+      .Initializer("plane", kFloat, {1, 1, 8, 8})
+      .Initializer("channel", kFloat, {4, 1, 1});
+  builder.Node("Mul", {"x", "plane"}, {"masked"});
+  builder.Node("Mul", {"x", "channel"}, {"scaled"});
+  SetInt(builder.Node("Concat", {"x", "x"}, {"tall"}), "axis", 2);
+  builder.Node("GlobalAveragePool", {"x"}, {"pooled"});
+  for (const char* output : {"masked", "scaled", "tall", "pooled"}) builder.Output(output);
+  const TensorShapes shapes = ShapesOfBuilt(builder);
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), shapes);
+  ASSERT_TRUE(facts.ok());
+  const auto rule = [&](int node) {
+    return SpatialOpOf(
+        builder.graph().node(node), [&](const std::string& v) { return facts->ShapeOf(v); },
+        [&](const std::string& v) { return facts->IsStatic(v); });
+  };
+  EXPECT_THAT(rule(0).status().message(), HasSubstr("varies over H or W"));
+  EXPECT_TRUE(rule(1).ok());
+  EXPECT_THAT(rule(2).status().message(), HasSubstr("not along channels"));
+  EXPECT_THAT(rule(3).status().message(), HasSubstr("GlobalAveragePool has no patch rule"));
+}
+
+TEST(SpatialOpsTest, SamePaddingIsResolvedFromTheShapes) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 1, 7, 7}).Initializer("w", kFloat, {2, 1, 4, 4});
+  onnx::NodeProto& conv = builder.Node("Conv", {"x", "w"}, {"y"});
+  SetInts(conv, "strides", {2, 2});
+  conv.add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("auto_pad");
+    a.set_type(onnx::AttributeProto::STRING);
+    a.set_s("SAME_UPPER");
+    return a;
+  }());
+  builder.Output("y");
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
+  ASSERT_TRUE(facts.ok());
+  absl::StatusOr<SpatialOp> op = SpatialOpOf(
+      builder.graph().node(0), [&](const std::string& v) { return facts->ShapeOf(v); },
+      [&](const std::string& v) { return facts->IsStatic(v); });
+  ASSERT_TRUE(op.ok()) << op.status();
+  // Out 4 = ceil(7/2): total padding (4-1)*2 + 4 - 7 = 3, SAME_UPPER puts 1 before, 2 after.
+  EXPECT_EQ(op->h.pad_begin, 1);
+  EXPECT_EQ(op->h.pad_end, 2);
+  EXPECT_EQ(op->macs_per_output, 16);
+}
+
+// x 1x3x32x32 -> conv3x3 (8 ch) -> relu -> conv3x3 s2 (8 ch) -> GlobalAveragePool.
+ModelBuilder TwoConvModel() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 32, 32});
+  AddConv(builder, "x", "a", 3, 8, 3, 1, 1);
+  builder.Node("Relu", {"a"}, {"b"}, "relu");
+  AddConv(builder, "b", "c", 8, 8, 3, 2, 1);
+  builder.Node("GlobalAveragePool", {"c"}, {"y"}, "gap");
+  builder.Output("y");
+  return builder;
+}
+
+TEST(SegmentTest, SegmentsEndWhereThePatchableNodesEnd) {
+  ModelBuilder builder = TwoConvModel();
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
+  ASSERT_TRUE(facts.ok());
+  SegmentSearch found = SegmentsFrom(*facts, "x");
+  // a, b (after relu) and c end a segment; the pooled y does not.
+  ASSERT_EQ(found.segments.size(), 3u);
+  EXPECT_EQ(found.segments[0].output, "a");
+  EXPECT_EQ(found.segments[2].output, "c");
+  EXPECT_EQ(found.segments[2].nodes.size(), 3u);
+}
+
+TEST(SegmentTest, GeometryOfTwoByTwoPatchesHasHalosPadsAndExactMacs) {
+  ModelBuilder builder = TwoConvModel();
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
+  ASSERT_TRUE(facts.ok());
+  const Segment segment = SegmentsFrom(*facts, "x").segments[2];
+  const PatchGeometry geometry = GeometryOf(*facts, segment, {.rows = 2, .cols = 2});
+  ASSERT_EQ(geometry.patches.size(), 4u);
+  // Patch (0, 0): c rows [0, 8) read b rows [-1, 16) -> [0, 16), which read x rows [-1, 17) -> [0, 17).
+  const PatchGeometry::Patch& first = geometry.patches[0];
+  EXPECT_EQ(first.produced.at("c"), (Region{{0, 8}, {0, 8}}));
+  EXPECT_EQ(first.produced.at("b"), (Region{{0, 16}, {0, 16}}));
+  EXPECT_EQ(first.produced.at("x"), (Region{{0, 17}, {0, 17}}));
+  EXPECT_EQ(first.pads[2].h_begin, 1);  // At the border: the original padding.
+  EXPECT_EQ(first.pads[2].h_end, 0);    // Inside: none, the halo is real rows.
+  EXPECT_EQ(first.pads[0].h_begin, 1);
+  EXPECT_EQ(first.pads[0].h_end, 0);
+  // Patch (1, 1): c rows [8, 16) read b rows [15, 32), which read x rows [14, 33) -> [14, 32).
+  const PatchGeometry::Patch& last = geometry.patches[3];
+  EXPECT_EQ(last.produced.at("b"), (Region{{15, 32}, {15, 32}}));
+  EXPECT_EQ(last.produced.at("x"), (Region{{14, 32}, {14, 32}}));
+  EXPECT_EQ(last.pads[0].h_begin, 0);
+  EXPECT_EQ(last.pads[0].h_end, 1);
+  // Conv a: 8 x 32 x 32 outputs x 27 MACs unpatched; patched, row and column 15 twice (33 x 33).
+  // Conv c: 8 x 16 x 16 x 72, its patches disjoint.
+  EXPECT_EQ(geometry.macs_before, 8 * 32 * 32 * 27 + 8 * 16 * 16 * 72);
+  EXPECT_EQ(geometry.macs_after, 8 * 33 * 33 * 27 + 8 * 16 * 16 * 72);
+}
+
+TEST(SegmentTest, AResidualBranchWithASmallerFieldIsCropped) {
+  // x -> conv3x3 -> a; s = a + conv3x3(a): the skip reads less of a than the conv.
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 4, 16, 16});
+  AddConv(builder, "x", "a", 4, 4, 3, 1, 1);
+  AddConv(builder, "a", "b", 4, 4, 3, 1, 1);
+  builder.Node("Add", {"a", "b"}, {"s"}, "add");
+  builder.Node("GlobalAveragePool", {"s"}, {"y"}, "gap");
+  builder.Output("y", kFloat, {1, 4, 1, 1});
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
+  ASSERT_TRUE(facts.ok());
+  const SegmentSearch found = SegmentsFrom(*facts, "x");
+  ASSERT_FALSE(found.segments.empty());
+  const Segment& segment = found.segments.back();
+  EXPECT_EQ(segment.output, "s");
+  const PatchGeometry geometry = GeometryOf(*facts, segment, {.rows = 2, .cols = 1});
+  const PatchGeometry::Patch& top = geometry.patches[0];
+  EXPECT_EQ(top.produced.at("a"), (Region{{0, 9}, {0, 16}}));  // b's conv reads a halo row below.
+  EXPECT_EQ(top.reads[2][0], (Region{{0, 8}, {0, 16}}));       // The Add reads a's patch only.
+  absl::StatusOr<onnx::ModelProto> patched = RewriteWithPatches(builder.Build(), *facts, {{segment, geometry}});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  int slices = 0;
+  for (const onnx::NodeProto& node : patched->graph().node()) slices += node.op_type() == "Slice";
+  EXPECT_EQ(slices, 4);  // x per patch, and a cropped for the Add per patch.
+  EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+}
+
+// A CNN whose peak is its first, full-resolution stage.
+ModelBuilder EarlyPeakModel() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 96, 96});
+  AddConv(builder, "x", "a", 3, 16, 3, 1, 1);
+  builder.Node("Relu", {"a"}, {"ar"}, "relu_a");
+  AddConv(builder, "ar", "b", 16, 16, 3, 2, 1);
+  builder.Node("Relu", {"b"}, {"br"}, "relu_b");
+  AddConv(builder, "br", "c", 16, 32, 3, 2, 1);
+  builder.Node("Relu", {"c"}, {"cr"}, "relu_c");
+  AddConv(builder, "cr", "d", 32, 64, 3, 2, 1);
+  builder.Node("GlobalAveragePool", {"d"}, {"y"}, "gap");
+  builder.Output("y", kFloat, {1, 64, 1, 1});
+  return builder;
+}
+
+AnalyzeOptions DefaultModes() {
+  return {.optimize_schedule = true, .alias = true, .inplace = true, .fold_constants = true, .accumulate = true,
+          .qdq = true};
+}
+
+TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
+  const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->plan.has_value()) << found->reason;
+  const PatchPlan& plan = *found->plan;
+  EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes * 6 / 10)
+      << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes << ", grid " << plan.segments[0].rows
+      << "x" << plan.segments[0].cols << " to " << plan.segments[0].output;
+  EXPECT_LE(plan.extra_macs_percent, 20.0);
+  ASSERT_EQ(plan.segments.size(), 1u);
+  EXPECT_EQ(plan.segments[0].input, "x");
+  EXPECT_EQ(plan.extra_macs, plan.segments[0].macs_after - plan.segments[0].macs_before);
+  EXPECT_GT(plan.segments[0].rows * plan.segments[0].cols, 1);
+  // The figure is the analysis of the written model: analyzing it again gives it exactly.
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
+  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
+  // A tighter budget never gives more extra MACs.
+  absl::StatusOr<PatchSearch> tight = PlanPatches(loaded, DefaultModes(), *given, {.max_overhead_percent = 5});
+  ASSERT_TRUE(tight.ok());
+  if (tight->plan.has_value()) EXPECT_LE(tight->plan->extra_macs_percent, 5.0);
+}
+
+TEST(PatchPlanTest, AStreamedInputIsLiveOnlyPatchByPatch) {
+  const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok());
+  absl::StatusOr<PatchSearch> whole = PlanPatches(loaded, DefaultModes(), *given, {});
+  absl::StatusOr<PatchSearch> streamed = PlanPatches(loaded, DefaultModes(), *given, {.stream_input = true});
+  ASSERT_TRUE(whole.ok() && streamed.ok());
+  ASSERT_TRUE(whole->plan.has_value() && streamed->plan.has_value()) << streamed->reason;
+  // x (1x3x96x96, 110,592 bytes) is never whole: the streamed arena is lower.
+  EXPECT_LT(streamed->plan->analysis.memory.arena_bytes, whole->plan->analysis.memory.arena_bytes);
+  for (const TensorRecord& tensor : streamed->plan->analysis.tensors) EXPECT_NE(tensor.name, "x");
+  EXPECT_FALSE(RewriteFullModel(loaded.model, *streamed->plan).ok());  // A figure, never a file.
+}
+
+TEST(PatchPlanTest, AnInputReadOutsideTheSegmentCannotStream) {
+  ModelBuilder builder = EarlyPeakModel();
+  builder.Node("GlobalAveragePool", {"x"}, {"x_mean"}, "x_mean");
+  builder.Output("x_mean", kFloat, {1, 3, 1, 1});
+  const LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok());
+  absl::StatusOr<PatchSearch> streamed = PlanPatches(loaded, DefaultModes(), *given, {.stream_input = true});
+  ASSERT_TRUE(streamed.ok());
+  EXPECT_FALSE(streamed->plan.has_value());
+  EXPECT_THAT(streamed->reason, HasSubstr("also read outside the patched segment"));
+}
+
+TEST(PatchPlanTest, NoPatchOptionSaysWhy) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 64});
+  builder.Initializer("w", kFloat, {64, 64});
+  builder.Node("MatMul", {"x", "w"}, {"y"}, "mm");
+  builder.Output("y");
+  const LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok());
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found->plan.has_value());
+  EXPECT_THAT(found->reason, HasSubstr("not an NCHW tensor"));
+}
+
+TEST(PatchPlanTest, NoGridWithinTheOverheadBudgetSaysSo) {
+  const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok());
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {.max_overhead_percent = 0});
+  ASSERT_TRUE(found.ok());
+  // One conv alone recomputes nothing, but its output is the peak; every longer segment has a halo.
+  EXPECT_FALSE(found->plan.has_value());
+  EXPECT_THAT(found->reason, HasSubstr("--max-overhead"));
+}
+
+}  // namespace
+}  // namespace footprint::patching

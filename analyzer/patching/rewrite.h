@@ -1,0 +1,55 @@
+// The patched model: each segment's nodes replaced by one copy per patch.
+//
+// Usage:
+//   absl::StatusOr<onnx::ModelProto> patched = RewriteWithPatches(model, facts, {{segment, geometry}});
+//
+// Per segment, in the segment's place in the node list, patch by patch
+// (row-major, the order a sequential runtime then follows):
+// - a Slice of X to the patch's input region (its halo included; nothing
+//   where the region is all of X);
+// - a copy of every node of the segment, reading the original initializers
+//   by name (no weight is duplicated), with the patch's padding: the
+//   original's where the patch touches the border, none inside;
+// - a Slice where a node reads less of a value than the patch computed of
+//   it (a branch with a smaller receptive field);
+// then Concat along W of each row's patches and along H of the rows, into
+// T under its own name: the rest of the graph is unchanged. value_info of
+// the segment's inner values is dropped (they no longer exist).
+// Slice takes inputs from opset 10 on, attributes before (both written).
+#ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_REWRITE_H_
+#define ONNX_FOOTPRINT_ANALYZER_PATCHING_REWRITE_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/patching/segment.h"
+#include "onnx/onnx_pb.h"
+
+namespace footprint::patching {
+
+struct PlannedSegment {
+  Segment segment;          // Its nodes.
+  PatchGeometry geometry;   // Its grid and each patch's regions.
+};
+
+// `facts` describe `model.graph()`. Segments must not share nodes.
+absl::StatusOr<onnx::ModelProto> RewriteWithPatches(const onnx::ModelProto& model, const GraphFacts& facts,
+                                                    const std::vector<PlannedSegment>& segments);
+
+// For --stream-input's figure only (never written out): the same rewrite,
+// but a segment's graph input X is delivered patch by patch. X is replaced
+// by a stand-in input of one element per image (Nx1x1x1), and each Slice by an Expand of it to
+// the patch's shape: the input patch then exists from its patch's first
+// step to its last, as a camera delivering rows would make it, and X never
+// whole (the stand-in's 64 aligned bytes stay in the arena). Errors:
+// FailedPrecondition when X is read outside its segment (it must be whole).
+absl::StatusOr<onnx::ModelProto> RewriteWithStreamedInput(const onnx::ModelProto& model, const GraphFacts& facts,
+                                                          const std::vector<PlannedSegment>& segments);
+
+// onnx's checker on `model`: the one place its
+// exceptions are caught; the error names the node and op it stopped at.
+absl::Status CheckModel(const onnx::ModelProto& model);
+
+}  // namespace footprint::patching
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_PATCHING_REWRITE_H_

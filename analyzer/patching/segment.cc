@@ -1,0 +1,229 @@
+#include "analyzer/patching/segment.h"
+
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace footprint::patching {
+namespace {
+
+Region HullOf(const Region& a, const Region& b) { return {.h = Hull(a.h, b.h), .w = Hull(a.w, b.w)}; }
+
+Span Clip(const Span& span, int64_t size) {
+  return {.begin = std::max<int64_t>(span.begin, 0), .end = std::min(span.end, size)};
+}
+
+std::string NodeLabel(const onnx::NodeProto& node) {
+  return absl::StrCat("node '", node.name().empty() ? node.output(0) : node.name(), "' (", node.op_type(), ")");
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> GraphFacts::ShapeOf(const std::string& value) const {
+  auto it = shapes.find(value);
+  if (it == shapes.end()) return std::nullopt;
+  return it->second;
+}
+
+absl::StatusOr<GraphFacts> MakeGraphFacts(const onnx::GraphProto& graph, TensorShapes shapes) {
+  GraphFacts facts;
+  facts.graph = &graph;
+  facts.shapes = std::move(shapes);
+  const int count = graph.node_size();
+  for (int i = 0; i < count; ++i) {
+    for (const std::string& output : graph.node(i).output()) {
+      if (!output.empty()) facts.producer[output] = i;
+    }
+  }
+  // Kahn's sort, taking the lowest index ready (the file's order where it is valid).
+  std::vector<int> pending(count, 0);
+  for (int i = 0; i < count; ++i) {
+    for (const std::string& input : graph.node(i).input()) {
+      if (input.empty()) continue;
+      facts.consumers[input].push_back(i);
+      if (facts.producer.contains(input)) ++pending[i];
+    }
+  }
+  std::vector<int> ready;
+  for (int i = count - 1; i >= 0; --i) {
+    if (pending[i] == 0) ready.push_back(i);
+  }
+  while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end(), std::greater<int>());
+    const int node = ready.back();
+    ready.pop_back();
+    facts.order.push_back(node);
+    for (const std::string& output : graph.node(node).output()) {
+      if (output.empty() || !facts.consumers.contains(output)) continue;
+      for (int consumer : facts.consumers.at(output)) {
+        if (--pending[consumer] == 0) {
+          ready.push_back(consumer);
+          std::push_heap(ready.begin(), ready.end(), std::greater<int>());
+        }
+      }
+    }
+  }
+  if (static_cast<int>(facts.order.size()) != count) {
+    return absl::InvalidArgumentError("the graph has a cycle");
+  }
+  absl::flat_hash_set<std::string> initializers;
+  for (const onnx::TensorProto& initializer : graph.initializer()) initializers.insert(initializer.name());
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (!initializers.contains(input.name())) facts.dynamic.insert(input.name());
+  }
+  for (int node : facts.order) {
+    bool reads_dynamic = false;
+    for (const std::string& input : graph.node(node).input()) reads_dynamic |= facts.dynamic.contains(input);
+    if (!reads_dynamic) continue;
+    for (const std::string& output : graph.node(node).output()) facts.dynamic.insert(output);
+  }
+  for (const onnx::ValueInfoProto& output : graph.output()) facts.graph_outputs.insert(output.name());
+  return facts;
+}
+
+SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input) {
+  SegmentSearch search;
+  const onnx::GraphProto& graph = *facts.graph;
+  const std::optional<std::vector<int64_t>> input_dims = facts.ShapeOf(input);
+  if (!input_dims.has_value() || input_dims->size() != 4) {
+    search.reason = absl::StrCat("'", input, "' is not an NCHW tensor of known shape");
+    return search;
+  }
+  // The nodes that depend on X.
+  absl::flat_hash_set<int> downstream;
+  std::deque<std::string> frontier{input};
+  while (!frontier.empty()) {
+    const std::string value = frontier.front();
+    frontier.pop_front();
+    auto it = facts.consumers.find(value);
+    if (it == facts.consumers.end()) continue;
+    for (int node : it->second) {
+      if (!downstream.insert(node).second) continue;
+      for (const std::string& output : graph.node(node).output()) frontier.push_back(output);
+    }
+  }
+  absl::flat_hash_map<int, absl::StatusOr<SpatialOp>> rule;
+  for (int node : facts.order) {
+    if (downstream.contains(node)) rule.emplace(node, SpatialOpOf(
+                                                   graph.node(node),
+                                                   [&](const std::string& value) { return facts.ShapeOf(value); },
+                                                   [&](const std::string& value) { return facts.IsStatic(value); }));
+  }
+  std::string first_reason;
+  bool image_path_reason = false;  // first_reason is about a node with an NCHW output.
+  for (int last : facts.order) {
+    if (!downstream.contains(last)) continue;
+    if (!rule.at(last).ok()) {
+      // The reason names the first node that breaks the image's path (an
+      // NCHW output), rather than a Shape beside it; else the first at all.
+      const onnx::NodeProto& node = graph.node(last);
+      const std::optional<std::vector<int64_t>> dims =
+          node.output_size() > 0 ? facts.ShapeOf(node.output(0)) : std::nullopt;
+      const bool on_image_path = dims.has_value() && dims->size() == 4;
+      if (first_reason.empty() || (on_image_path && !image_path_reason)) {
+        first_reason = absl::StrCat(NodeLabel(node), ": ", rule.at(last).status().message());
+        image_path_reason = on_image_path;
+      }
+      continue;
+    }
+    // Its ancestors that depend on X.
+    absl::flat_hash_set<int> members{last};
+    std::vector<int> stack{last};
+    bool valid = true;
+    while (!stack.empty() && valid) {
+      const int node = stack.back();
+      stack.pop_back();
+      if (!rule.at(node).ok()) valid = false;
+      for (const std::string& value : graph.node(node).input()) {
+        if (value.empty() || value == input || facts.IsStatic(value)) continue;
+        auto producer = facts.producer.find(value);
+        if (producer == facts.producer.end() || !downstream.contains(producer->second)) {
+          valid = false;  // Another activation: not a function of X alone.
+          break;
+        }
+        if (members.insert(producer->second).second) stack.push_back(producer->second);
+      }
+    }
+    if (!valid) continue;
+    const std::string& output = graph.node(last).output(0);
+    Segment segment{.input = input, .output = output};
+    bool has_window = false;
+    for (int node : facts.order) {
+      if (!members.contains(node)) continue;
+      segment.nodes.push_back(node);
+      segment.ops.push_back(*rule.at(node));
+      has_window |= rule.at(node)->kind == SpatialKind::kWindow;
+      if (node == last) continue;
+      for (const std::string& value : graph.node(node).output()) {
+        if (facts.graph_outputs.contains(value)) valid = false;
+        auto readers = facts.consumers.find(value);
+        if (readers == facts.consumers.end()) continue;
+        for (int reader : readers->second) valid &= members.contains(reader);
+      }
+    }
+    if (valid && has_window) search.segments.push_back(std::move(segment));
+  }
+  if (search.segments.empty()) {
+    search.reason = first_reason.empty()
+                        ? absl::StrCat("no Conv or pooling of '", input, "' has a receptive field in it alone")
+                        : absl::StrCat("the first node reading '", input, "' that is not patchable is ", first_reason);
+  }
+  return search;
+}
+
+PatchGeometry GeometryOf(const GraphFacts& facts, const Segment& segment, const Grid& grid) {
+  const onnx::GraphProto& graph = *facts.graph;
+  PatchGeometry geometry{.rows = grid.rows, .cols = grid.cols};
+  const std::vector<int64_t>& out_dims = facts.shapes.at(segment.output);
+  const int64_t height = out_dims[2];
+  const int64_t width = out_dims[3];
+  const auto macs_of = [&](size_t i, const Region& region) {
+    const std::vector<int64_t>& dims = facts.shapes.at(graph.node(segment.nodes[i]).output(0));
+    return segment.ops[i].macs_per_output * dims[0] * dims[1] * region.h.size() * region.w.size();
+  };
+  for (size_t i = 0; i < segment.nodes.size(); ++i) {
+    const std::vector<int64_t>& dims = facts.shapes.at(graph.node(segment.nodes[i]).output(0));
+    geometry.macs_before += macs_of(i, {.h = {0, dims[2]}, .w = {0, dims[3]}});
+  }
+  for (int64_t row = 0; row < grid.rows; ++row) {
+    for (int64_t col = 0; col < grid.cols; ++col) {
+      PatchGeometry::Patch patch{.row = row, .col = col};
+      patch.reads.resize(segment.nodes.size());
+      patch.pads.resize(segment.nodes.size());
+      patch.produced[segment.output] = {.h = {row * height / grid.rows, (row + 1) * height / grid.rows},
+                                        .w = {col * width / grid.cols, (col + 1) * width / grid.cols}};
+      for (size_t i = segment.nodes.size(); i-- > 0;) {
+        const onnx::NodeProto& node = graph.node(segment.nodes[i]);
+        const SpatialOp& op = segment.ops[i];
+        const Region out = patch.produced.at(node.output(0));
+        geometry.macs_after += macs_of(i, out);
+        patch.reads[i].resize(node.input_size());
+        for (int j = 0; j < node.input_size(); ++j) {
+          const std::string& value = node.input(j);
+          if (value.empty() || facts.IsStatic(value)) continue;
+          if (op.kind == SpatialKind::kWindow && j > 0) continue;
+          const std::vector<int64_t>& dims = facts.shapes.at(value);
+          Region need = out;
+          if (op.kind == SpatialKind::kWindow) need = {.h = InputSpanOf(op.h, out.h), .w = InputSpanOf(op.w, out.w)};
+          const Region read{.h = Clip(need.h, dims[2]), .w = Clip(need.w, dims[3])};
+          if (op.kind == SpatialKind::kWindow) {
+            patch.pads[i] = {.h_begin = read.h.begin - need.h.begin, .w_begin = read.w.begin - need.w.begin,
+                             .h_end = need.h.end - read.h.end, .w_end = need.w.end - read.w.end};
+          }
+          patch.reads[i][j] = read;
+          auto [it, inserted] = patch.produced.try_emplace(value, read);
+          if (!inserted) it->second = HullOf(it->second, read);
+        }
+      }
+      geometry.patches.push_back(std::move(patch));
+    }
+  }
+  return geometry;
+}
+
+}  // namespace footprint::patching

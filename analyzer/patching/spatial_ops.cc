@@ -1,0 +1,217 @@
+#include "analyzer/patching/spatial_ops.h"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace footprint::patching {
+namespace {
+
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == name) return &attribute;
+  }
+  return nullptr;
+}
+
+int64_t IntAttribute(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
+  const onnx::AttributeProto* attribute = FindAttribute(node, name);
+  return attribute == nullptr ? fallback : attribute->i();
+}
+
+std::vector<int64_t> IntsAttribute(const onnx::NodeProto& node, const std::string& name) {
+  const onnx::AttributeProto* attribute = FindAttribute(node, name);
+  if (attribute == nullptr) return {};
+  return {attribute->ints().begin(), attribute->ints().end()};
+}
+
+std::string StringAttribute(const onnx::NodeProto& node, const std::string& name) {
+  const onnx::AttributeProto* attribute = FindAttribute(node, name);
+  return attribute == nullptr ? "" : attribute->s();
+}
+
+absl::Status NotPatchable(const std::string& why) { return absl::FailedPreconditionError(why); }
+
+// Ops whose output pixel (y, x) depends on the same pixel of their inputs only.
+const absl::flat_hash_set<std::string>& PointwiseOps() {
+  static const auto* ops = new absl::flat_hash_set<std::string>{
+      "Relu", "LeakyRelu", "PRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid", "HardSwish", "Elu", "Selu",
+      "Softplus", "Softsign", "Identity", "Dropout", "BatchNormalization", "LRN", "Add", "Sub", "Mul", "Div",
+      "Sum", "Max", "Min", "Mean", "Pow", "Abs", "Neg", "Exp", "Log", "Sqrt", "Reciprocal", "Floor", "Ceil",
+      "Erf", "Gelu", "Mish", "Concat"};
+  return *ops;
+}
+
+// Per-channel parameters (not broadcast): their dims need no check.
+bool ChannelParameters(const std::string& op) { return op == "BatchNormalization"; }
+
+// A static input broadcast against an NCHW output must have no spatial extent.
+bool HasSpatialExtent(const std::vector<int64_t>& dims) {
+  const size_t rank = dims.size();
+  if (rank >= 1 && dims[rank - 1] != 1) return true;
+  if (rank >= 2 && dims[rank - 2] != 1) return true;
+  return false;
+}
+
+absl::StatusOr<SpatialOp> PointwiseOf(const onnx::NodeProto& node, const std::vector<int64_t>& out,
+                                      const ShapeLookup& shape_of, const StaticLookup& is_static) {
+  if (node.op_type() == "Concat") {
+    const int64_t axis = IntAttribute(node, "axis", 1);
+    if (axis != 1 && axis != -3) return NotPatchable("Concat not along channels");
+  }
+  for (int i = 0; i < node.input_size(); ++i) {
+    const std::string& input = node.input(i);
+    if (input.empty()) continue;
+    const std::optional<std::vector<int64_t>> dims = shape_of(input);
+    if (is_static(input)) {
+      if (ChannelParameters(node.op_type())) continue;
+      if (!dims.has_value()) return NotPatchable(absl::StrCat("weight '", input, "' has no known shape"));
+      if (HasSpatialExtent(*dims)) return NotPatchable(absl::StrCat("weight '", input, "' varies over H or W"));
+      continue;
+    }
+    if (!dims.has_value() || dims->size() != 4 || (*dims)[2] != out[2] || (*dims)[3] != out[3]) {
+      return NotPatchable(absl::StrCat("input '", input, "' is not an NCHW tensor of the output's H x W"));
+    }
+  }
+  return SpatialOp{.kind = SpatialKind::kPointwise};
+}
+
+// One axis of a window op: attributes for spatial axis `axis` (0 = H, 1 = W).
+absl::StatusOr<Window> AxisWindow(const onnx::NodeProto& node, const std::vector<int64_t>& kernel, int axis,
+                                  int64_t in_size, int64_t out_size) {
+  const std::vector<int64_t> strides = IntsAttribute(node, "strides");
+  const std::vector<int64_t> dilations = IntsAttribute(node, "dilations");
+  const std::vector<int64_t> pads = IntsAttribute(node, "pads");
+  Window window{.kernel = kernel[axis]};
+  if (!strides.empty()) window.stride = strides[axis];
+  if (!dilations.empty()) window.dilation = dilations[axis];
+  if (window.stride < 1 || window.dilation < 1 || window.kernel < 1) return NotPatchable("a stride, dilation or kernel below 1");
+  const int64_t extent = (window.kernel - 1) * window.dilation + 1;
+  const std::string auto_pad = StringAttribute(node, "auto_pad");
+  if (auto_pad.empty() || auto_pad == "NOTSET") {
+    if (!pads.empty()) {
+      window.pad_begin = pads[axis];
+      window.pad_end = pads[axis + 2];
+    }
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    const int64_t total = std::max<int64_t>(0, (out_size - 1) * window.stride + extent - in_size);
+    window.pad_begin = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    window.pad_end = total - window.pad_begin;
+  } else if (auto_pad != "VALID") {
+    return NotPatchable(absl::StrCat("auto_pad ", auto_pad));
+  }
+  // The last output's window must end inside the padded input (ceil_mode may
+  // reach past it: allowed for MaxPool, where padding never wins).
+  const int64_t last_end = (out_size - 1) * window.stride - window.pad_begin + extent;
+  if (last_end > in_size + window.pad_end && node.op_type() != "MaxPool") {
+    return NotPatchable("ceil_mode reads past the padding");
+  }
+  if (window.pad_begin < 0 || window.pad_end < 0) return NotPatchable("negative padding");
+  return window;
+}
+
+}  // namespace
+
+Span Hull(const Span& a, const Span& b) {
+  if (a.size() <= 0) return b;
+  if (b.size() <= 0) return a;
+  return {.begin = std::min(a.begin, b.begin), .end = std::max(a.end, b.end)};
+}
+
+Span InputSpanOf(const Window& window, const Span& out) {
+  const int64_t extent = (window.kernel - 1) * window.dilation + 1;
+  return {.begin = out.begin * window.stride - window.pad_begin,
+          .end = (out.end - 1) * window.stride - window.pad_begin + extent};
+}
+
+absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLookup& shape_of,
+                                      const StaticLookup& is_static) {
+  const std::string& op = node.op_type();
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return NotPatchable(absl::StrCat("op of domain ", node.domain()));
+  if (node.output_size() != 1 || node.output(0).empty()) return NotPatchable(absl::StrCat(op, " with several outputs"));
+  const std::optional<std::vector<int64_t>> out = shape_of(node.output(0));
+  if (!out.has_value() || out->size() != 4) return NotPatchable(absl::StrCat(op, " output is not a 4-D NCHW tensor"));
+  if (PointwiseOps().contains(op)) return PointwiseOf(node, *out, shape_of, is_static);
+  const bool conv = op == "Conv";
+  if (!conv && op != "MaxPool" && op != "AveragePool" && op != "LpPool") {
+    return NotPatchable(absl::StrCat(op, " has no patch rule (Conv, pooling and pointwise ops only)"));
+  }
+  if (node.input_size() < 1 || is_static(node.input(0))) return NotPatchable(absl::StrCat(op, " of a weight"));
+  const std::optional<std::vector<int64_t>> in = shape_of(node.input(0));
+  if (!in.has_value() || in->size() != 4) return NotPatchable(absl::StrCat(op, " input is not a 4-D NCHW tensor"));
+  std::vector<int64_t> kernel = IntsAttribute(node, "kernel_shape");
+  int64_t macs_per_output = 0;
+  if (conv) {
+    if (node.input_size() < 2 || !is_static(node.input(1))) return NotPatchable("Conv with a computed filter");
+    const std::optional<std::vector<int64_t>> filter = shape_of(node.input(1));
+    if (!filter.has_value() || filter->size() != 4) return NotPatchable("Conv filter of unknown shape");
+    if (node.input_size() > 2 && !node.input(2).empty() && !is_static(node.input(2))) {
+      return NotPatchable("Conv with a computed bias");
+    }
+    if (kernel.empty()) kernel = {(*filter)[2], (*filter)[3]};
+    macs_per_output = (*filter)[1] * (*filter)[2] * (*filter)[3];
+  }
+  if (kernel.size() != 2) return NotPatchable(absl::StrCat(op, " is not 2-D"));
+  SpatialOp result{.kind = SpatialKind::kWindow, .macs_per_output = macs_per_output};
+  absl::StatusOr<Window> h = AxisWindow(node, kernel, 0, (*in)[2], (*out)[2]);
+  if (!h.ok()) return h.status();
+  absl::StatusOr<Window> w = AxisWindow(node, kernel, 1, (*in)[3], (*out)[3]);
+  if (!w.ok()) return w.status();
+  result.h = *h;
+  result.w = *w;
+  // The output's size must follow from the window (else the shapes disagree with our rule).
+  for (const auto& [window, in_size, out_size] :
+       {std::tuple{result.h, (*in)[2], (*out)[2]}, std::tuple{result.w, (*in)[3], (*out)[3]}}) {
+    const int64_t extent = (window.kernel - 1) * window.dilation + 1;
+    const int64_t span = in_size + window.pad_begin + window.pad_end - extent;
+    if (span < 0) return NotPatchable(absl::StrCat(op, " window larger than its padded input"));
+    const int64_t floor_size = span / window.stride + 1;
+    const int64_t ceil_size = (span + window.stride - 1) / window.stride + 1;
+    if (out_size != floor_size && out_size != ceil_size) {
+      return NotPatchable(absl::StrCat(op, " output size does not follow from its window"));
+    }
+  }
+  return result;
+}
+
+int64_t NodeMacs(const onnx::NodeProto& node, const ShapeLookup& shape_of) {
+  const std::string& op = node.op_type();
+  if (node.output_size() < 1) return 0;
+  const std::optional<std::vector<int64_t>> out = shape_of(node.output(0));
+  if (!out.has_value()) return 0;
+  int64_t out_elements = 1;
+  for (int64_t dim : *out) out_elements *= dim;
+  if (op == "Conv" && node.input_size() >= 2) {
+    const std::optional<std::vector<int64_t>> filter = shape_of(node.input(1));
+    if (!filter.has_value() || filter->size() < 2) return 0;
+    int64_t per_output = 1;
+    for (size_t i = 1; i < filter->size(); ++i) per_output *= (*filter)[i];
+    return out_elements * per_output;
+  }
+  if (op == "ConvTranspose" && node.input_size() >= 2) {
+    // Each input element scatters into C_out/groups x kernel outputs.
+    const std::optional<std::vector<int64_t>> in = shape_of(node.input(0));
+    const std::optional<std::vector<int64_t>> filter = shape_of(node.input(1));
+    if (!in.has_value() || !filter.has_value() || filter->size() < 2) return 0;
+    int64_t in_elements = 1;
+    for (int64_t dim : *in) in_elements *= dim;
+    int64_t per_input = 1;
+    for (size_t i = 1; i < filter->size(); ++i) per_input *= (*filter)[i];
+    return in_elements * per_input;
+  }
+  if ((op == "MatMul" || op == "Gemm") && node.input_size() >= 2) {
+    const std::optional<std::vector<int64_t>> a = shape_of(node.input(0));
+    if (!a.has_value() || a->empty()) return 0;
+    int64_t inner = a->back();
+    if (op == "Gemm" && IntAttribute(node, "transA", 0) != 0 && a->size() == 2) inner = (*a)[0];
+    return out_elements * inner;
+  }
+  return 0;
+}
+
+}  // namespace footprint::patching

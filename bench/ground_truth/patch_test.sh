@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The proof of `fit --emit-model` (issue 25, docs/patching.md) in ctest: on a
+# few small shared CNNs, the patched model onnx-footprint writes runs in ONNX
+# Runtime with the original's outputs (within 1e-4, relative to each
+# output's largest value) on the same random inputs, and ORT's measured run
+# peak (patch_compare.js: heap_shim.so, arena off) is lower than the
+# original's; `analyze` of the written model gives the option's arena within 5%.
+# Installs onnxruntime-node into ORT_DIR first when it is not there
+# (install_ort.sh); skipped (exit 77, one line saying why) only when it cannot
+# be installed or a tool is missing.
+#   bash patch_test.sh BUILD_DIR MODELS_DIR [ORT_DIR]
+set -euo pipefail
+build=$(cd "$1" && pwd)
+models=$2
+ort_dir=${3:-$build/ground-truth}
+here=$(cd "$(dirname "$0")" && pwd)
+for tool in node gcc jq; do
+  if ! command -v $tool > /dev/null; then
+    echo "SKIP: $tool is not installed (make test-deps installs it)"
+    exit 77
+  fi
+done
+status=0
+bash "$here/install_ort.sh" "$ort_dir" || status=$?
+[ $status -eq 0 ] || exit $status  # 77: the line install_ort.sh printed says why.
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+gcc -O2 -shared -fPIC -Wall -o "$out/heap_shim.so" "$here/heap_shim.c"
+tool="$build/onnx-footprint"
+host_isa=unknown
+if grep -qw avx512f /proc/cpuinfo; then host_isa=avx512; elif grep -qw avx2 /proc/cpuinfo; then host_isa=avx2; fi
+echo "host ISA: $host_isa ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
+checked=0
+while read -r name file flags; do
+  model="$models/$file"
+  if [ ! -f "$model" ]; then
+    echo "missing: $model (not checked)"
+    continue
+  fi
+  patched="$out/$name.patched.onnx"
+  # shellcheck disable=SC2086
+  "$tool" fit "$model" $flags --device generic-cpu --max-peak 1MB --format json --emit-model "$patched" \
+    > "$out/$name.fit.json" || [ $? -eq 1 ]
+  option_arena=$(jq '.options[] | select(.kind == "patch") | .arena_bytes' "$out/$name.fit.json")
+  given_arena=$(jq '.arena_bytes' "$out/$name.fit.json")
+  # shellcheck disable=SC2086
+  written_arena=$("$tool" analyze "$patched" $flags --format json | jq '.memory.arena_bytes')
+  if [ $(( written_arena * 100 )) -gt $(( option_arena * 105 )) ] || [ $(( written_arena * 100 )) -lt $(( option_arena * 95 )) ]; then
+    echo "FAIL: $name: analyze of the written model gives arena $written_arena, the option said $option_arena"
+    status=1
+  fi
+  line=$(FOOTPRINT_ORT_MODULES="$ort_dir/node_modules" FOOTPRINT_HEAP_REPORT="$out/heap.report" \
+         LD_PRELOAD="$out/heap_shim.so" timeout 300 node --expose-gc "$here/patch_compare.js" "$model" "$patched")
+  read -r original_peak patched_peak relative ok <<< "$(jq -r '[.original_run_peak, .patched_run_peak, .relative_diff,
+      (.relative_diff <= 1e-4)] | @tsv' <<< "$line")"
+  printf '%s: arena %s -> %s (patched, %s written); ORT run peak %s -> %s; relative output difference %s\n' \
+    "$name" "$given_arena" "$option_arena" "$written_arena" "$original_peak" "$patched_peak" "$relative"
+  if [ "$ok" != "true" ]; then
+    echo "FAIL: $name: outputs differ by $relative relative (limit 1e-4)"
+    status=1
+  fi
+  if [ "$patched_peak" -ge "$original_peak" ]; then
+    echo "FAIL: $name: ORT's run peak of the patched model $patched_peak is not below the original's $original_peak"
+    status=1
+  fi
+  checked=$((checked + 1))
+done <<'MODELS'
+slim-320 Linzaer_Ultra-Light-Fast-Generic-Face-Detector-1MB/version-slim-320_simplified.onnx
+fastestdet microsoft_onnxruntime-extensions/FastestDet.onnx
+super_resolution microsoft_onnxruntime-extensions/pytorch_super_resolution.onnx --dim batch_size=1
+MODELS
+if [ $checked -eq 0 ]; then
+  echo "SKIP: none of the shared CNNs is in $models"
+  exit 77
+fi
+exit $status
