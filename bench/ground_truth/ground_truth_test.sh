@@ -12,6 +12,10 @@
 #  - with --runtime onnxruntime-cpu, the arena is within 20% of ORT's run
 #    peak (the sweep's target is 10%; this check keeps a margin for malloc
 #    noise on a busy machine);
+#  - ORT's default options, the peak --runtime reports by default: its
+#    runtime_reserved_bytes within 10% of what ORT holds after a first run,
+#    and runtime_weights_bytes within 10% of what it holds after creating
+#    the session, where that is at least 1 MiB (light_squeezenet);
 # and on the probe models of probe_models.py (each isolates one measured rule
 # of the profile: the output copy, in-place kernels, NCHWc chains and the
 # block size's conditions, the loss scratch, Softmax's transposes),
@@ -63,6 +67,25 @@ while IFS=$'\t' read -r model run default runtime; do
 # --runtime: ORT's own buffers (runtime_tensor_bytes) + runtime overhead, the predicted peak working memory.
 done < <(jq -r '[.model, .run_peak, .default.arena_bytes,
                  (.runtime.runtime_tensor_bytes // .runtime.arena_bytes) + (.runtime.runtime_overhead_bytes // 0)] | @tsv' "$results")
+# ORT's default options: what it holds after creating the session and after a first run.
+held_checks=0
+while IFS=$'\t' read -r model ort_weights ort_reserved weights reserved; do
+  for pair in "weights after load:$ort_weights:$weights" "reserved after a first run:$ort_reserved:$reserved"; do
+    IFS=: read -r what measured predicted <<< "$pair"
+    [ "$measured" -ge 1048576 ] 2> /dev/null || continue
+    held_checks=$((held_checks + 1))
+    if [ $(( predicted * 10 )) -lt $(( measured * 9 )) ] || [ $(( predicted * 10 )) -gt $(( measured * 11 )) ]; then
+      echo "FAIL: $model: --runtime onnxruntime-cpu $what $predicted is not within 10% of ORT's $measured (default options)"
+      status=1
+    fi
+  done
+done < <(jq -r 'select(.runtime.runtime_reserved_bytes != null) | [.model, .default_create_retained, .default_run_retained,
+                 .runtime.runtime_weights_bytes, .runtime.runtime_reserved_bytes] | @tsv' "$results")
+echo "$held_checks figures of ORT's default options checked (weights after load, reserved after a first run)"
+if [ "$held_checks" -lt 3 ]; then
+  echo "FAIL: only $held_checks figures of ORT's default options were measured (mnist's reserved, squeezenet's weights and reserved expected)"
+  status=1
+fi
 if ! /usr/bin/python3 -c 'import onnx' 2> /dev/null; then
   echo "probes not run: /usr/bin/python3 has no onnx (Debian's python3-onnx)"
   exit $status

@@ -39,7 +39,7 @@ analyze() {  # MODEL ORT_JSON: the line of results.jsonl.
             jq -c '.memory | {weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes, runtime_overhead_bytes}') ||
     default=null
   runtime=$("$tool" analyze "$model" $shape_flags --dim-default 1 --runtime onnxruntime-cpu --format json 2>/dev/null |
-            jq -c '.memory + {isa: .modes.runtime.isa} | {isa, weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes, runtime_tensor_bytes, runtime_overhead_bytes}') ||
+            jq -c '.memory + {isa: .modes.runtime.isa} | {isa, weights_bytes, folded_weights_bytes, arena_bytes, peak_bytes, workspace_bytes, runtime_tensor_bytes, runtime_overhead_bytes, runtime_reserved_bytes, runtime_weights_bytes}') ||
     runtime=null
   jq -c --argjson d "$default" --argjson r "$runtime" '. + {default: $d, runtime: $r}' <<< "$ort"
 }
