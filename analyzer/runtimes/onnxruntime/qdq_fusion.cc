@@ -665,19 +665,21 @@ void ApplyNhwcLayout(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary&
   for (size_t id = 0; id < node_count; ++id) {
     if (!channels_last[id]) continue;
     for (ValueId& output : graph.nodes[id].outputs) {
-      const IrValue& value = graph.values[output];
+      // Copies: add_value below grows graph.values, which may move them.
+      const std::vector<NodeId> consumers = graph.values[output].consumers;
+      const bool is_graph_output = graph.values[output].is_graph_output;
       std::optional<size_t> first_outside;
-      for (NodeId reader : value.consumers) {
+      for (NodeId reader : consumers) {
         if (!channels_last[reader] && (!first_outside || static_cast<size_t>(reader) < *first_outside)) {
           first_outside = reader;
         }
       }
-      if (!first_outside && !value.is_graph_output) continue;
+      if (!first_outside && !is_graph_output) continue;
       // The node writes a channels-last copy; a Transpose writes the NCHW
       // value the outside readers (and the caller) read.
       const ValueId nchw = output;
       const ValueId nhwc = add_value(nchw, ".nhwc");
-      for (NodeId reader : value.consumers) {
+      for (NodeId reader : consumers) {
         if (!channels_last[reader]) continue;
         for (ValueId& input : graph.nodes[reader].inputs) {
           if (input == nchw) input = nhwc;
