@@ -37,12 +37,6 @@ namespace footprint::ort {
 // Counts what it fused in `summary`.
 void ApplyQuantizedRewrites(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary& summary);
 
-// The scratch bytes ORT's kernel of a quantized node (as the rewrite above
-// leaves it, or as the model has it: ConvInteger) allocates for one run;
-// nullopt when `node` is no quantized kernel this file knows.
-std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode& node,
-                                                     const TensorLookup& tensor_of);
-
 }  // namespace footprint::ort
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QDQ_FUSION_H_

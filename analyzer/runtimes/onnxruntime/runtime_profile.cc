@@ -22,6 +22,7 @@
 #include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
 #include "analyzer/runtimes/onnxruntime/shared_constants.h"
 #include "analyzer/runtimes/onnxruntime/qdq_fusion.h"
+#include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {

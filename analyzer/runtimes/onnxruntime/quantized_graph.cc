@@ -1,0 +1,26 @@
+// What the quantized-graph rules ask of the graph (quantized_graph.h).
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
+
+namespace footprint::ort {
+
+bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
+
+std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  auto it = graph.value_by_name.find(name);
+  if (it == graph.value_by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+const onnx::TensorProto* ConstantTensor(const IrGraph& graph, ValueId id) {
+  const IrValue& value = graph.values[id];
+  if (value.origin == ValueOrigin::kInitializer) return value.initializer;
+  if (value.origin == ValueOrigin::kConstant && value.constant != nullptr) {
+    for (const onnx::AttributeProto& attribute : value.constant->attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) return &attribute.t();
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace footprint::ort

@@ -1,0 +1,26 @@
+// Internal to analyzer/runtimes/onnxruntime/: what the quantized-graph rules
+// (qdq_fusion.h, nhwc_layout.h, quantized_workspaces.h) ask of the graph.
+#ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_GRAPH_H_
+#define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_GRAPH_H_
+
+#include <optional>
+#include <string>
+
+#include "analyzer/loader/graph_ir.h"
+#include "onnx/onnx_pb.h"
+
+namespace footprint::ort {
+
+// ONNX's own domain ("" or "ai.onnx").
+bool IsDefaultDomain(const onnx::NodeProto& node);
+
+// The value of that name; nullopt for "" or a name the graph does not have.
+std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name);
+
+// The constant tensor behind a value (an initializer or a Constant's value);
+// nullptr for any other value.
+const onnx::TensorProto* ConstantTensor(const IrGraph& graph, ValueId id);
+
+}  // namespace footprint::ort
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_GRAPH_H_

@@ -1,0 +1,211 @@
+// The scratch of ORT's quantized kernels (quantized_workspaces.h).
+#include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
+#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
+#include "onnx/onnx_pb.h"
+
+namespace footprint::ort {
+namespace {
+
+int64_t Product(const std::vector<int64_t>& dims, size_t from) {
+  int64_t product = 1;
+  for (size_t i = from; i < dims.size(); ++i) product *= dims[i];
+  return product;
+}
+
+bool StridesOneNoPadding(const onnx::NodeProto& proto) {
+  if (const onnx::AttributeProto* strides = FindAttribute(proto, "strides")) {
+    for (int64_t stride : strides->ints()) {
+      if (stride != 1) return false;
+    }
+  }
+  if (const onnx::AttributeProto* pads = FindAttribute(proto, "pads")) {
+    for (int64_t pad : pads->ints()) {
+      if (pad != 0) return false;
+    }
+  }
+  if (const onnx::AttributeProto* auto_pad = FindAttribute(proto, "auto_pad")) {
+    if (auto_pad->s() == "SAME_UPPER" || auto_pad->s() == "SAME_LOWER") return false;
+  }
+  return true;
+}
+
+// ConvInteger (core/providers/cpu/quantization/conv_integer.cc): an im2col
+// buffer of kernel_dim * output_image_size bytes (one group at a time),
+// unless the kernel is 1 with strides 1 and no padding.
+int64_t ConvIntegerWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+  if (node.inputs.size() < 2 || node.outputs.empty()) return 0;
+  const std::optional<KnownTensor> input = tensor_of(node.inputs[0]);
+  const std::optional<KnownTensor> filter = tensor_of(node.inputs[1]);
+  const std::optional<KnownTensor> output = tensor_of(node.outputs[0]);
+  if (!input || !filter || !output || input->dims.size() < 3 || filter->dims.size() != input->dims.size()) return 0;
+  int64_t group = 1;
+  if (const onnx::AttributeProto* attribute = FindAttribute(*node.proto, "group")) group = attribute->i();
+  if (group <= 0) return 0;
+  const int64_t kernel_size = Product(filter->dims, 2);
+  if (kernel_size == 1 && StridesOneNoPadding(*node.proto)) return 0;
+  return input->dims[1] / group * kernel_size * Product(output->dims, 2);
+}
+
+// Whether every element of the weight zero point `name` is 0 ("" means 0).
+bool ZeroPointIsZero(const IrGraph& graph, const std::string& name) {
+  if (name.empty()) return true;
+  std::optional<ValueId> id = ValueNamed(graph, name);
+  if (!id.has_value()) return false;
+  const onnx::TensorProto* tensor = ConstantTensor(graph, *id);
+  if (tensor == nullptr || tensor->data_location() == onnx::TensorProto::EXTERNAL) return false;
+  if (tensor->has_raw_data()) {
+    for (char byte : tensor->raw_data()) {
+      if (byte != 0) return false;
+    }
+    return true;
+  }
+  for (int32_t value : tensor->int32_data()) {
+    if (value != 0) return false;
+  }
+  return true;
+}
+
+// The int8 zero point WeightBiasQuantization gives a float weight is 0:
+// GetQuantizationParameter<int8_t> (core/util/qmath.h) takes the range
+// [min(w, 0), max(w, 0)], scale (max - min) / 255 (1 when max == min) and
+// zero point round(-128 - min / scale), clamped: 0 only for a range close to
+// symmetric. A weight whose values are not in the file (a folded one) is
+// taken as not symmetric. Probe: light_vgg19's QDQ copy (weights folded
+// ConstantOfShape outputs of one value) runs its 3x3 QLinearConvs on the
+// GEMM path (48,776,424 bytes at 64 -> 64 channels on 224 x 224).
+bool QuantizedWeightIsSymmetric(const IrGraph& graph, const std::string& name) {
+  std::optional<ValueId> id = ValueNamed(graph, name);
+  if (!id.has_value()) return false;
+  const onnx::TensorProto* tensor = ConstantTensor(graph, *id);
+  if (tensor == nullptr || tensor->data_type() != onnx::TensorProto::FLOAT ||
+      tensor->data_location() == onnx::TensorProto::EXTERNAL) {
+    return false;
+  }
+  float low = 0.0f;
+  float high = 0.0f;
+  auto see = [&](float value) {
+    low = std::min(low, value);
+    high = std::max(high, value);
+  };
+  if (tensor->has_raw_data()) {
+    const std::string& raw = tensor->raw_data();
+    for (size_t offset = 0; offset + sizeof(float) <= raw.size(); offset += sizeof(float)) {
+      float value;
+      std::memcpy(&value, raw.data() + offset, sizeof(float));
+      see(value);
+    }
+  } else {
+    for (float value : tensor->float_data()) see(value);
+  }
+  if (high == low) return false;  // Scale 1, zero point -128.
+  const float scale = (high - low) / 255.0f;
+  const float zero_point = std::clamp(-128.0f - low / scale, -128.0f, 127.0f);
+  return std::nearbyint(zero_point) == 0.0f;
+}
+
+// QLinearConv (core/providers/cpu/quantization/qlinearconv.cc, Compute), ORT
+// having made it channels-last (NhwcTransformer: no transpose buffers in the
+// kernel). Its scratch for the run:
+//  - the symmetric path (PrePack's TryConvSymPrepack: int8 weights whose zero
+//    points are all 0, uint8 activations; MLAS's ConvSymU8S8Dispatch,
+//    core/mlas/lib/convsym.cpp MlasConvSymPackWSize): an indirection buffer
+//    of kernel_size * output_image_size pointers, unless the kernel is
+//    pointwise with strides 1 and no padding (then none). It applies to
+//    group 1 when Cout >= 16, Cin % 4 == 0 and Cout % 8 (AVX2) or 4
+//    (AVX-512) == 0, on ARM64 only with Cin >= 64 and a kernel above 1; to
+//    depthwise when the group count is a multiple of 16 (8 on ARM64);
+//  - otherwise an int32 GEMM output of M * output_image_size, and an im2col
+//    buffer of kernel_dim * output_image_size bytes (or, depthwise, the
+//    indirection buffer).
+// Probes (bench/ground_truth, uint8 in and out, 128x128, this host's
+// AVX-512): 3x3 16->32 symmetric peaks 1,179,648 (9 x 16,384 x 8) above its
+// tensors; with weight zero point 3, or uint8 weights, 4,456,448 (GEMM
+// 2,097,152 + im2col 2,359,296); 3x3 3->24 stride 2 (Cin 3) GEMM + im2col;
+// 1x1 16->32: nothing. int8 activations (no ConvSymS8S8Dispatch on x86)
+// measured 2,443,000 over the tensors for 3x3 16->32: not derived, the
+// GEMM rule is used.
+int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode& node,
+                                  const TensorLookup& tensor_of) {
+  const onnx::NodeProto& proto = *node.proto;
+  if (proto.input_size() < 8 || node.outputs.empty()) return 0;
+  std::optional<ValueId> x_id = ValueNamed(graph, proto.input(0));
+  std::optional<ValueId> w_id = ValueNamed(graph, proto.input(3));
+  if (!x_id || !w_id) return 0;
+  const std::optional<KnownTensor> input = tensor_of(*x_id);
+  const std::optional<KnownTensor> filter = tensor_of(*w_id);
+  const std::optional<KnownTensor> output = tensor_of(node.outputs[0]);
+  if (!input || !filter || !output || input->dims.size() < 3 || filter->dims.size() != input->dims.size()) return 0;
+  int64_t group = 1;
+  if (const onnx::AttributeProto* attribute = FindAttribute(proto, "group")) group = attribute->i();
+  if (group <= 0) return 0;
+  const int64_t batch = input->dims[0];
+  const int64_t output_channels = filter->dims[0];
+  const int64_t group_input_channels = filter->dims[1];
+  const int64_t group_output_channels = output_channels / group;
+  const int64_t kernel_size = Product(filter->dims, 2);
+  const int64_t output_image_size = Product(output->dims, 2);
+  const bool depthwise = group_input_channels == 1 && group_output_channels == 1;
+  const bool pointwise = kernel_size == 1 && StridesOneNoPadding(proto);
+  // A float filter here is one ORT quantized itself (int8).
+  const bool symmetric_weights = filter->dtype == "float32"
+                                     ? QuantizedWeightIsSymmetric(graph, proto.input(3))
+                                     : filter->dtype == "int8" && ZeroPointIsZero(graph, proto.input(5));
+  bool symmetric_conv = symmetric_weights && input->dtype == "uint8";
+  if (symmetric_conv) {
+    if (group > 1) {
+      symmetric_conv = depthwise && group % (isa == CpuIsa::kArm64 ? 8 : 16) == 0;
+    } else if (isa == CpuIsa::kArm64) {
+      symmetric_conv = kernel_size > 1 && group_input_channels >= 64 && output_channels >= 8 &&
+                       group_input_channels % 8 == 0 && output_channels % 8 == 0;
+    } else {
+      symmetric_conv = output_channels >= 16 && group_input_channels % 4 == 0 &&
+                       output_channels % (isa == CpuIsa::kAvx2 ? 8 : 4) == 0;
+    }
+  }
+  constexpr int64_t kPointerBytes = 8;
+  const int64_t indirection = kernel_size * output_image_size * kPointerBytes;
+  if (symmetric_conv) return depthwise || !pointwise ? indirection : 0;
+  const int64_t gemm_output = 4 * output_channels * output_image_size;
+  if (depthwise) return gemm_output + indirection;
+  if (pointwise) return gemm_output;
+  const int64_t col_buffer = group_input_channels * kernel_size * output_image_size *
+                             (filter->dims.size() > 4 ? group : 1);
+  (void)batch;
+  return gemm_output + col_buffer;
+}
+
+// DynamicQuantizeMatMul (contrib_ops/cpu/quantization/dynamic_quantize_matmul.cc):
+// A quantized to uint8 in a buffer of A's elements for the run.
+int64_t DynamicQuantizeMatMulWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+  if (node.inputs.empty()) return 0;
+  const std::optional<KnownTensor> a = tensor_of(node.inputs[0]);
+  return a.has_value() ? Product(a->dims, 0) : 0;
+}
+
+}  // namespace
+
+std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode& node,
+                                                     const TensorLookup& tensor_of) {
+  const std::string& op = node.proto->op_type();
+  if (IsDefaultDomain(*node.proto) && op == "ConvInteger") return ConvIntegerWorkspaceBytes(node, tensor_of);
+  if (IsDefaultDomain(*node.proto) && op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, node, tensor_of);
+  if (node.proto->domain() != "com.microsoft") return std::nullopt;
+  if (op == "DynamicQuantizeMatMul") return DynamicQuantizeMatMulWorkspaceBytes(node, tensor_of);
+  if (op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, node, tensor_of);
+  return std::nullopt;
+}
+
+}  // namespace footprint::ort

@@ -1,0 +1,25 @@
+// The scratch of ORT's quantized kernels (QLinearConv, ConvInteger,
+// DynamicQuantizeMatMul), per ISA where MLAS's paths differ
+// (quantized_workspaces.cc has each rule, its source and its probe).
+#ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_WORKSPACES_H_
+#define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_WORKSPACES_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
+#include "analyzer/runtimes/runtime_model.h"
+
+namespace footprint::ort {
+
+// The scratch bytes ORT's kernel of a quantized node (as qdq_fusion.h's
+// rewrite leaves it, or as the model has it: ConvInteger) allocates for one
+// run; nullopt when `node` is no quantized kernel this file knows (the float
+// kernels' rules then apply).
+std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode& node,
+                                                     const TensorLookup& tensor_of);
+
+}  // namespace footprint::ort
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_WORKSPACES_H_
