@@ -207,6 +207,19 @@ void RemoveNodes(const std::vector<bool>& removed, IrGraph& graph) {
   }
 }
 
+void RelinkValues(IrGraph& graph) {
+  for (IrValue& value : graph.values) {
+    value.consumers.clear();
+    if (value.origin == ValueOrigin::kNodeOutput || value.origin == ValueOrigin::kFusedAway) value.producer = -1;
+  }
+  for (size_t node_id = 0; node_id < graph.nodes.size(); ++node_id) {
+    const IrNode& node = graph.nodes[node_id];
+    for (ValueId input : node.inputs) graph.values[input].consumers.push_back(static_cast<NodeId>(node_id));
+    for (ValueId input : node.implicit_inputs) graph.values[input].consumers.push_back(static_cast<NodeId>(node_id));
+    for (ValueId output : node.outputs) graph.values[output].producer = static_cast<NodeId>(node_id);
+  }
+}
+
 bool IsViewOp(const onnx::NodeProto& node) {
   static const auto* const kOps =
       new absl::flat_hash_set<std::string>{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};

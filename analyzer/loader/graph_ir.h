@@ -89,6 +89,11 @@ bool IsConstantNode(const onnx::NodeProto& node);
 // consumer. Shared by constant folding and the runtime profiles' fusions.
 void RemoveNodes(const std::vector<bool>& removed, IrGraph& graph);
 
+// After graph.nodes were reordered or added to: every value's consumers and
+// producer from the nodes as they are now (inputs and implicit inputs read;
+// a node output or fused-away value no node writes any more has producer -1).
+void RelinkValues(IrGraph& graph);
+
 // A node of the default domain whose output is a view of its first input
 // (Reshape, Flatten, Squeeze, Unsqueeze, Identity): the aliasing mode and
 // the runtimes' planners give it the input's bytes.

@@ -555,15 +555,7 @@ class NchwcLayout {
     }
     graph_.nodes = std::move(nodes);
     has_activation_ = std::move(has_activation);
-    for (IrValue& value : graph_.values) {
-      value.consumers.clear();
-      if (value.origin == ValueOrigin::kNodeOutput || value.origin == ValueOrigin::kFusedAway) value.producer = -1;
-    }
-    for (size_t node_id = 0; node_id < graph_.nodes.size(); ++node_id) {
-      const IrNode& node = graph_.nodes[node_id];
-      for (ValueId input : AllInputs(node)) graph_.values[input].consumers.push_back(static_cast<NodeId>(node_id));
-      for (ValueId output : node.outputs) graph_.values[output].producer = static_cast<NodeId>(node_id);
-    }
+    RelinkValues(graph_);
     if (!summary_.writes_over.empty()) summary_.writes_over.resize(graph_.values.size(), -1);
     if (!summary_.overridable.empty()) summary_.overridable.resize(graph_.values.size(), false);
   }

@@ -115,16 +115,7 @@ void InsertBefore(std::vector<std::vector<IrNode>>& before, IrGraph& graph, Fusi
     if (id < node_count) nodes.push_back(std::move(graph.nodes[id]));
   }
   graph.nodes = std::move(nodes);
-  for (IrValue& value : graph.values) {
-    value.consumers.clear();
-    if (value.origin == ValueOrigin::kNodeOutput) value.producer = -1;
-  }
-  for (size_t id = 0; id < graph.nodes.size(); ++id) {
-    const IrNode& node = graph.nodes[id];
-    for (ValueId input : node.inputs) graph.values[input].consumers.push_back(static_cast<NodeId>(id));
-    for (ValueId input : node.implicit_inputs) graph.values[input].consumers.push_back(static_cast<NodeId>(id));
-    for (ValueId output : node.outputs) graph.values[output].producer = static_cast<NodeId>(id);
-  }
+  RelinkValues(graph);
   if (!summary.writes_over.empty()) summary.writes_over.resize(graph.values.size(), -1);
   if (!summary.overridable.empty()) summary.overridable.resize(graph.values.size(), false);
 }
