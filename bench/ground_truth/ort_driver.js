@@ -29,26 +29,7 @@ const fs = require('fs');
 const path = require('path');
 const ort = require(path.join(process.env.FOOTPRINT_ORT_MODULES, 'onnxruntime-node'));
 
-const kReportSignal = 34 + 3;  // SIGRTMIN+3 in glibc, as heap_shim.c.
-const reportPath = process.env.FOOTPRINT_HEAP_REPORT;
-
-function sleepMs(ms) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms); }
-
-// Current and peak-since-last-snapshot heap bytes; resets the peak.
-function snapshot() {
-  fs.writeFileSync(reportPath + '.ack', '');  // Any allocation here happens before the signal.
-  process.kill(process.pid, kReportSignal);
-  for (let i = 0; i < 200; ++i) {
-    sleepMs(1);
-    const text = fs.readFileSync(reportPath, 'utf8');
-    if (text.endsWith('\n')) {
-      fs.writeFileSync(reportPath, '');
-      const [current, peak] = text.trim().split(' ').map(Number);
-      return {current, peak};
-    }
-  }
-  throw new Error('heap shim did not answer (is LD_PRELOAD set?)');
-}
+const {snapshot, sleepMs} = require('./heap_snapshot.js');
 
 const kElementType = {
   float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array,

@@ -13,29 +13,10 @@
 // Usage: FOOTPRINT_ORT_MODULES=... FOOTPRINT_HEAP_REPORT=... LD_PRELOAD=heap_shim.so \
 //          node --expose-gc patch_compare.js ORIGINAL.onnx PATCHED.onnx [SEED]
 'use strict';
-const fs = require('fs');
 const path = require('path');
 const ort = require(path.join(process.env.FOOTPRINT_ORT_MODULES, 'onnxruntime-node'));
 
-const kReportSignal = 34 + 3;  // SIGRTMIN+3 in glibc, as heap_shim.c.
-const reportPath = process.env.FOOTPRINT_HEAP_REPORT;
-
-function sleepMs(ms) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms); }
-
-function snapshot() {
-  fs.writeFileSync(reportPath + '.ack', '');
-  process.kill(process.pid, kReportSignal);
-  for (let i = 0; i < 200; ++i) {
-    sleepMs(1);
-    const text = fs.readFileSync(reportPath, 'utf8');
-    if (text.endsWith('\n')) {
-      fs.writeFileSync(reportPath, '');
-      const [current, peak] = text.trim().split(' ').map(Number);
-      return {current, peak};
-    }
-  }
-  throw new Error('heap shim did not answer (is LD_PRELOAD set?)');
-}
+const {snapshot, sleepMs} = require('./heap_snapshot.js');
 
 // mulberry32: a small seeded generator, so that both models read the same values.
 function generator(seed) {
