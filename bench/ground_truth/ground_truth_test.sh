@@ -25,15 +25,8 @@ build=$(cd "$1" && pwd)
 models=$2
 ort_dir=${3:-$build/ground-truth}
 here=$(cd "$(dirname "$0")" && pwd)
-for tool in node gcc jq; do
-  if ! command -v $tool > /dev/null; then
-    echo "SKIP: $tool is not installed (make test-deps installs it)"
-    exit 77
-  fi
-done
+source "$here/needs_ort.sh" "$ort_dir"
 status=0
-bash "$here/install_ort.sh" "$ort_dir" || status=$?
-[ $status -eq 0 ] || exit $status  # 77: the line install_ort.sh printed says why.
 mnist="$models/microsoft_onnxruntime-inference-examples/mnist.onnx"
 squeezenet="$models/onnx_onnx/light_squeezenet.onnx"
 for model in "$mnist" "$squeezenet"; do
