@@ -25,7 +25,9 @@ int64_t ArenaRegionHeapBytes(int64_t region_bytes) {
 
 int64_t AddBytesSaturated(int64_t a, int64_t b) {
   constexpr int64_t kLargest = int64_t{1} << 62;
-  return std::min(kLargest, std::min(a, kLargest) + std::min(b, kLargest));
+  a = std::min(a, kLargest);
+  b = std::min(b, kLargest);
+  return a > kLargest - b ? kLargest : a + b;
 }
 
 ArenaFigures ReplayFirstRunOnArena(const ArenaRun& run) {

@@ -62,7 +62,8 @@ BfcArena::Handle BfcArena::FindFit(int64_t rounded) {
       const Handle handle = entry.second;
       Remove(handle);
       Chunk& chunk = chunks_[handle];
-      if (chunk.size >= rounded * 2 || chunk.size - rounded >= options_.max_dead_bytes_per_chunk) {
+      // size >= 2 x rounded, written so that it cannot overflow.
+      if (chunk.size / 2 >= rounded || chunk.size - rounded >= options_.max_dead_bytes_per_chunk) {
         // SplitChunk: the request keeps the low end, the rest is a free chunk above it.
         Chunk rest{.address = chunk.address + rounded, .size = chunk.size - rounded, .prev = handle,
                    .next = chunk.next};
@@ -74,7 +75,8 @@ BfcArena::Handle BfcArena::FindFit(int64_t rounded) {
         Insert(rest_handle);
       }
       chunks_[handle].in_use = true;
-      in_use_bytes_ += chunks_[handle].size;
+      const int64_t size = chunks_[handle].size;
+      in_use_bytes_ = in_use_bytes_ > kLargest - size ? kLargest : in_use_bytes_ + size;  // Saturating.
       return handle;
     }
   }
@@ -99,7 +101,7 @@ void BfcArena::Extend(int64_t rounded) {
   }
   const Handle handle = NewChunk({.address = region_bytes_, .size = bytes});
   regions_.push_back(bytes);
-  region_bytes_ = std::min(kLargest, region_bytes_ + bytes);
+  region_bytes_ = region_bytes_ > kLargest - bytes ? kLargest : region_bytes_ + bytes;  // Saturating.
   Insert(handle);
 }
 
@@ -121,7 +123,7 @@ void BfcArena::Free(Handle handle) {
   if (handle == kNoChunk) return;
   Chunk& chunk = chunks_[handle];
   chunk.in_use = false;
-  in_use_bytes_ -= chunk.size;
+  in_use_bytes_ = std::max<int64_t>(0, in_use_bytes_ - chunk.size);
   auto merge_next = [this](Handle low) {
     Chunk& lower = chunks_[low];
     const Handle high = lower.next;

@@ -70,7 +70,7 @@ class BfcArena {
   const std::vector<int64_t>& regions() const { return regions_; }
   // Their sum: what the arena holds from the device allocator.
   int64_t region_bytes() const { return region_bytes_; }
-  // The bytes of the chunks in use (their full sizes).
+  // The bytes of the chunks in use (their full sizes; saturating at 2^62 like every size here).
   int64_t in_use_bytes() const { return in_use_bytes_; }
   // The size of the chunk behind `handle`.
   int64_t chunk_bytes(Handle handle) const { return chunks_[handle].size; }

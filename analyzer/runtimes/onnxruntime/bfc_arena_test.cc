@@ -144,6 +144,8 @@ TEST(BfcArenaTest, AnAbsurdRequestEndsWithASaturatedRegionInsteadOfOverflowing) 
   const BfcArena::Handle handle = arena.Alloc(int64_t{3} << 61);
   EXPECT_NE(handle, BfcArena::kNoChunk);
   EXPECT_EQ(arena.region_bytes(), int64_t{1} << 62);
+  arena.Alloc(int64_t{3} << 61);  // A second: the sum of the regions saturates too.
+  EXPECT_EQ(arena.region_bytes(), int64_t{1} << 62);
 }
 
 }  // namespace footprint::ort
