@@ -348,8 +348,9 @@ TEST(FitTest, TiedDimsOfTheTinyLlmsMoveTogether) {
 }
 
 // Conv -> Relu -> Softmax: the int8 what-if stores the Conv's weight at 1
-// byte with a scale and zero point per output channel, its bias at 1 byte
-// with one of each, a scale and zero point per quantized activation (the
+// byte with a scale and zero point per output channel, its bias in int32
+// with a float scale and an int32 zero point per channel (as
+// quantize_static writes it), a scale and zero point per quantized activation (the
 // input's quantized copy, the Conv's and the Relu's outputs) and the Q/DQ
 // pair's; Softmax stays float.
 TEST(FitTest, DtypeWhatIfCountsEveryWeightByte) {
@@ -368,9 +369,9 @@ TEST(FitTest, DtypeWhatIfCountsEveryWeightByte) {
     if (option["kind"] != "dtype") continue;
     ++seen;
     if (option["dtype"] == "int8") {
-      // w 216 + 8 x (4 + 1), b 8 + 5, the Q/DQ scale and zero point 5, three activations x 5
-      // (x quantized at the graph's edge, the Conv's and the Relu's outputs).
-      EXPECT_EQ(option["weights_bytes"], 216 + 40 + 8 + 5 + 5 + 15) << option.dump();
+      // w 216 + 8 x (4 + 1), b 8 x 4 + 8 x (4 + 4), the Q/DQ scale and zero point 5, three
+      // activations x 5 (x quantized at the graph's edge, the Conv's and the Relu's outputs).
+      EXPECT_EQ(option["weights_bytes"], 216 + 40 + 32 + 64 + 5 + 15) << option.dump();
       EXPECT_EQ(option["float_ops"], nlohmann::json({{"Softmax", 1}})) << option.dump();
       EXPECT_EQ(option["quantized_nodes"], 2);
     } else {
@@ -432,8 +433,11 @@ TEST(FitTest, DtypeRatiosOnFloatCnns) {
           EXPECT_GE(arena_ratio, 0.20) << file;
           EXPECT_LE(arena_ratio, 0.32) << file;
         }
+        // Biases stay 4 bytes (int32) and get a scale and zero point per
+        // channel: on a small detector with many channels (FastestDet 0.321)
+        // that is a percent over the 0.32; its real QDQ copy has 0.320.
         EXPECT_GE(weights_ratio, 0.24) << file;
-        EXPECT_LE(weights_ratio, 0.32) << file;
+        EXPECT_LE(weights_ratio, 0.33) << file;
       } else {
         EXPECT_GE(arena_ratio, 0.45) << file;
         EXPECT_LE(arena_ratio, 0.55) << file;
@@ -454,7 +458,9 @@ TEST(FitTest, UnboundDimsMakeTheFiguresUnknownNotZeroAndTheKnownOptionComesFirst
   EXPECT_EQ(report["options"][0]["kind"], "dim") << report.dump(1);
   EXPECT_EQ(report["options"][0]["complete"], true);
   for (const nlohmann::json& option : report["options"]) {
-    if (option["kind"] == "dtype") EXPECT_EQ(option["complete"], false) << option.dump();
+    if (option["kind"] == "dtype") {
+      EXPECT_EQ(option["complete"], false) << option.dump();
+    }
   }
   const CliRun text = RunCliCaptured({"fit", model, "--device-file", device, "--time-limit", "0"});
   // The weights are known, the arena is not: the peak is the lower bound it is.

@@ -28,7 +28,9 @@ void SetLowType(onnx::TensorProto& tensor, int32_t data_type) {
   tensor.clear_int32_data();
   tensor.clear_external_data();
   tensor.clear_data_location();
-  const int64_t bytes = elements * (data_type == onnx::TensorProto::INT8 ? 1 : 2);
+  const int64_t element_bytes =
+      data_type == onnx::TensorProto::INT8 ? 1 : (data_type == onnx::TensorProto::INT32 ? 4 : 2);
+  const int64_t bytes = elements * element_bytes;
   if (bytes <= 4096) tensor.set_raw_data(std::string(static_cast<size_t>(bytes), '\0'));
 }
 
@@ -69,6 +71,7 @@ struct Rewriter {
   absl::flat_hash_map<std::string, std::string> low_copy;    // Float value -> its quantized copy.
   absl::flat_hash_map<std::string, std::string> float_copy;  // Low value -> its dequantized copy.
   absl::flat_hash_set<std::string> converted;           // Weights stored at the new dtype.
+  absl::flat_hash_set<std::string> int32_biases;        // Converted weights stored int32 (int8 only).
   absl::flat_hash_set<std::string> initializers;
   absl::flat_hash_set<std::string> weights;             // Every weight of the main graph, folded ones too.
   absl::flat_hash_set<std::string> constant_outputs;    // Outputs of Constant and ConstantOfShape nodes.
@@ -81,11 +84,17 @@ struct Rewriter {
     return dtype == WhatIfDtype::kInt8 ? onnx::TensorProto::INT8 : onnx::TensorProto::FLOAT16;
   }
 
-  // A Constant's or ConstantOfShape's value at the new dtype.
+  // The type a converted weight is stored at: int32 for a bias of int8.
+  int32_t StoredType(const std::string& weight) const {
+    return int32_biases.contains(weight) ? onnx::TensorProto::INT32 : LowType();
+  }
+
+  // A Constant's or ConstantOfShape's value at its stored type.
   void ConvertConstant(onnx::NodeProto& node) {
+    const int32_t type = StoredType(node.output(0));
     for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
       if (attribute.name() == "value" && attribute.has_t()) {
-        SetLowType(*attribute.mutable_t(), LowType());
+        SetLowType(*attribute.mutable_t(), type);
         return;
       }
     }
@@ -94,7 +103,7 @@ struct Rewriter {
       value->set_name("value");
       value->set_type(onnx::AttributeProto::TENSOR);
       value->mutable_t()->add_dims(1);
-      SetLowType(*value->mutable_t(), LowType());
+      SetLowType(*value->mutable_t(), type);
     }
   }
 
@@ -244,6 +253,16 @@ struct Rewriter {
         }
       }
     }
+    // int8 stores the biases of Conv, ConvTranspose and Gemm in int32, the
+    // accumulator's type (ORT's quantize_static, TFLite's converter).
+    for (const onnx::NodeProto& node : source.node()) {
+      if (dtype != WhatIfDtype::kInt8) break;
+      for (const QuantizedWeight& slot : WeightsFor(dtype, node)) {
+        if (slot.bias && slot.input < node.input_size() && converted.contains(node.input(slot.input))) {
+          int32_biases.insert(node.input(slot.input));
+        }
+      }
+    }
 
     for (const onnx::NodeProto& original : source.node()) {
       onnx::NodeProto node = original;
@@ -331,7 +350,6 @@ absl::StatusOr<DtypeWhatIf> MakeDtypeWhatIf(const LoadedModel& loaded, const Ana
   }
   graph.clear_node();
   for (onnx::NodeProto& node : rewriter.nodes) *graph.add_node() = std::move(node);
-  const int32_t low_type = dtype == WhatIfDtype::kInt8 ? onnx::TensorProto::INT8 : onnx::TensorProto::FLOAT16;
   // Weights: their dims and new type (the values are never read).
   std::vector<onnx::TensorProto> scales;
   absl::flat_hash_map<std::string, int> axis_by_weight;
@@ -342,10 +360,12 @@ absl::StatusOr<DtypeWhatIf> MakeDtypeWhatIf(const LoadedModel& loaded, const Ana
     }
   }
   for (onnx::TensorProto& initializer : *graph.mutable_initializer()) {
-    if (rewriter.converted.contains(initializer.name())) SetLowType(initializer, low_type);
+    if (rewriter.converted.contains(initializer.name())) SetLowType(initializer, rewriter.StoredType(initializer.name()));
   }
   // int8: the scales and zero points of each converted weight, per output
-  // channel where its quantized reader has channels, else one of each.
+  // channel where its quantized reader has channels, else one of each; a
+  // bias has a scale and an int32 zero point per element, as quantize_static
+  // writes them (input scale x the weight's per-channel scales).
   std::map<std::string, std::vector<int64_t>> dims_of;
   for (const WeightRecord& weight : given.weights) {
     if (!weight.graph.empty() || !rewriter.converted.contains(weight.name)) continue;
@@ -359,9 +379,12 @@ absl::StatusOr<DtypeWhatIf> MakeDtypeWhatIf(const LoadedModel& loaded, const Ana
     const int rank = static_cast<int>(dims.size());
     if (axis == QuantizedWeight::kLastAxis) axis = rank == 2 ? 1 : QuantizedWeight::kPerTensor;
     if (rank < 2) axis = QuantizedWeight::kPerTensor;
-    const int64_t channels = axis >= 0 && axis < rank ? dims[axis] : -1;
+    int64_t channels = axis >= 0 && axis < rank ? dims[axis] : -1;
+    const bool bias = rewriter.int32_biases.contains(name);
+    if (bias) channels = rank == 1 ? dims[0] : -1;
     scales.push_back(ScalarOrVector(rewriter.FreshName(name + "/fit_scale"), onnx::TensorProto::FLOAT, channels));
-    scales.push_back(ScalarOrVector(rewriter.FreshName(name + "/fit_zero_point"), onnx::TensorProto::INT8, channels));
+    scales.push_back(ScalarOrVector(rewriter.FreshName(name + "/fit_zero_point"),
+                                    bias ? onnx::TensorProto::INT32 : onnx::TensorProto::INT8, channels));
   }
   for (onnx::TensorProto& scale : scales) *graph.add_initializer() = std::move(scale);
   if (dtype == WhatIfDtype::kInt8) {

@@ -15,7 +15,9 @@
 //   first, one per value, placed before its first such reader; its float
 //   weights (QuantizedWeightsOf) become 1 or 2 bytes per element, and for
 //   int8 each gets float32 scales and int8 zero points (per output channel,
-//   or one of each), as new weights;
+//   or one of each), as new weights; int8 keeps the biases of Conv,
+//   ConvTranspose and Gemm at 4 bytes (int32, with a float32 scale and an
+//   int32 zero point per element), as quantize_static writes them;
 // - a data-movement op keeps its input's dtype;
 // - an op int8 runtimes keep in float reads a DequantizeLinear (or Cast) of
 //   a low-precision input, and writes float;

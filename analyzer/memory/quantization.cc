@@ -42,10 +42,11 @@ QuantizedForm QuantizedFormOf(std::string_view domain, std::string_view op_type)
 std::vector<QuantizedWeight> QuantizedWeightsOf(const onnx::NodeProto& node) {
   if (QuantizedFormOf(node.domain(), node.op_type()) != QuantizedForm::kQuantized) return {};
   const std::string& op = node.op_type();
-  if (op == "Conv") return {{.input = 1, .channel_axis = 0}, {.input = 2}};
-  if (op == "ConvTranspose") return {{.input = 1, .channel_axis = 1}, {.input = 2}};
+  if (op == "Conv") return {{.input = 1, .channel_axis = 0}, {.input = 2, .bias = true}};
+  if (op == "ConvTranspose") return {{.input = 1, .channel_axis = 1}, {.input = 2, .bias = true}};
   if (op == "Gemm") {
-    return {{.input = 0}, {.input = 1, .channel_axis = IntAttribute(node, "transB", 0) != 0 ? 0 : 1}, {.input = 2}};
+    return {{.input = 0}, {.input = 1, .channel_axis = IntAttribute(node, "transB", 0) != 0 ? 0 : 1},
+            {.input = 2, .bias = true}};
   }
   if (op == "MatMul") return {{.input = 0}, {.input = 1, .channel_axis = QuantizedWeight::kLastAxis}};
   if (op == "Add" || op == "Sum" || op == "Mul" || op == "Concat" || op == "PRelu") {

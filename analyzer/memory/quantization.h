@@ -40,11 +40,13 @@ struct QuantizedWeight {
   static constexpr int kLastAxis = -2;   // Per-channel along the last axis (MatMul's columns).
   int input = 0;                         // Input index.
   int channel_axis = kPerTensor;         // The axis of output channels, or one of the two above.
+  bool bias = false;                     // Stored int32 at input scale x weight scale, as quantizers write biases.
 };
 
 // The weight inputs of a kQuantized node that quantize with it: Conv's W
 // (per output channel, axis 0) and B, ConvTranspose's W (axis 1) and B,
-// Gemm's B (axis 0 with transB, else 1), A and C, MatMul's operands (a 2-D
+// Gemm's B (axis 0 with transB, else 1), A and C (Conv's, ConvTranspose's
+// and Gemm's biases as int32: the accumulator's type), MatMul's operands (a 2-D
 // right operand per column, the last axis), Add/Mul/Concat's operands,
 // BatchNormalization's four statistics. Empty for other nodes.
 std::vector<QuantizedWeight> QuantizedWeightsOf(const onnx::NodeProto& node);
