@@ -21,6 +21,10 @@ std::string Describe(const Buffer& buffer, Bytes offset) {
 }  // namespace
 
 absl::Status ValidateProblem(const Problem& problem) {
+  // Every sum the planners and the lower bound take (offsets, live bytes) is
+  // at most the total of sizes plus alignment padding: bounding it here keeps
+  // them all free of overflow.
+  Bytes total = 0;
   for (const Buffer& buffer : problem.buffers) {
     if (buffer.size < 0) {
       return absl::InvalidArgumentError(absl::StrCat("buffer '", buffer.id, "' has negative size ", buffer.size));
@@ -28,6 +32,13 @@ absl::Status ValidateProblem(const Problem& problem) {
     if (buffer.alignment < 1) {
       return absl::InvalidArgumentError(
           absl::StrCat("buffer '", buffer.id, "' has alignment ", buffer.alignment, " (must be >= 1)"));
+    }
+    const Bytes pinned_end = buffer.pinned_offset.value_or(0);
+    if (__builtin_add_overflow(total, buffer.size, &total) ||
+        __builtin_add_overflow(total, buffer.alignment - 1, &total) ||
+        (pinned_end > 0 && __builtin_add_overflow(total, pinned_end, &total))) {
+      return absl::OutOfRangeError(
+          absl::StrCat("the buffers' total size overflows 64 bits (at buffer '", buffer.id, "')"));
     }
     if (buffer.lifespan.first > buffer.lifespan.last) {
       return absl::InvalidArgumentError(absl::StrCat("buffer '", buffer.id, "' ends (step ", buffer.lifespan.last,

@@ -83,5 +83,20 @@ TEST(ValidateProblemTest, RejectsCollidingPinnedBuffers) {
   EXPECT_TRUE(ValidateProblem(apart).ok());
 }
 
+TEST(ValidatorTest, RefusesProblemsWhoseTotalSizeOverflows) {
+  // Each size fits in 64 bits; their sum, which the lower bound's sweep and
+  // every planner's offsets can reach, does not.
+  const Bytes three_eighths = Bytes{3} << 60;
+  const Problem problem = {.buffers = {
+                               {.id = "a", .lifespan = {0, 1}, .size = three_eighths},
+                               {.id = "b", .lifespan = {1, 2}, .size = three_eighths},
+                               {.id = "c", .lifespan = {1, 2}, .size = three_eighths},
+                           }};
+  const absl::Status status = ValidateProblem(problem);
+  EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange) << status;
+  EXPECT_NE(status.message().find("'c'"), std::string_view::npos) << status;
+  EXPECT_TRUE(ValidateProblem({.buffers = {problem.buffers[0], problem.buffers[1]}}).ok());
+}
+
 }  // namespace
 }  // namespace footprint::planner

@@ -87,6 +87,22 @@ TEST(RuntimeCliTest, RuntimeFlag) {
   ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime="}), "--runtime must be one of");
 }
 
+TEST(RuntimeCliTest, SizesPastTheArenasLargestEndWithTheOverflowErrorNotAHang) {
+  // N x 2^20 floats with N = 3 x 2^39: each tensor is 3 x 2^61 bytes, past what
+  // ORT's arena replay (bfc_arena.h) can double to; it saturates, and the
+  // analysis refuses the sizes, whose sum overflows, before any schedule
+  // or plan sums them (with or without --runtime).
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {"N", 1 << 20}).Add("Relu", {"x"}, {"h"}).Add("Relu", {"h"}, {"y"});
+  builder.Output("y");
+  const std::string path = WriteScratchFile("huge_relu.onnx", builder.Serialize());
+  ExpectOneLineError(RunCliCaptured({"analyze", path, "--dim", "N=1649267441664"}), "overflows 64 bits");
+  for (const char* runtime : {"onnxruntime-cpu", "onnxruntime-cpu:noarena"}) {
+    const CliRun run = RunCliCaptured({"analyze", path, "--dim", "N=1649267441664", "--runtime", runtime});
+    ExpectOneLineError(run, "overflows 64 bits");
+  }
+}
+
 TEST(RuntimeCliTest, NoarenaIsTakenOnce) {
   const std::string path = WriteScratchFile("foldable.onnx", FoldableModel());
   ExpectOneLineError(RunCliCaptured({"analyze", path, "--runtime", "onnxruntime-cpu:noarena,noarena"}),

@@ -18,6 +18,7 @@
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/liveness.h"
 #include "analyzer/memory/modes.h"
+#include "analyzer/shapes/tensor_size.h"
 #include "planner/planner.h"
 #include "planner/problem.h"
 
@@ -125,6 +126,22 @@ void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, co
   result.runtime_held = runtime.HeldBytes(result.ir, result.fusions, shape_of, order, values, sizes.step_extra_of);
 }
 
+// OutOfRange when the arena values and the per-step workspaces together
+// exceed 64 bits: every live-byte sum the schedule modes and the planner
+// take is at most that total, so past this check none can overflow.
+absl::Status CheckTotalFits(const GraphSizes& sizes) {
+  int64_t total = 0;
+  for (const std::vector<int64_t>* part : {&sizes.sized_bytes, &sizes.step_extra_of}) {
+    for (int64_t bytes : *part) {
+      if (bytes <= 0) continue;
+      absl::StatusOr<int64_t> sum = CheckedAdd(total, bytes);
+      if (!sum.ok()) return absl::OutOfRangeError("the arena tensors' total byte size overflows 64 bits");
+      total = *sum;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string ErrorPrefix(const std::string& graph_label) {
@@ -176,6 +193,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
     return status;
   }
   SizeKernelWorkspaces(runtime, options.device.alignment_bytes, result, *sizes);
+  if (absl::Status status = CheckTotalFits(*sizes); !status.ok()) return WithPrefix(status, graph_label);
   if (absl::Status status = RunScheduleMode(*sizes, main_graph, options, graph_label, result); !status.ok()) {
     return status;
   }
