@@ -534,5 +534,52 @@ TEST(FitTest, WeightsInFlashIsAnOptionWhereTheRamHoldsThem) {
   for (const nlohmann::json& option : flash_only["options"]) EXPECT_NE(option["kind"], "tiers") << option.dump();
 }
 
+TEST(FitTest, AnotherOrderOfTheRamTiersIsAnOptionWhenItFits) {
+  // x (4 KiB, read to the end) and its 3 KiB slice b are live together. The
+  // tier planner fills the first RAM tier and spills x, the buffer with the
+  // most byte-steps: with "fast" (4200 B) first, x lands in "slow" (3100 B)
+  // and does not fit; with "slow" first, b and the scalars stay in slow and x
+  // goes to fast, which holds it.
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {int64_t{1024}})
+      .Int64Initializer("starts", {0})
+      .Int64Initializer("ends", {768})
+      .Add("Slice", {"x", "starts", "ends"}, {"b"}, "slice")
+      .Add("ReduceSum", {"b"}, {"c"}, "sum_b")
+      .Add("ReduceSum", {"x"}, {"d"}, "sum_x")
+      .Add("Add", {"c", "d"}, {"y"}, "add")
+      .Output("y");
+  const std::string model = WriteTestModel(builder.Serialize());
+  const std::string device = WriteScratchFile(
+      "two_ram.textproto",
+      "name: \"two_ram\"\nalignment_bytes: 16\n"
+      "memory { name: \"fast\" capacity_bytes: 4200 holds_activations: true }\n"
+      "memory { name: \"slow\" capacity_bytes: 3100 holds_activations: true }\n"
+      "memory { name: \"flash\" capacity_bytes: 1048576 holds_weights: true holds_activations: false }\n");
+  const nlohmann::json report = FitJson({model, "--device-file", device}, kExitOk);
+  EXPECT_EQ(report["fits"], false) << report.dump(1);
+  int tiers = 0;
+  for (const nlohmann::json& option : report["options"]) {
+    if (option["kind"] != "tiers") continue;
+    ++tiers;
+    EXPECT_EQ(option["fits"], true) << option.dump();
+    EXPECT_EQ(option["change"], "list the memory tiers as slow, fast (--device-file)") << option.dump();
+    ASSERT_EQ(option["placement"].size(), 3u) << option.dump();
+    EXPECT_EQ(option["placement"][0]["tier"], "slow");
+    EXPECT_EQ(option["placement"][1]["tier"], "fast");
+    EXPECT_EQ(option["placement"][1]["arena_bytes"], 4096) << option.dump();  // x alone.
+  }
+  EXPECT_EQ(tiers, 1) << report.dump(1);
+  // With slow too small for b, no order fits: a note says so, and no option.
+  const std::string tight = WriteScratchFile(
+      "two_ram_tight.textproto",
+      "name: \"two_ram_tight\"\nalignment_bytes: 16\n"
+      "memory { name: \"fast\" capacity_bytes: 4200 holds_activations: true }\n"
+      "memory { name: \"slow\" capacity_bytes: 1024 holds_activations: true }\n");
+  const nlohmann::json none = FitJson({model, "--device-file", tight}, -1);
+  for (const nlohmann::json& option : none["options"]) EXPECT_NE(option["kind"], "tiers") << option.dump();
+  EXPECT_NE(none["notes"].dump().find("no order of the 2 RAM tiers"), std::string::npos) << none.dump(1);
+}
+
 }  // namespace
 }  // namespace footprint
