@@ -352,11 +352,10 @@ absl::StatusOr<std::string> PlanFileFor(const Analysis& analysis, const std::str
   return RenderPlanFile(*plan, path);
 }
 
-absl::StatusOr<ArenaPlan> ParsePlanJson(std::string_view text) {
-  const nlohmann::json root = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) return absl::InvalidArgumentError("not valid JSON");
-  if (!root.is_object()) return absl::InvalidArgumentError("expected a JSON object");
-  ArenaPlan plan;
+namespace {
+
+// plan_version, generator, model, options and schedule.
+absl::Status ParsePlanHead(const nlohmann::json& root, ArenaPlan& plan) {
   int64_t version = 0;
   PLAN_ASSIGN(version, IntField(root, "plan_version", "", 0));
   if (version != kPlanVersion) {
@@ -381,9 +380,13 @@ absl::StatusOr<ArenaPlan> ParsePlanJson(std::string_view text) {
     if (absl::Status s = Field(name.is_string(), absl::StrCat("schedule[", k, "]"), "a string"); !s.ok()) return s;
     plan.schedule.push_back(name.get<std::string>());
   }
+  return absl::OkStatus();
+}
+
+// plan.tiers, and each tier's index by name.
+absl::Status ParsePlanTiers(const nlohmann::json& root, ArenaPlan& plan, std::map<std::string, int>& tier_index) {
   const auto tiers = root.find("tiers");
   if (absl::Status s = Field(tiers != root.end() && tiers->is_array(), "tiers", "an array"); !s.ok()) return s;
-  std::map<std::string, int> tier_index;
   for (size_t t = 0; t < tiers->size(); ++t) {
     const nlohmann::json& tier = (*tiers)[t];
     const std::string where = absl::StrCat("tiers[", t, "].");
@@ -397,56 +400,76 @@ absl::StatusOr<ArenaPlan> ParsePlanJson(std::string_view text) {
     }
     plan.tiers.push_back(std::move(parsed));
   }
+  return absl::OkStatus();
+}
+
+// Tensor `id` (plan.tensors holds the ones before it), its tier, steps and
+// sharing checked against what is parsed already.
+absl::StatusOr<PlanTensor> ParsePlanTensor(const nlohmann::json& tensor, size_t id, const ArenaPlan& plan,
+                                           const std::map<std::string, int>& tier_index) {
+  const std::string where = absl::StrCat("tensors[", id, "].");
+  if (absl::Status s = Field(tensor.is_object(), where, "an object"); !s.ok()) return s;
+  PlanTensor parsed;
+  int64_t listed_id = 0;
+  PLAN_ASSIGN(listed_id, IntField(tensor, "id", where, 0));
+  if (listed_id != static_cast<int64_t>(id)) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "id: expected ", id, ", got ", listed_id));
+  }
+  PLAN_ASSIGN(parsed.name, StringField(tensor, "name", where));
+  PLAN_ASSIGN(parsed.role, StringField(tensor, "role", where));
+  PLAN_ASSIGN(parsed.producer, StringField(tensor, "producer", where));
+  std::string tier;
+  PLAN_ASSIGN(tier, StringField(tensor, "tier", where));
+  const auto found = tier_index.find(tier);
+  if (found == tier_index.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, "tier: no tier named '", tier, "' in tiers"));
+  }
+  parsed.tier = found->second;
+  PLAN_ASSIGN(parsed.offset, IntField(tensor, "offset", where, 0));
+  PLAN_ASSIGN(parsed.size, IntField(tensor, "size", where, 0));
+  PLAN_ASSIGN(parsed.aligned_size, IntField(tensor, "aligned_size", where, parsed.size));
+  PLAN_ASSIGN(parsed.first_step, IntField(tensor, "first_step", where, 0));
+  PLAN_ASSIGN(parsed.last_step, IntField(tensor, "last_step", where, parsed.first_step));
+  const int64_t steps = static_cast<int64_t>(plan.schedule.size());
+  if (parsed.last_step >= std::max<int64_t>(steps, 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "last_step: ", parsed.last_step, " is past the schedule's ", steps, " steps"));
+  }
+  const auto shares = tensor.find("shares_with");
+  if (shares == tensor.end() || shares->is_null()) return parsed;
+  PLAN_ASSIGN(parsed.shares_with, IntField(tensor, "shares_with", where, 0));
+  if (parsed.shares_with >= static_cast<int64_t>(id)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "shares_with: ", parsed.shares_with, " is not an earlier tensor's id"));
+  }
+  PLAN_ASSIGN(parsed.sharing, StringField(tensor, "sharing", where));
+  if (parsed.sharing != "alias" && parsed.sharing != "inplace") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "sharing: expected \"alias\" or \"inplace\", got '", parsed.sharing, "'"));
+  }
+  if (plan.tensors[parsed.shares_with].shares_with >= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, "shares_with: tensor ", parsed.shares_with, " shares another's bytes itself"));
+  }
+  return parsed;
+}
+
+}  // namespace
+
+absl::StatusOr<ArenaPlan> ParsePlanJson(std::string_view text) {
+  const nlohmann::json root = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) return absl::InvalidArgumentError("not valid JSON");
+  if (!root.is_object()) return absl::InvalidArgumentError("expected a JSON object");
+  ArenaPlan plan;
+  if (absl::Status s = ParsePlanHead(root, plan); !s.ok()) return s;
+  std::map<std::string, int> tier_index;
+  if (absl::Status s = ParsePlanTiers(root, plan, tier_index); !s.ok()) return s;
   const auto tensors = root.find("tensors");
   if (absl::Status s = Field(tensors != root.end() && tensors->is_array(), "tensors", "an array"); !s.ok()) return s;
-  const int64_t steps = static_cast<int64_t>(plan.schedule.size());
   for (size_t id = 0; id < tensors->size(); ++id) {
-    const nlohmann::json& tensor = (*tensors)[id];
-    const std::string where = absl::StrCat("tensors[", id, "].");
-    if (absl::Status s = Field(tensor.is_object(), where, "an object"); !s.ok()) return s;
-    PlanTensor parsed;
-    int64_t listed_id = 0;
-    PLAN_ASSIGN(listed_id, IntField(tensor, "id", where, 0));
-    if (listed_id != static_cast<int64_t>(id)) {
-      return absl::InvalidArgumentError(absl::StrCat(where, "id: expected ", id, ", got ", listed_id));
-    }
-    PLAN_ASSIGN(parsed.name, StringField(tensor, "name", where));
-    PLAN_ASSIGN(parsed.role, StringField(tensor, "role", where));
-    PLAN_ASSIGN(parsed.producer, StringField(tensor, "producer", where));
-    std::string tier;
-    PLAN_ASSIGN(tier, StringField(tensor, "tier", where));
-    const auto found = tier_index.find(tier);
-    if (found == tier_index.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, "tier: no tier named '", tier, "' in tiers"));
-    }
-    parsed.tier = found->second;
-    PLAN_ASSIGN(parsed.offset, IntField(tensor, "offset", where, 0));
-    PLAN_ASSIGN(parsed.size, IntField(tensor, "size", where, 0));
-    PLAN_ASSIGN(parsed.aligned_size, IntField(tensor, "aligned_size", where, parsed.size));
-    PLAN_ASSIGN(parsed.first_step, IntField(tensor, "first_step", where, 0));
-    PLAN_ASSIGN(parsed.last_step, IntField(tensor, "last_step", where, parsed.first_step));
-    if (parsed.last_step >= std::max<int64_t>(steps, 1)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, "last_step: ", parsed.last_step, " is past the schedule's ", steps, " steps"));
-    }
-    const auto shares = tensor.find("shares_with");
-    if (shares != tensor.end() && !shares->is_null()) {
-      PLAN_ASSIGN(parsed.shares_with, IntField(tensor, "shares_with", where, 0));
-      if (parsed.shares_with >= static_cast<int64_t>(id)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, "shares_with: ", parsed.shares_with, " is not an earlier tensor's id"));
-      }
-      PLAN_ASSIGN(parsed.sharing, StringField(tensor, "sharing", where));
-      if (parsed.sharing != "alias" && parsed.sharing != "inplace") {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, "sharing: expected \"alias\" or \"inplace\", got '", parsed.sharing, "'"));
-      }
-      if (plan.tensors[parsed.shares_with].shares_with >= 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, "shares_with: tensor ", parsed.shares_with, " shares another's bytes itself"));
-      }
-    }
-    plan.tensors.push_back(std::move(parsed));
+    absl::StatusOr<PlanTensor> parsed = ParsePlanTensor((*tensors)[id], id, plan, tier_index);
+    if (!parsed.ok()) return parsed.status();
+    plan.tensors.push_back(*std::move(parsed));
   }
   return plan;
 }
