@@ -122,21 +122,63 @@ int CompareBytes(const Expr& a, const Expr& b) {
 
 SymValue ScalarOf(int32_t elem_type) { return TensorOf(elem_type, {}); }
 
+// The If's condition where it is known; a condition computed from a Slice's
+// extent bound is a bound's, not the value's: undecided.
+std::optional<bool> KnownCondition(const SymValue* cond) {
+  if (cond == nullptr || cond->extent_bound) return std::nullopt;
+  if (cond->ints.has_value() && cond->ints->size() == 1) {
+    if (std::optional<int64_t> c = (*cond->ints)[0].AsConstant()) return *c != 0;
+  } else if (cond->floats.has_value() && cond->floats->size() == 1) {
+    return (*cond->floats)[0] != 0;
+  }
+  return std::nullopt;
+}
+
+// One output of an undecided If, from its then (`a`) and else (`b`) values.
+struct UndecidedOutput {
+  SymValue value;
+  bool one_branch = false;  // The value is one branch's (the larger, or the only sized one).
+};
+
+UndecidedOutput JoinUndecided(const SymValue& a, const SymValue& b, bool take_then, const std::string& output,
+                              std::vector<std::string>& unsized_notes) {
+  if (SameOutput(a, b)) return {.value = a.kind == SymValue::Kind::kSequence ? a : JoinBranches(a, b)};
+  const bool sized_a = Sized(a);
+  const bool sized_b = Sized(b);
+  if (!sized_a && !sized_b) return {.value = JoinBranches(a, b)};
+  if (sized_a != sized_b) {
+    // The sized branch bounds the output alone: the other's size is not known.
+    const SymValue& unsized = sized_a ? b : a;
+    unsized_notes.push_back(absl::StrCat("output '", output, "' is the ", sized_a ? "then" : "else",
+                                         " branch's alone (the ", sized_a ? "else" : "then",
+                                         " branch's has no known size",
+                                         unsized.reason.empty() ? "" : absl::StrCat(": ", unsized.reason), ")"));
+    return {.value = sized_a ? a : b, .one_branch = true};
+  }
+  // The larger byte count; equal counts (different shapes or values) or
+  // counts whose order depends on unbound dims: the If's one choice.
+  const int order = BytesOf(a) == BytesOf(b) ? 0 : CompareBytes(BytesOf(a), BytesOf(b));
+  const bool comparable = order != 0 || BytesOf(a) == BytesOf(b);
+  if (comparable) return {.value = order > 0 || (order == 0 && take_then) ? a : b, .one_branch = true};
+  if (a.kind == SymValue::Kind::kTensor && b.kind == SymValue::Kind::kTensor && a.shape->size() == b.shape->size()) {
+    return {.value = JoinBranches(a, b), .one_branch = true};  // Each dim's larger: above both whatever the binding.
+  }
+  UndecidedOutput unknown{
+      .value = UnknownValue(
+          "If branches give different ranks, and which has more bytes depends on the unbound dims (bind them)"),
+      .one_branch = true};
+  unknown.value.elem_type = a.elem_type;
+  return unknown;
+}
+
 }  // namespace
 
 bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs) {
   const onnx::GraphProto* then_branch = Body(ctx.node, "then_branch");
   const onnx::GraphProto* else_branch = Body(ctx.node, "else_branch");
   if (then_branch == nullptr || else_branch == nullptr) return false;
-  // A condition computed from a Slice's extent bound is a bound's, not the value's: undecided.
-  std::optional<bool> condition;
   const SymValue* cond = ctx.Input(0);
-  if (cond != nullptr && cond->extent_bound) cond = nullptr;
-  if (cond != nullptr && cond->ints.has_value() && cond->ints->size() == 1) {
-    if (std::optional<int64_t> c = (*cond->ints)[0].AsConstant()) condition = *c != 0;
-  } else if (cond != nullptr && cond->floats.has_value() && cond->floats->size() == 1) {
-    condition = (*cond->floats)[0] != 0;
-  }
+  const std::optional<bool> condition = KnownCondition(cond);
   // Both branches are inferred whatever the condition: the memory stage
   // plans each (the spec holds the larger branch's peak at the If's step).
   if (!condition.has_value()) ++undecided_branches_;
@@ -158,40 +200,10 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
   bool any_differs = false;
   std::vector<std::string> unsized_notes;  // Outputs bounded by one branch alone.
   for (size_t o = 0; o < paired; ++o) {
-    const SymValue& a = then_out[o];
-    const SymValue& b = else_out[o];
-    if (SameOutput(a, b)) {
-      outputs[o] = a.kind == SymValue::Kind::kSequence ? a : JoinBranches(a, b);
-      any_differs = any_differs || outputs[o].max_over_branches;
-      continue;
-    }
-    const bool sized_a = Sized(a);
-    const bool sized_b = Sized(b);
-    if (sized_a && sized_b) {
-      // The larger byte count; equal counts (different shapes or values) or
-      // counts whose order depends on unbound dims: the If's one choice.
-      const int order = BytesOf(a) == BytesOf(b) ? 0 : CompareBytes(BytesOf(a), BytesOf(b));
-      const bool comparable = order != 0 || BytesOf(a) == BytesOf(b);
-      if (comparable) {
-        outputs[o] = order > 0 || (order == 0 && take_then) ? a : b;
-      } else if (a.kind == SymValue::Kind::kTensor && b.kind == SymValue::Kind::kTensor &&
-                 a.shape->size() == b.shape->size()) {
-        outputs[o] = JoinBranches(a, b);  // Each dim's larger: above both whatever the binding.
-      } else {
-        outputs[o] = UnknownValue(
-            "If branches give different ranks, and which has more bytes depends on the unbound dims (bind them)");
-        outputs[o].elem_type = a.elem_type;
-      }
-    } else if (sized_a != sized_b) {
-      // The sized branch bounds the output alone: the other's size is not known.
-      const SymValue& unsized = sized_a ? b : a;
-      outputs[o] = sized_a ? a : b;
-      unsized_notes.push_back(absl::StrCat(
-          "output '", o < static_cast<size_t>(ctx.node.output_size()) ? ctx.node.output(o) : "", "' is the ",
-          sized_a ? "then" : "else", " branch's alone (the ", sized_a ? "else" : "then", " branch's has no known size",
-          unsized.reason.empty() ? "" : absl::StrCat(": ", unsized.reason), ")"));
-    } else {
-      outputs[o] = JoinBranches(a, b);
+    const std::string output = o < static_cast<size_t>(ctx.node.output_size()) ? ctx.node.output(o) : "";
+    UndecidedOutput joined = JoinUndecided(then_out[o], else_out[o], take_then, output, unsized_notes);
+    outputs[o] = std::move(joined.value);
+    if (!joined.one_branch) {
       any_differs = any_differs || outputs[o].max_over_branches;
       continue;
     }
