@@ -116,6 +116,121 @@ planner::Problem MakeProblem(const std::vector<planner::Buffer>& aligned, const 
   return problem;
 }
 
+// Why a plan does not fit, or why that is not known.
+struct Verdicts {
+  std::vector<std::string> failures;  // Each makes fits false.
+  std::vector<std::string> unknowns;  // Each makes fits unknown, unless something fails.
+};
+
+// The profile's tiers, nothing placed yet.
+std::vector<TierPlan> EmptyTiers(const DeviceProfile& profile) {
+  std::vector<TierPlan> tiers;
+  for (const Memory& memory : profile.memory()) {
+    TierPlan tier;
+    tier.name = memory.name();
+    if (memory.has_capacity_bytes()) tier.capacity_bytes = memory.capacity_bytes();
+    tier.alignment_bytes = TierAlignment(profile, memory);
+    tier.holds_weights = memory.holds_weights();
+    tier.holds_activations = memory.holds_activations();
+    tiers.push_back(std::move(tier));
+  }
+  return tiers;
+}
+
+// A tier's view of the buffers it receives (`incoming`): sizes and
+// alignments rounded to the tier's; the others stay default.
+std::vector<planner::Buffer> AlignedTo(const std::vector<planner::Buffer>& buffers, const std::vector<int>& incoming,
+                                       Bytes alignment) {
+  std::vector<planner::Buffer> aligned(buffers.size());
+  for (int index : incoming) {
+    aligned[index] = buffers[index];
+    aligned[index].size = RoundUp(buffers[index].size, alignment);
+    aligned[index].alignment = std::lcm(buffers[index].alignment, alignment);
+  }
+  return aligned;
+}
+
+// The weights in the tiers that hold them, in profile order, each up to its
+// capacity; a tier with no capacity set takes what is left.
+void PlaceWeights(Bytes weights_bytes, std::vector<TierPlan>& tiers, Verdicts& verdicts) {
+  Bytes remaining = weights_bytes;
+  Bytes weight_capacity = 0;
+  std::vector<std::string> weight_tiers;
+  bool unbounded = false;
+  for (TierPlan& tier : tiers) {
+    if (!tier.holds_weights) continue;
+    weight_tiers.push_back(absl::StrCat("`", tier.name, "`"));
+    if (!tier.capacity_bytes.has_value()) {
+      unbounded = true;
+      tier.weights_bytes += remaining;
+      if (remaining > 0) {
+        verdicts.unknowns.push_back(absl::StrCat("`", tier.name, "` holds weights but has no capacity set"));
+      }
+      remaining = 0;
+      continue;
+    }
+    weight_capacity += *tier.capacity_bytes;
+    const Bytes placed = std::min(remaining, *tier.capacity_bytes);
+    tier.weights_bytes += placed;
+    remaining -= placed;
+  }
+  if (remaining > 0 && !unbounded) {
+    verdicts.failures.push_back(
+        weight_tiers.empty()
+            ? absl::StrCat("weights need ", FormatBytes(weights_bytes), " but no tier of the profile holds weights")
+            : absl::StrCat("weights need ", FormatBytes(weights_bytes), " but the tiers holding weights (",
+                           absl::StrJoin(weight_tiers, ", "), ") have ", FormatBytes(weight_capacity)));
+  }
+}
+
+// Moves buffers out of `members` into `spilled` (sorted) until the planned
+// arena fits `limit`; the plan of what stays, or none when only pinned
+// buffers were left to move (then `members` keeps what did not move).
+absl::StatusOr<std::optional<planner::PlanResult>> SpillToLimit(const std::vector<planner::Buffer>& aligned,
+                                                                Bytes limit, SpillPolicy policy,
+                                                                const planner::SolveOptions& options,
+                                                                const std::string& tier_name,
+                                                                std::vector<int>& members, std::vector<int>& spilled) {
+  TierOccupancy occupancy(aligned, members);
+  auto spill = [&](int index) {
+    occupancy.Remove(index);
+    spilled.push_back(index);
+  };
+  auto kept = [&] {
+    std::vector<int> stays;
+    for (int index : members) {
+      if (occupancy.Contains(index)) stays.push_back(index);
+    }
+    return stays;
+  };
+  // A buffer larger than the whole arena can never stay.
+  for (int index : members) {
+    if (aligned[index].size > limit && !aligned[index].pinned_offset.has_value()) spill(index);
+  }
+  std::optional<planner::PlanResult> plan;
+  while (true) {
+    // Spill at the peak until no step needs more than the limit, then
+    // plan; fragmentation can still push the arena over, so repeat.
+    auto [peak_step, peak_bytes] = occupancy.Peak();
+    if (peak_bytes <= limit) {
+      std::vector<int> stays = kept();
+      absl::StatusOr<planner::PlanResult> attempt = SolveAndValidate(MakeProblem(aligned, stays), options, tier_name);
+      if (!attempt.ok()) return attempt.status();
+      if (attempt->arena_bytes <= limit) {
+        members = std::move(stays);
+        plan = *std::move(attempt);
+        break;
+      }
+    }
+    const int victim = ChooseSpill(aligned, members, occupancy, peak_step, policy);
+    if (victim < 0) break;  // Only pinned buffers left: plan them as they are.
+    spill(victim);
+  }
+  if (!plan.has_value()) members = kept();
+  std::sort(spilled.begin(), spilled.end());
+  return plan;
+}
+
 }  // namespace
 
 std::string_view SpillPolicyName(SpillPolicy policy) {
@@ -161,49 +276,10 @@ absl::StatusOr<DevicePlan> PlanOnDevice(const std::vector<planner::Buffer>& buff
   result.device = profile.name();
   result.spill_policy = std::string(SpillPolicyName(policy));
   result.placements.resize(buffers.size());
-  std::vector<std::string> failures;  // Each makes fits false.
-  std::vector<std::string> unknowns;  // Each makes fits unknown, unless something fails.
+  result.tiers = EmptyTiers(profile);
 
-  for (const Memory& memory : profile.memory()) {
-    TierPlan tier;
-    tier.name = memory.name();
-    if (memory.has_capacity_bytes()) tier.capacity_bytes = memory.capacity_bytes();
-    tier.alignment_bytes = TierAlignment(profile, memory);
-    tier.holds_weights = memory.holds_weights();
-    tier.holds_activations = memory.holds_activations();
-    result.tiers.push_back(std::move(tier));
-  }
-
-  // Weights: in profile order, each weight tier up to its capacity.
-  {
-    Bytes remaining = weights_bytes;
-    Bytes weight_capacity = 0;
-    std::vector<std::string> weight_tiers;
-    bool unbounded = false;
-    for (TierPlan& tier : result.tiers) {
-      if (!tier.holds_weights) continue;
-      weight_tiers.push_back(absl::StrCat("`", tier.name, "`"));
-      if (!tier.capacity_bytes.has_value()) {
-        unbounded = true;
-        tier.weights_bytes += remaining;
-        if (remaining > 0) unknowns.push_back(absl::StrCat("`", tier.name, "` holds weights but has no capacity set"));
-        remaining = 0;
-        continue;
-      }
-      weight_capacity += *tier.capacity_bytes;
-      const Bytes placed = std::min(remaining, *tier.capacity_bytes);
-      tier.weights_bytes += placed;
-      remaining -= placed;
-    }
-    if (remaining > 0 && !unbounded) {
-      failures.push_back(weight_tiers.empty()
-                             ? absl::StrCat("weights need ", FormatBytes(weights_bytes),
-                                            " but no tier of the profile holds weights")
-                             : absl::StrCat("weights need ", FormatBytes(weights_bytes), " but the tiers holding weights (",
-                                            absl::StrJoin(weight_tiers, ", "), ") have ",
-                                            FormatBytes(weight_capacity)));
-    }
-  }
+  Verdicts verdicts;
+  PlaceWeights(weights_bytes, result.tiers, verdicts);
 
   // Activations: first activation tier, spilling to the next ones.
   std::vector<int> activation_tiers;
@@ -223,58 +299,16 @@ absl::StatusOr<DevicePlan> PlanOnDevice(const std::vector<planner::Buffer>& buff
     if (tier.capacity_bytes.has_value()) limit = std::max<Bytes>(0, *tier.capacity_bytes - tier.weights_bytes);
     if (memory.has_contiguous_bytes()) limit = std::min(limit.value_or(memory.contiguous_bytes()), memory.contiguous_bytes());
     tier.arena_limit_bytes = limit;
-
-    // This tier's view of the buffers: sizes and offsets aligned to it.
-    std::vector<planner::Buffer> aligned(buffers.size());
-    for (int index : incoming) {
-      aligned[index] = buffers[index];
-      aligned[index].size = RoundUp(buffers[index].size, tier.alignment_bytes);
-      aligned[index].alignment = std::lcm(buffers[index].alignment, tier.alignment_bytes);
-    }
+    const std::vector<planner::Buffer> aligned = AlignedTo(buffers, incoming, tier.alignment_bytes);
     std::vector<int> members = incoming;
     std::vector<int> spilled;
     std::optional<planner::PlanResult> plan;
 
     if (limit.has_value() && has_next) {
-      TierOccupancy occupancy(aligned, members);
-      auto spill = [&](int index) {
-        occupancy.Remove(index);
-        spilled.push_back(index);
-      };
-      // A buffer larger than the whole arena can never stay.
-      for (int index : members) {
-        if (aligned[index].size > *limit && !aligned[index].pinned_offset.has_value()) spill(index);
-      }
-      while (true) {
-        // Spill at the peak until no step needs more than the limit, then
-        // plan; fragmentation can still push the arena over, so repeat.
-        auto [peak_step, peak_bytes] = occupancy.Peak();
-        if (peak_bytes <= *limit) {
-          std::vector<int> kept;
-          for (int index : members) {
-            if (occupancy.Contains(index)) kept.push_back(index);
-          }
-          absl::StatusOr<planner::PlanResult> attempt =
-              SolveAndValidate(MakeProblem(aligned, kept), options, tier.name);
-          if (!attempt.ok()) return attempt.status();
-          if (attempt->arena_bytes <= *limit) {
-            members = std::move(kept);
-            plan = *std::move(attempt);
-            break;
-          }
-        }
-        const int victim = ChooseSpill(aligned, members, occupancy, peak_step, policy);
-        if (victim < 0) break;  // Only pinned buffers left: plan them as they are.
-        spill(victim);
-      }
-      if (!plan.has_value()) {
-        std::vector<int> kept;
-        for (int index : members) {
-          if (occupancy.Contains(index)) kept.push_back(index);
-        }
-        members = std::move(kept);
-      }
-      std::sort(spilled.begin(), spilled.end());
+      absl::StatusOr<std::optional<planner::PlanResult>> fitted =
+          SpillToLimit(aligned, *limit, policy, options, tier.name, members, spilled);
+      if (!fitted.ok()) return fitted.status();
+      plan = *std::move(fitted);
     }
 
     if (!plan.has_value()) {
@@ -300,20 +334,20 @@ absl::StatusOr<DevicePlan> PlanOnDevice(const std::vector<planner::Buffer>& buff
       if (!spilled_from.empty()) {
         absl::StrAppend(&message, " (after spilling from ", absl::StrJoin(spilled_from, ", "), ")");
       }
-      failures.push_back(std::move(message));
+      verdicts.failures.push_back(std::move(message));
     } else if (!tier.capacity_bytes.has_value() && !members.empty()) {
-      unknowns.push_back(absl::StrCat("`", tier.name, "` holds activations but has no capacity set"));
+      verdicts.unknowns.push_back(absl::StrCat("`", tier.name, "` holds activations but has no capacity set"));
     }
     if (!spilled.empty()) spilled_from.push_back(absl::StrCat("`", tier.name, "`"));
     incoming = std::move(spilled);
   }
 
-  if (!failures.empty()) {
+  if (!verdicts.failures.empty()) {
     result.fits = false;
-    result.reason = absl::StrJoin(failures, "; ");
-  } else if (!unknowns.empty()) {
+    result.reason = absl::StrJoin(verdicts.failures, "; ");
+  } else if (!verdicts.unknowns.empty()) {
     result.fits = std::nullopt;
-    result.reason = absl::StrCat("unknown: ", absl::StrJoin(unknowns, "; "));
+    result.reason = absl::StrCat("unknown: ", absl::StrJoin(verdicts.unknowns, "; "));
   } else {
     result.fits = true;
   }
