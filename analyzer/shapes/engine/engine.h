@@ -77,6 +77,18 @@ class Engine {
   }
 
  private:
+  // The graph's inputs in `table`: a body's from the node that runs it,
+  // the main graph's from --input-value or their declared types (unnamed
+  // dims get a name of their own).
+  void SetGraphInputs(const onnx::GraphProto& graph, const Scope* outer, const std::vector<SymValue>* input_values,
+                      const absl::flat_hash_set<std::string>& initializers, GraphShapes& table);
+  // producers_ and readers_ for the graph's nodes.
+  void IndexProducersAndReaders(const onnx::GraphProto& graph);
+  // Output `o` of `node` once inferred: the model's declared type merged in,
+  // --tensor-shape applied, and the reason of an unsized output saying what
+  // to bind.
+  void FinishOutput(const onnx::NodeProto& node, int o, const onnx::GraphProto& graph, const Scope& scope,
+                    const onnx::TypeProto* declared, SymValue& v);
   void InferNode(const onnx::NodeProto& node, const Scope& scope, int depth, std::vector<SymValue>& outputs);
   // Inside an undecided If's branch: a Slice whose ends are not known keeps
   // its input's extent on the axes left unknown (extent_bound).

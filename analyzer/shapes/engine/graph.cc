@@ -49,20 +49,9 @@ std::string Describe(const SymValue& v) {
   return out;
 }
 
-void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const std::vector<SymValue>* input_values,
-                        int depth) {
-  GraphShapes& table = tables_.graphs[&graph];
-  table.values.clear();
-  table.index.clear();
-  Scope scope{.table = &table, .outer = outer};
-  if (depth > kMaxDepth) return;
-  size_t value_count = graph.initializer_size() + graph.input_size();
-  for (const onnx::NodeProto& node : graph.node()) value_count += node.output_size();
-  table.values.reserve(value_count);
-  table.index.reserve(value_count);
-  for (const onnx::TensorProto& tensor : graph.initializer()) table.Set(tensor.name(), FromTensorProto(tensor));
-  absl::flat_hash_set<std::string> initializers;
-  for (const onnx::TensorProto& tensor : graph.initializer()) initializers.insert(tensor.name());
+void Engine::SetGraphInputs(const onnx::GraphProto& graph, const Scope* outer,
+                            const std::vector<SymValue>* input_values,
+                            const absl::flat_hash_set<std::string>& initializers, GraphShapes& table) {
   for (int i = 0; i < graph.input_size(); ++i) {
     const onnx::ValueInfoProto& input = graph.input(i);
     if (input_values != nullptr && i < static_cast<int>(input_values->size())) {
@@ -89,6 +78,70 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
     }
     table.Set(input.name(), std::move(v));
   }
+}
+
+void Engine::IndexProducersAndReaders(const onnx::GraphProto& graph) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& output : node.output()) producers_[output] = &node;
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (!node.input(i).empty()) readers_[node.input(i)].push_back({&node, i});
+    }
+  }
+}
+
+void Engine::FinishOutput(const onnx::NodeProto& node, int o, const onnx::GraphProto& graph, const Scope& scope,
+                          const onnx::TypeProto* declared, SymValue& v) {
+  if (declared != nullptr) MergeOnnxType(declared, v, &made_up_symbols_);
+  if (v.kind == SymValue::Kind::kTensor && v.HasConcreteShape() && v.elem_type != 0) {
+    v.reason.clear();  // Sized after all (ONNX's pass or the model's declarations filled it in).
+  }
+  if (!v.HasFullShape() && v.reason.empty()) {
+    for (const std::string& input : node.input()) {
+      const SymValue* in = input.empty() ? nullptr : scope.Find(input);
+      if (in != nullptr && in->kind != SymValue::Kind::kSequence && !in->HasFullShape()) {
+        v.reason = absl::StrCat("depends on '", input, "', whose shape is not known");
+        break;
+      }
+    }
+  }
+  if (auto given = tensor_shapes_.find(node.output(o)); given != tensor_shapes_.end()) {
+    used_tensor_shapes_.insert(given->first);
+    v.kind = SymValue::Kind::kTensor;
+    v.shape = std::vector<Expr>(given->second.begin(), given->second.end());
+    v.ints.reset();
+    v.floats.reset();
+    v.reason = v.elem_type == 0 ? "element type unknown (the op has no shape function)" : "";
+  } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
+             (v.reason.find("values not known before running") != std::string::npos ||
+              v.reason.rfind("Range bounds not known", 0) == 0)) {
+    // Which value the op needs, and the first unknown one upstream: what to bind.
+    const std::string chain = UnknownValueChain(node, graph, scope);
+    absl::StrAppend(&v.reason, chain, chain.empty() ? " (give" : " (or give", " it with --tensor-shape ",
+                    node.output(o), "=DIMS)");
+  } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
+             (v.reason.find("data-dependent") != std::string::npos ||
+              v.reason.find("before running") != std::string::npos ||
+              v.reason.find("no shape function") != std::string::npos)) {
+    absl::StrAppend(&v.reason, " (give it with --tensor-shape ", node.output(o), "=DIMS)");
+  }
+  if (trace_) std::cerr << node.op_type() << " " << node.name() << " -> " << node.output(o) << " " << Describe(v) << "\n";
+}
+
+void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const std::vector<SymValue>* input_values,
+                        int depth) {
+  GraphShapes& table = tables_.graphs[&graph];
+  table.values.clear();
+  table.index.clear();
+  Scope scope{.table = &table, .outer = outer};
+  if (depth > kMaxDepth) return;
+  size_t value_count = graph.initializer_size() + graph.input_size();
+  for (const onnx::NodeProto& node : graph.node()) value_count += node.output_size();
+  table.values.reserve(value_count);
+  table.index.reserve(value_count);
+  for (const onnx::TensorProto& tensor : graph.initializer()) table.Set(tensor.name(), FromTensorProto(tensor));
+  absl::flat_hash_set<std::string> initializers;
+  for (const onnx::TensorProto& tensor : graph.initializer()) initializers.insert(tensor.name());
+  SetGraphInputs(graph, outer, input_values, initializers, table);
   absl::flat_hash_map<std::string, const onnx::TypeProto*> onnx_types;
   for (const auto& info : graph.value_info()) onnx_types[info.name()] = &info.type();
   for (const auto& info : graph.output()) {
@@ -105,16 +158,9 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
       if (!initializers.contains(input.name())) main_inputs_.insert(input.name());
     }
   }
-  if (model_has_if_) {
-    // Only models with an If ask which inputs a value comes from, and what
-    // reads an undecided If's outputs.
-    for (const onnx::NodeProto& node : graph.node()) {
-      for (const std::string& output : node.output()) producers_[output] = &node;
-      for (int i = 0; i < node.input_size(); ++i) {
-        if (!node.input(i).empty()) readers_[node.input(i)].push_back({&node, i});
-      }
-    }
-  }
+  // Only models with an If ask which inputs a value comes from, and what
+  // reads an undecided If's outputs.
+  if (model_has_if_) IndexProducersAndReaders(graph);
   std::vector<SymValue> outputs;
   bool progress = true;
   while (!pending.empty()) {
@@ -154,42 +200,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         v.max_over_branches = v.max_over_branches || follows_bound;
         v.extent_bound = v.extent_bound || follows_extent;
         auto type = onnx_types.find(node->output(o));
-        if (type != onnx_types.end()) MergeOnnxType(type->second, v, &made_up_symbols_);
-        if (v.kind == SymValue::Kind::kTensor && v.HasConcreteShape() && v.elem_type != 0) {
-          v.reason.clear();  // Sized after all (ONNX's pass or the model's declarations filled it in).
-        }
-        if (!v.HasFullShape() && v.reason.empty()) {
-          for (const std::string& input : node->input()) {
-            const SymValue* in = input.empty() ? nullptr : scope.Find(input);
-            if (in != nullptr && in->kind != SymValue::Kind::kSequence && !in->HasFullShape()) {
-              v.reason = absl::StrCat("depends on '", input, "', whose shape is not known");
-              break;
-            }
-          }
-        }
-        if (auto given = tensor_shapes_.find(node->output(o)); given != tensor_shapes_.end()) {
-          used_tensor_shapes_.insert(given->first);
-          v.kind = SymValue::Kind::kTensor;
-          v.shape = std::vector<Expr>(given->second.begin(), given->second.end());
-          v.ints.reset();
-          v.floats.reset();
-          v.reason = v.elem_type == 0 ? "element type unknown (the op has no shape function)" : "";
-        } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
-                   (v.reason.find("values not known before running") != std::string::npos ||
-                    v.reason.rfind("Range bounds not known", 0) == 0)) {
-          // Which value the op needs, and the first unknown one upstream: what to bind.
-          const std::string chain = UnknownValueChain(*node, graph, scope);
-          absl::StrAppend(&v.reason, chain, chain.empty() ? " (give" : " (or give", " it with --tensor-shape ",
-                          node->output(o), "=DIMS)");
-        } else if (!v.HasFullShape() && !v.reason.empty() && v.reason.find("--tensor-shape") == std::string::npos &&
-                   (v.reason.find("data-dependent") != std::string::npos ||
-                    v.reason.find("before running") != std::string::npos ||
-                    v.reason.find("no shape function") != std::string::npos)) {
-          absl::StrAppend(&v.reason, " (give it with --tensor-shape ", node->output(o), "=DIMS)");
-        }
-        if (trace_) {
-          std::cerr << node->op_type() << " " << node->name() << " -> " << node->output(o) << " " << Describe(v) << "\n";
-        }
+        FinishOutput(*node, o, graph, scope, type != onnx_types.end() ? type->second : nullptr, v);
         table.Set(node->output(o), std::move(v));
       }
     }
