@@ -48,109 +48,155 @@ absl::flat_hash_set<absl::string_view> FreeNames(const onnx::GraphProto& graph) 
   return free;
 }
 
-absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
-                                     const absl::flat_hash_set<std::string>& outer_names) {
-  if (graph.node_size() > kMaxNodesPerGraph) {
-    return absl::InvalidArgumentError(absl::StrCat("graph '", graph.name(), "' has ", graph.node_size(),
-                                                   " nodes, more than the limit of ", kMaxNodesPerGraph));
-  }
-  IrGraph ir;
-  ir.proto = &graph;
-  size_t value_count = graph.initializer_size() + graph.input_size() + graph.output_size();
-  for (const onnx::NodeProto& node : graph.node()) value_count += node.output_size();
-  ir.values.reserve(value_count);
-  ir.value_by_name.reserve(value_count);
-  ir.nodes.reserve(graph.node_size());
-  // `name` must be the model's own string: the map keeps a view of it.
-  auto add_value = [&](absl::string_view name, ValueOrigin origin) -> ValueId {
-    const ValueId id = static_cast<ValueId>(ir.values.size());
-    ir.values.push_back(IrValue{.name = std::string(name), .origin = origin});
-    ir.value_by_name.emplace(name, id);
-    return id;
-  };
+namespace {
 
-  for (const onnx::TensorProto& initializer : graph.initializer()) {
-    if (ir.value_by_name.contains(initializer.name())) {
-      return absl::InvalidArgumentError(absl::StrCat("initializer '", initializer.name(), "' is defined twice"));
-    }
-    const ValueId id = add_value(initializer.name(), ValueOrigin::kInitializer);
-    ir.values[id].initializer = &initializer;
+// BuildIrGraph's steps, in order: weights and inputs, every node's outputs,
+// the nodes (their inputs resolved, bodies' captures found), consumers, and
+// the graph outputs.
+class IrGraphBuilder {
+ public:
+  IrGraphBuilder(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names)
+      : graph_(graph), outer_names_(outer_names) {
+    ir_.proto = &graph;
+    size_t value_count = graph.initializer_size() + graph.input_size() + graph.output_size();
+    for (const onnx::NodeProto& node : graph.node()) value_count += node.output_size();
+    ir_.values.reserve(value_count);
+    ir_.value_by_name.reserve(value_count);
+    ir_.nodes.reserve(graph.node_size());
   }
-  for (const onnx::ValueInfoProto& input : graph.input()) {
-    auto it = ir.value_by_name.find(input.name());
-    if (it != ir.value_by_name.end()) {
-      if (ir.values[it->second].origin == ValueOrigin::kInitializer) continue;  // IR < 4 lists weights as inputs.
-      return absl::InvalidArgumentError(absl::StrCat("graph input '", input.name(), "' is listed twice"));
+
+  absl::Status AddWeightsAndInputs() {
+    for (const onnx::TensorProto& initializer : graph_.initializer()) {
+      if (ir_.value_by_name.contains(initializer.name())) {
+        return absl::InvalidArgumentError(absl::StrCat("initializer '", initializer.name(), "' is defined twice"));
+      }
+      const ValueId id = AddValue(initializer.name(), ValueOrigin::kInitializer);
+      ir_.values[id].initializer = &initializer;
     }
-    add_value(input.name(), ValueOrigin::kGraphInput);
+    for (const onnx::ValueInfoProto& input : graph_.input()) {
+      auto it = ir_.value_by_name.find(input.name());
+      if (it != ir_.value_by_name.end()) {
+        if (ir_.values[it->second].origin == ValueOrigin::kInitializer) continue;  // IR < 4 lists weights as inputs.
+        return absl::InvalidArgumentError(absl::StrCat("graph input '", input.name(), "' is listed twice"));
+      }
+      AddValue(input.name(), ValueOrigin::kGraphInput);
+    }
+    return absl::OkStatus();
   }
 
   // Outputs first, so that every node can find the values it reads whatever
   // the order of the file (the schedule checks the order later).
-  for (int index = 0; index < graph.node_size(); ++index) {
-    const onnx::NodeProto& node = graph.node(index);
-    for (const std::string& output : node.output()) {
-      if (output.empty()) continue;
-      auto it = ir.value_by_name.find(output);
-      if (it != ir.value_by_name.end()) {
-        const IrValue& existing = ir.values[it->second];
-        std::string what = "a graph input";
-        if (existing.origin == ValueOrigin::kInitializer) what = "an initializer";
-        if (existing.origin == ValueOrigin::kNodeOutput || existing.origin == ValueOrigin::kConstant) {
-          what = "the output of another node";
+  absl::Status AddNodeOutputs() {
+    for (int index = 0; index < graph_.node_size(); ++index) {
+      const onnx::NodeProto& node = graph_.node(index);
+      for (const std::string& output : node.output()) {
+        if (output.empty()) continue;
+        auto it = ir_.value_by_name.find(output);
+        if (it != ir_.value_by_name.end()) {
+          const IrValue& existing = ir_.values[it->second];
+          std::string what = "a graph input";
+          if (existing.origin == ValueOrigin::kInitializer) what = "an initializer";
+          if (existing.origin == ValueOrigin::kNodeOutput || existing.origin == ValueOrigin::kConstant) {
+            what = "the output of another node";
+          }
+          return absl::InvalidArgumentError(
+              absl::StrCat(DescribeNode(node, index), " writes '", output, "', which is already ", what));
         }
-        return absl::InvalidArgumentError(
-            absl::StrCat(DescribeNode(node, index), " writes '", output, "', which is already ", what));
+        const ValueId id =
+            AddValue(output, IsConstantNode(node) ? ValueOrigin::kConstant : ValueOrigin::kNodeOutput);
+        if (IsConstantNode(node)) ir_.values[id].constant = &node;
       }
-      const ValueId id = add_value(output, IsConstantNode(node) ? ValueOrigin::kConstant : ValueOrigin::kNodeOutput);
-      if (IsConstantNode(node)) ir.values[id].constant = &node;
     }
+    return absl::OkStatus();
   }
 
-  auto resolve = [&](absl::string_view name, const onnx::NodeProto& node, int index) -> absl::StatusOr<ValueId> {
-    auto it = ir.value_by_name.find(name);
-    if (it != ir.value_by_name.end()) return it->second;
-    if (outer_names.contains(name)) return add_value(name, ValueOrigin::kOuterScope);
+  absl::Status AddNodes() {
+    for (int index = 0; index < graph_.node_size(); ++index) {
+      const onnx::NodeProto& node = graph_.node(index);
+      if (IsConstantNode(node)) continue;
+      if (absl::Status status = AddNode(node, index); !status.ok()) return status;
+    }
+    for (NodeId node_id = 0; node_id < static_cast<NodeId>(ir_.nodes.size()); ++node_id) {
+      for (ValueId id : ir_.nodes[node_id].inputs) ir_.values[id].consumers.push_back(node_id);
+      for (ValueId id : ir_.nodes[node_id].implicit_inputs) ir_.values[id].consumers.push_back(node_id);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status MarkGraphOutputs() {
+    for (const onnx::ValueInfoProto& output : graph_.output()) {
+      auto it = ir_.value_by_name.find(output.name());
+      if (it == ir_.value_by_name.end()) {
+        if (!outer_names_.contains(output.name())) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("graph output '", output.name(), "' is not defined by any input, initializer or node"));
+        }
+        const ValueId id = AddValue(output.name(), ValueOrigin::kOuterScope);
+        ir_.values[id].is_graph_output = true;
+        continue;
+      }
+      ir_.values[it->second].is_graph_output = true;
+    }
+    return absl::OkStatus();
+  }
+
+  IrGraph Take() { return std::move(ir_); }
+
+ private:
+  // `name` must be the model's own string: the map keeps a view of it.
+  ValueId AddValue(absl::string_view name, ValueOrigin origin) {
+    const ValueId id = static_cast<ValueId>(ir_.values.size());
+    ir_.values.push_back(IrValue{.name = std::string(name), .origin = origin});
+    ir_.value_by_name.emplace(name, id);
+    return id;
+  }
+
+  absl::StatusOr<ValueId> Resolve(absl::string_view name, const onnx::NodeProto& node, int index) {
+    auto it = ir_.value_by_name.find(name);
+    if (it != ir_.value_by_name.end()) return it->second;
+    if (outer_names_.contains(name)) return AddValue(name, ValueOrigin::kOuterScope);
     return absl::InvalidArgumentError(absl::StrCat(DescribeNode(node, index), " reads '", name,
                                                    "', which no graph input, initializer or node defines"));
-  };
+  }
 
-  // Built at the first node with a body: most graphs have none.
-  absl::flat_hash_set<std::string> visible_to_bodies;
-  bool visible_to_bodies_built = false;
-
-  for (int index = 0; index < graph.node_size(); ++index) {
-    const onnx::NodeProto& node = graph.node(index);
-    if (IsConstantNode(node)) continue;
+  absl::Status AddNode(const onnx::NodeProto& node, int index) {
     IrNode ir_node;
     ir_node.proto = &node;
     ir_node.proto_index = index;
     ir_node.display_name = node.name().empty() ? absl::StrCat(node.op_type(), "_", index) : node.name();
-    const NodeId node_id = static_cast<NodeId>(ir.nodes.size());
+    const NodeId node_id = static_cast<NodeId>(ir_.nodes.size());
     ir_node.inputs.reserve(node.input_size());
     ir_node.outputs.reserve(node.output_size());
     for (const std::string& input : node.input()) {
       if (input.empty()) continue;  // An omitted optional input.
-      absl::StatusOr<ValueId> id = resolve(input, node, index);
+      absl::StatusOr<ValueId> id = Resolve(input, node, index);
       if (!id.ok()) return id.status();
       ir_node.inputs.push_back(*id);
     }
     for (const std::string& output : node.output()) {
       if (output.empty()) continue;
-      const ValueId id = ir.value_by_name.at(output);
-      ir.values[id].producer = node_id;
+      const ValueId id = ir_.value_by_name.at(output);
+      ir_.values[id].producer = node_id;
       ir_node.outputs.push_back(id);
     }
     CollectBodies(node, ir_node.bodies);
-    if (!ir_node.bodies.empty() && !visible_to_bodies_built) {
-      visible_to_bodies = outer_names;
-      for (const IrValue& value : ir.values) visible_to_bodies.insert(value.name);
-      visible_to_bodies_built = true;
+    if (absl::Status status = AddCaptures(node, index, ir_node); !status.ok()) return status;
+    ir_.nodes.push_back(std::move(ir_node));
+    return absl::OkStatus();
+  }
+
+  // The outer values `ir_node`'s bodies read, as its implicit inputs.
+  absl::Status AddCaptures(const onnx::NodeProto& node, int index, IrNode& ir_node) {
+    if (ir_node.bodies.empty()) return absl::OkStatus();
+    if (!visible_to_bodies_built_) {
+      visible_to_bodies_ = outer_names_;
+      for (const IrValue& value : ir_.values) visible_to_bodies_.insert(value.name);
+      visible_to_bodies_built_ = true;
     }
     absl::flat_hash_set<absl::string_view> captured;  // Views of the bodies' own strings.
     for (const onnx::GraphProto* body : ir_node.bodies) {
       for (absl::string_view name : FreeNames(*body)) {
-        if (!visible_to_bodies.contains(name)) {
+        if (!visible_to_bodies_.contains(name)) {
           return absl::InvalidArgumentError(
               absl::StrCat(DescribeNode(node, index), " has a body that reads '", name, "', which nothing defines"));
         }
@@ -160,30 +206,35 @@ absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
     std::vector<absl::string_view> sorted_captures(captured.begin(), captured.end());
     std::sort(sorted_captures.begin(), sorted_captures.end());  // Deterministic value order.
     for (absl::string_view name : sorted_captures) {
-      absl::StatusOr<ValueId> id = resolve(name, node, index);
+      absl::StatusOr<ValueId> id = Resolve(name, node, index);
       if (!id.ok()) return id.status();
       ir_node.implicit_inputs.push_back(*id);
     }
-    ir.nodes.push_back(std::move(ir_node));
+    return absl::OkStatus();
   }
-  for (NodeId node_id = 0; node_id < static_cast<NodeId>(ir.nodes.size()); ++node_id) {
-    for (ValueId id : ir.nodes[node_id].inputs) ir.values[id].consumers.push_back(node_id);
-    for (ValueId id : ir.nodes[node_id].implicit_inputs) ir.values[id].consumers.push_back(node_id);
+
+  const onnx::GraphProto& graph_;
+  const absl::flat_hash_set<std::string>& outer_names_;
+  IrGraph ir_;
+  // Built at the first node with a body: most graphs have none.
+  absl::flat_hash_set<std::string> visible_to_bodies_;
+  bool visible_to_bodies_built_ = false;
+};
+
+}  // namespace
+
+absl::StatusOr<IrGraph> BuildIrGraph(const onnx::GraphProto& graph,
+                                     const absl::flat_hash_set<std::string>& outer_names) {
+  if (graph.node_size() > kMaxNodesPerGraph) {
+    return absl::InvalidArgumentError(absl::StrCat("graph '", graph.name(), "' has ", graph.node_size(),
+                                                   " nodes, more than the limit of ", kMaxNodesPerGraph));
   }
-  for (const onnx::ValueInfoProto& output : graph.output()) {
-    auto it = ir.value_by_name.find(output.name());
-    if (it == ir.value_by_name.end()) {
-      if (!outer_names.contains(output.name())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("graph output '", output.name(), "' is not defined by any input, initializer or node"));
-      }
-      const ValueId id = add_value(output.name(), ValueOrigin::kOuterScope);
-      ir.values[id].is_graph_output = true;
-      continue;
-    }
-    ir.values[it->second].is_graph_output = true;
+  IrGraphBuilder builder(graph, outer_names);
+  for (absl::Status (IrGraphBuilder::*step)() : {&IrGraphBuilder::AddWeightsAndInputs, &IrGraphBuilder::AddNodeOutputs,
+                                                 &IrGraphBuilder::AddNodes, &IrGraphBuilder::MarkGraphOutputs}) {
+    if (absl::Status status = (builder.*step)(); !status.ok()) return status;
   }
-  return ir;
+  return builder.Take();
 }
 
 void RemoveNodes(const std::vector<bool>& removed, IrGraph& graph) {
