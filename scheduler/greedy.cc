@@ -142,159 +142,186 @@ struct ListMemory {
   std::vector<Key> heap;
 };
 
-void ChainSchedule(const StepModel& model, const std::vector<int>& rank, ChainMemory& memory,
-                   std::vector<int>& order) {
-  constexpr size_t kMostReadyForChains = 512;
-  const int num_nodes = model.num_nodes;
-  const int num_values = model.readers.size();
-  std::vector<NodeState>& nodes = memory.nodes;
-  std::vector<ValueState>& values = memory.values;
-  std::vector<Watch>& watches = memory.watches;
-  nodes.assign(num_nodes, NodeState{});
-  values.assign(num_values, ValueState{});
-  watches.clear();
-  for (int v = 0; v < num_values; ++v) {
-    values[v].remaining_readers = static_cast<int>(model.readers[v].size());
-  }
-  std::vector<int>& ready = memory.ready;
-  ready.clear();
-  for (int n = 0; n < num_nodes; ++n) {
-    nodes[n].missing = static_cast<int>(model.predecessors[n].size());
-    if (nodes[n].missing == 0) ready.push_back(n);
-  }
-  auto freed_by = [&](int n) {
-    int64_t freed = 0;
-    for (int v : model.inputs[n]) {
-      if (values[v].remaining_readers == 1 && !model.value_is_graph_output[v]) {
-        freed += model.value_bytes[v];
+// The chains rule: repeatedly runs the ready chain (a node, then while the
+// last node has one successor with one predecessor, that successor) with the
+// largest rise above the base minus what it leaves live. Scores are cached
+// and dropped through watches on the values they depend on.
+class ChainScheduler {
+ public:
+  ChainScheduler(const StepModel& model, const std::vector<int>& rank, ChainMemory& memory)
+      : model_(model), rank_(rank), memory_(memory), nodes_(memory.nodes), values_(memory.values) {}
+
+  void Schedule(std::vector<int>& order) {
+    constexpr size_t kMostReadyForChains = 512;
+    Reset();
+    order.clear();
+    order.reserve(model_.num_nodes);
+    std::vector<int>& ready = memory_.ready;
+    while (!ready.empty()) {
+      if (ready.size() > kMostReadyForChains) {
+        FinishInRankOrder(order);
+        return;
       }
+      // The chain with the largest rise above the base minus what it leaves.
+      size_t best = 0;
+      std::tuple<int64_t, int> best_key;
+      for (size_t i = 0; i < ready.size(); ++i) {
+        const std::tuple<int64_t, int> key = {-ScoreOf(ready[i]), rank_[ready[i]]};
+        if (i == 0 || key < best_key) {
+          best = i;
+          best_key = key;
+        }
+      }
+      const int head = ready[best];
+      ready[best] = ready.back();
+      ready.pop_back();
+      RunChain(head, order);
+      DropChangedScores();
+    }
+  }
+
+ private:
+  void Reset() {
+    const int num_values = model_.readers.size();
+    nodes_.assign(model_.num_nodes, NodeState{});
+    values_.assign(num_values, ValueState{});
+    memory_.watches.clear();
+    for (int v = 0; v < num_values; ++v) values_[v].remaining_readers = static_cast<int>(model_.readers[v].size());
+    memory_.ready.clear();
+    for (int n = 0; n < model_.num_nodes; ++n) {
+      nodes_[n].missing = static_cast<int>(model_.predecessors[n].size());
+      if (nodes_[n].missing == 0) memory_.ready.push_back(n);
+    }
+  }
+
+  int64_t FreedBy(int n) const {
+    int64_t freed = 0;
+    for (int v : model_.inputs[n]) {
+      if (values_[v].remaining_readers == 1 && !model_.value_is_graph_output[v]) freed += model_.value_bytes[v];
     }
     return freed;
-  };
-  auto run = [&](int n) {
-    for (int v : model.inputs[n]) --values[v].remaining_readers;
-  };
-  auto unrun = [&](int n) {
-    for (int v : model.inputs[n]) ++values[v].remaining_readers;
-  };
+  }
+  void Run(int n) {
+    for (int v : model_.inputs[n]) --values_[v].remaining_readers;
+  }
+  void Unrun(int n) {
+    for (int v : model_.inputs[n]) ++values_[v].remaining_readers;
+  }
+
   // The chain from `n`: while the last node has one successor with one predecessor.
-  auto chain_of = [&](int n, std::vector<int>& chain) {
+  void ChainOf(int n, std::vector<int>& chain) const {
     chain.assign(1, n);
-    while (model.successors[chain.back()].size() == 1) {
-      const int next = model.successors[chain.back()][0];
-      if (model.predecessors[next].size() != 1) break;
+    while (model_.successors[chain.back()].size() == 1) {
+      const int next = model_.successors[chain.back()][0];
+      if (model_.predecessors[next].size() != 1) break;
       chain.push_back(next);
     }
-  };
-  auto drop_score = [&](int head) {
-    nodes[head].scored = false;
-    ++nodes[head].version;
-  };
-  std::vector<int>& chain = memory.chain;
-  std::vector<int>& read = memory.read;
-  int scorings = 0;
-  auto score_of = [&](int head) {
-    NodeState& state = nodes[head];
+  }
+
+  void DropScore(int head) {
+    nodes_[head].scored = false;
+    ++nodes_[head].version;
+  }
+
+  // The chain's rise minus what it leaves live, cached with a watch on each
+  // value it reads (a reader elsewhere running can change what it frees).
+  int64_t ScoreOf(int head) {
+    NodeState& state = nodes_[head];
     if (state.scored) return state.score;
-    chain_of(head, chain);
+    std::vector<int>& chain = memory_.chain;
+    ChainOf(head, chain);
     int64_t live = 0;
     int64_t rise = 0;
     for (int m : chain) {
-      rise = std::max(rise, live + model.run_bytes[m]);
-      live += model.kept_bytes[m] - freed_by(m);
-      run(m);
+      rise = std::max(rise, live + model_.run_bytes[m]);
+      live += model_.kept_bytes[m] - FreedBy(m);
+      Run(m);
     }
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) unrun(*it);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) Unrun(*it);
     state.score = rise - live;
     state.scored = true;
+    std::vector<int>& read = memory_.read;
     read.clear();
-    ++scorings;
+    ++scorings_;
     for (int m : chain) {
-      for (int v : model.inputs[m]) {
-        if (model.value_is_graph_output[v]) continue;  // Never freed: no effect on the score.
-        if (values[v].counted_in != scorings) {
-          values[v].counted_in = scorings;
-          values[v].reads_inside = 0;
+      for (int v : model_.inputs[m]) {
+        if (model_.value_is_graph_output[v]) continue;  // Never freed: no effect on the score.
+        if (values_[v].counted_in != scorings_) {
+          values_[v].counted_in = scorings_;
+          values_[v].reads_inside = 0;
           read.push_back(v);
         }
-        ++values[v].reads_inside;
+        ++values_[v].reads_inside;
       }
     }
     for (int v : read) {
-      watches.push_back({head, values[v].reads_inside, values[v].remaining_readers, state.version,
-                         values[v].first_watch});
-      values[v].first_watch = static_cast<int>(watches.size()) - 1;
+      memory_.watches.push_back(
+          {head, values_[v].reads_inside, values_[v].remaining_readers, state.version, values_[v].first_watch});
+      values_[v].first_watch = static_cast<int>(memory_.watches.size()) - 1;
     }
     return state.score;
-  };
+  }
 
-  order.clear();
-  order.reserve(num_nodes);
-  std::vector<int>& best_chain = memory.best_chain;
-  std::vector<int>& changed = memory.changed;
-  while (!ready.empty()) {
-    size_t best = 0;
-    if (ready.size() > kMostReadyForChains) {
-      // Too wide to look ahead (the other rules cover such graphs): finish
-      // in rank order, O(log n) per step.
-      auto later = [&rank](int a, int b) { return rank[a] > rank[b]; };
-      std::priority_queue<int, std::vector<int>, decltype(later)> queue(later, ready);
-      while (!queue.empty()) {
-        const int n = queue.top();
-        queue.pop();
-        order.push_back(n);
-        for (int s : model.successors[n]) {
-          if (--nodes[s].missing == 0) queue.push(s);
-        }
-      }
-      return;
-    }
-    // The chain with the largest rise above the base minus what it leaves.
-    std::tuple<int64_t, int> best_key;
-    for (size_t i = 0; i < ready.size(); ++i) {
-      const std::tuple<int64_t, int> key = {-score_of(ready[i]), rank[ready[i]]};
-      if (i == 0 || key < best_key) {
-        best = i;
-        best_key = key;
-      }
-    }
-    const int head = ready[best];
-    ready[best] = ready.back();
-    ready.pop_back();
-    drop_score(head);
-    chain_of(head, best_chain);
-    changed.clear();
-    for (size_t i = 0; i < best_chain.size(); ++i) {
-      const int m = best_chain[i];
+  // Runs the chain from `head`; the values it reads go to memory_.changed.
+  void RunChain(int head, std::vector<int>& order) {
+    DropScore(head);
+    std::vector<int>& chain = memory_.best_chain;
+    ChainOf(head, chain);
+    memory_.changed.clear();
+    for (size_t i = 0; i < chain.size(); ++i) {
+      const int m = chain[i];
       order.push_back(m);
-      run(m);
-      for (int v : model.inputs[m]) changed.push_back(v);
-      for (int s : model.successors[m]) {
+      Run(m);
+      for (int v : model_.inputs[m]) memory_.changed.push_back(v);
+      for (int s : model_.successors[m]) {
         // The next chain member is run here, not made ready (it is a node's
         // only successor, so no other successor is in the chain).
-        if (--nodes[s].missing == 0 && (i + 1 == best_chain.size() || s != best_chain[i + 1])) {
-          ready.push_back(s);
-        }
+        if (--nodes_[s].missing == 0 && (i + 1 == chain.size() || s != chain[i + 1])) memory_.ready.push_back(s);
       }
     }
-    // Drop the scores that changed, and the watches of scores made again.
-    for (int v : changed) {
-      const int remaining = values[v].remaining_readers;
-      for (int* link = &values[v].first_watch; *link != -1;) {
+  }
+
+  // Drops the scores that changed, and the watches of scores made again.
+  void DropChangedScores() {
+    std::vector<Watch>& watches = memory_.watches;
+    for (int v : memory_.changed) {
+      const int remaining = values_[v].remaining_readers;
+      for (int* link = &values_[v].first_watch; *link != -1;) {
         const Watch& watch = watches[*link];
-        const bool void_watch = watch.version != nodes[watch.head].version;
-        const bool score_changed =
-            remaining == watch.readers_inside && remaining != watch.remaining_then;
+        const bool void_watch = watch.version != nodes_[watch.head].version;
+        const bool score_changed = remaining == watch.readers_inside && remaining != watch.remaining_then;
         if (!void_watch && !score_changed) {
           link = &watches[*link].next;
           continue;
         }
-        if (!void_watch) drop_score(watch.head);
+        if (!void_watch) DropScore(watch.head);
         *link = watch.next;  // Unlinked.
       }
     }
   }
-}
+
+  // Too wide to look ahead (the other rules cover such graphs): the rest in
+  // rank order, O(log n) per step.
+  void FinishInRankOrder(std::vector<int>& order) {
+    auto later = [this](int a, int b) { return rank_[a] > rank_[b]; };
+    std::priority_queue<int, std::vector<int>, decltype(later)> queue(later, memory_.ready);
+    while (!queue.empty()) {
+      const int n = queue.top();
+      queue.pop();
+      order.push_back(n);
+      for (int s : model_.successors[n]) {
+        if (--nodes_[s].missing == 0) queue.push(s);
+      }
+    }
+  }
+
+  const StepModel& model_;
+  const std::vector<int>& rank_;
+  ChainMemory& memory_;
+  std::vector<NodeState>& nodes_;
+  std::vector<ValueState>& values_;
+  int scorings_ = 0;
+};
 
 void ListSchedule(const StepModel& model, GreedyRule rule, const std::vector<int>& rank,
                   ListMemory& memory, std::vector<int>& order) {
@@ -446,7 +473,7 @@ GreedyScheduler::~GreedyScheduler() = default;
 void GreedyScheduler::Schedule(const StepModel& model, GreedyRule rule, const std::vector<int>& rank,
                                std::vector<int>& order) {
   if (rule == GreedyRule::kChains) {
-    ChainSchedule(model, rank, memory_->chains, order);
+    ChainScheduler(model, rank, memory_->chains).Schedule(order);
   } else {
     ListSchedule(model, rule, rank, memory_->list, order);
   }
