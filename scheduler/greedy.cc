@@ -323,142 +323,173 @@ class ChainScheduler {
   int scorings_ = 0;
 };
 
-void ListSchedule(const StepModel& model, GreedyRule rule, const std::vector<int>& rank,
-                  ListMemory& memory, std::vector<int>& order) {
-  const int num_nodes = model.num_nodes;
-  const bool peak_aware = rule == GreedyRule::kPeakAware;
+// The list rules: at each step one ready node, by the rule's key. Ready
+// nodes' keys sit in a heap (least growth, oldest first) or, for
+// kPeakAware, in a min-tree over nodes sorted by step height.
+class ListScheduler {
+ public:
+  ListScheduler(const StepModel& model, GreedyRule rule, const std::vector<int>& rank, ListMemory& memory)
+      : model_(model),
+        rule_(rule),
+        peak_aware_(rule == GreedyRule::kPeakAware),
+        growth_field_(rule == GreedyRule::kLeastGrowth ? 0 : 1),
+        rank_(rank),
+        memory_(memory) {}
+
+  void Schedule(std::vector<int>& order) {
+    Reset();
+    const int num_nodes = model_.num_nodes;
+    order.clear();
+    order.reserve(num_nodes);
+    int64_t live = model_.initial_live;
+    int64_t peak = 0;
+    for (int step = 0; step < num_nodes; ++step) {
+      const int64_t first_step = step == 0 ? model_.first_step_bytes : 0;
+      const int n = peak_aware_ ? TakePeakAware(peak - live - first_step) : TakeFromHeap();
+      if (n < 0) break;  // Not reached for an acyclic graph.
+      order.push_back(n);
+      memory_.ready[n] = false;  // Its heap entries are skipped from now on.
+      memory_.done[n] = true;
+      peak = std::max(peak, live + model_.run_bytes[n] + first_step);
+      live += model_.kept_bytes[n] - memory_.freed[n];
+      AfterRun(n, step);
+    }
+  }
+
+ private:
+  void Reset() {
+    const int num_nodes = model_.num_nodes;
+    if (peak_aware_) SortSlots();
+    std::vector<int>& remaining_readers = memory_.remaining_readers;
+    remaining_readers.resize(model_.readers.size());
+    for (int v = 0; v < model_.readers.size(); ++v) {
+      remaining_readers[v] = static_cast<int>(model_.readers[v].size());
+    }
+    memory_.missing.resize(num_nodes);
+    memory_.ready.assign(num_nodes, false);
+    memory_.done.assign(num_nodes, false);
+    memory_.freed.assign(num_nodes, 0);  // For ready nodes: bytes they would free now.
+    memory_.ready_since.assign(num_nodes, 0);
+    // kPeakAware: the key of each ready node, by slot.
+    if (peak_aware_) memory_.by_rule.Reset(num_nodes);
+    memory_.heap.clear();
+    for (int n = 0; n < num_nodes; ++n) {
+      memory_.missing[n] = static_cast<int>(model_.predecessors[n].size());
+      if (memory_.missing[n] == 0) MakeReady(n, 0);
+    }
+  }
+
   // kPeakAware's slots: nodes sorted by run_bytes (then rank), so that "the
   // ready nodes whose step fits under a threshold" is a prefix of slots.
-  std::vector<int>& slot_of = memory.slot_of;
-  std::vector<int64_t>& sorted_run = memory.sorted_run;
-  if (peak_aware) {
-    slot_of.resize(num_nodes);
-    std::vector<int>& node_at = memory.node_at;
+  void SortSlots() {
+    const int num_nodes = model_.num_nodes;
+    memory_.slot_of.resize(num_nodes);
+    std::vector<int>& node_at = memory_.node_at;
     node_at.resize(num_nodes);
     std::iota(node_at.begin(), node_at.end(), 0);
     std::sort(node_at.begin(), node_at.end(), [&](int a, int b) {
-      return std::tie(model.run_bytes[a], rank[a], a) < std::tie(model.run_bytes[b], rank[b], b);
+      return std::tie(model_.run_bytes[a], rank_[a], a) < std::tie(model_.run_bytes[b], rank_[b], b);
     });
-    sorted_run.resize(num_nodes);
+    memory_.sorted_run.resize(num_nodes);
     for (int s = 0; s < num_nodes; ++s) {
-      slot_of[node_at[s]] = s;
-      sorted_run[s] = model.run_bytes[node_at[s]];
+      memory_.slot_of[node_at[s]] = s;
+      memory_.sorted_run[s] = model_.run_bytes[node_at[s]];
     }
   }
 
-  std::vector<int>& remaining_readers = memory.remaining_readers;
-  remaining_readers.resize(model.readers.size());
-  for (int v = 0; v < model.readers.size(); ++v) {
-    remaining_readers[v] = static_cast<int>(model.readers[v].size());
-  }
-  std::vector<int>& missing = memory.missing;
-  std::vector<bool>& ready = memory.ready;
-  std::vector<bool>& done = memory.done;
-  std::vector<int64_t>& freed = memory.freed;  // For ready nodes: bytes they would free now.
-  std::vector<int>& ready_since = memory.ready_since;
-  missing.resize(num_nodes);
-  ready.assign(num_nodes, false);
-  done.assign(num_nodes, false);
-  freed.assign(num_nodes, 0);
-  ready_since.assign(num_nodes, 0);
-  // kPeakAware: the key of each ready node, by slot.
-  MinTree& by_rule = memory.by_rule;
-  if (peak_aware) by_rule.Reset(num_nodes);
-  // The other rules: every key a ready node has had, least on top. A key is
-  // pushed again whenever the node's growth changes (it only drops: the node
-  // would free more), and entries whose node is no longer ready or whose
-  // growth is no longer the node's are skipped. O(log n) per step, and cheap
-  // when few nodes are ready at once.
-  const int growth_field = rule == GreedyRule::kLeastGrowth ? 0 : 1;
-  auto later = [](const Key& a, const Key& b) { return Less(b, a); };
-  std::vector<Key>& heap = memory.heap;
-  heap.clear();
+  static bool Later(const Key& a, const Key& b) { return Less(b, a); }
 
-  auto update = [&](int n) {
-    const int64_t growth = model.kept_bytes[n] - freed[n];
-    if (peak_aware) {  // The step's height is handled by the slot ranges.
-      by_rule.Set(slot_of[n], {growth, RankAndNode(rank[n], n)});
+  // The other rules keep every key a ready node has had, least on top. A
+  // key is pushed again whenever the node's growth changes (it only drops:
+  // the node would free more), and entries whose node is no longer ready or
+  // whose growth is no longer the node's are skipped. O(log n) per step, and
+  // cheap when few nodes are ready at once.
+  void Update(int n) {
+    const int64_t growth = model_.kept_bytes[n] - memory_.freed[n];
+    if (peak_aware_) {  // The step's height is handled by the slot ranges.
+      memory_.by_rule.Set(memory_.slot_of[n], {growth, RankAndNode(rank_[n], n)});
       return;
     }
-    heap.push_back(rule == GreedyRule::kLeastGrowth
-                       ? Key{growth, model.run_bytes[n], rank[n], n}
-                       : Key{-ready_since[n], growth, rank[n], n});
-    std::push_heap(heap.begin(), heap.end(), later);
-  };
-  auto make_ready = [&](int n, int step) {
-    ready[n] = true;
-    ready_since[n] = step;
-    freed[n] = 0;
-    for (int v : model.inputs[n]) {
-      if (remaining_readers[v] == 1 && !model.value_is_graph_output[v]) {
-        freed[n] += model.value_bytes[v];
-      }
-    }
-    update(n);
-  };
-  for (int n = 0; n < num_nodes; ++n) {
-    missing[n] = static_cast<int>(model.predecessors[n].size());
-    if (missing[n] == 0) make_ready(n, 0);
+    std::vector<Key>& heap = memory_.heap;
+    heap.push_back(rule_ == GreedyRule::kLeastGrowth ? Key{growth, model_.run_bytes[n], rank_[n], n}
+                                                     : Key{-memory_.ready_since[n], growth, rank_[n], n});
+    std::push_heap(heap.begin(), heap.end(), Later);
   }
 
-  order.clear();
-  order.reserve(num_nodes);
-  int64_t live = model.initial_live;
-  int64_t peak = 0;
-  for (int step = 0; step < num_nodes; ++step) {
-    const int64_t first_step = step == 0 ? model.first_step_bytes : 0;
-    int n = -1;
-    if (peak_aware) {
-      // Ready nodes whose step stays under the peak: least growth, then rank.
-      const int64_t room = peak - live - first_step;
-      const int fits = static_cast<int>(
-          std::upper_bound(sorted_run.begin(), sorted_run.end(), room) - sorted_run.begin());
-      TreeKey best = by_rule.Min(0, fits);
-      if (IsInactive(best)) {
-        // None: the lowest step, then least growth, then rank.
-        const int first = by_rule.FirstActive(fits);
-        if (first == -1) break;  // Not reached for an acyclic graph.
-        const int end = static_cast<int>(
-            std::upper_bound(sorted_run.begin(), sorted_run.end(), sorted_run[first]) -
-            sorted_run.begin());
-        best = by_rule.Min(first, end);
+  void MakeReady(int n, int step) {
+    memory_.ready[n] = true;
+    memory_.ready_since[n] = step;
+    memory_.freed[n] = 0;
+    for (int v : model_.inputs[n]) {
+      if (memory_.remaining_readers[v] == 1 && !model_.value_is_graph_output[v]) {
+        memory_.freed[n] += model_.value_bytes[v];
       }
-      n = NodeOf(best);
-      by_rule.Set(slot_of[n], kInactive);
-    } else {
-      auto stale = [&](const Key& key) {
-        const int node = static_cast<int>(key[3]);
-        return !ready[node] || key[growth_field] != model.kept_bytes[node] - freed[node];
-      };
-      while (!heap.empty() && stale(heap.front())) {
-        std::pop_heap(heap.begin(), heap.end(), later);
-        heap.pop_back();
-      }
-      if (heap.empty()) break;  // Not reached for an acyclic graph.
-      n = static_cast<int>(heap.front()[3]);
     }
-    order.push_back(n);
-    ready[n] = false;  // Its heap entries are skipped from now on.
-    done[n] = true;
-    peak = std::max(peak, live + model.run_bytes[n] + first_step);
-    live += model.kept_bytes[n] - freed[n];
-    for (int v : model.inputs[n]) {
-      if (--remaining_readers[v] != 1 || model.value_is_graph_output[v]) continue;
+    Update(n);
+  }
+
+  // kPeakAware: the ready node of least growth (then rank) whose step stays
+  // within `room` above the live bytes; if none, the lowest step, then least
+  // growth, then rank. -1 when nothing is ready.
+  int TakePeakAware(int64_t room) {
+    const std::vector<int64_t>& sorted_run = memory_.sorted_run;
+    MinTree& by_rule = memory_.by_rule;
+    const int fits =
+        static_cast<int>(std::upper_bound(sorted_run.begin(), sorted_run.end(), room) - sorted_run.begin());
+    TreeKey best = by_rule.Min(0, fits);
+    if (IsInactive(best)) {
+      const int first = by_rule.FirstActive(fits);
+      if (first == -1) return -1;
+      const int end = static_cast<int>(std::upper_bound(sorted_run.begin(), sorted_run.end(), sorted_run[first]) -
+                                       sorted_run.begin());
+      best = by_rule.Min(first, end);
+    }
+    const int n = NodeOf(best);
+    by_rule.Set(memory_.slot_of[n], kInactive);
+    return n;
+  }
+
+  // The heap's least current key's node; -1 when nothing is ready.
+  int TakeFromHeap() {
+    std::vector<Key>& heap = memory_.heap;
+    auto stale = [&](const Key& key) {
+      const int node = static_cast<int>(key[3]);
+      return !memory_.ready[node] || key[growth_field_] != model_.kept_bytes[node] - memory_.freed[node];
+    };
+    while (!heap.empty() && stale(heap.front())) {
+      std::pop_heap(heap.begin(), heap.end(), Later);
+      heap.pop_back();
+    }
+    return heap.empty() ? -1 : static_cast<int>(heap.front()[3]);
+  }
+
+  // After `n` ran at `step`: the last reader of a value it read now frees
+  // it, and successors with nothing missing become ready.
+  void AfterRun(int n, int step) {
+    for (int v : model_.inputs[n]) {
+      if (--memory_.remaining_readers[v] != 1 || model_.value_is_graph_output[v]) continue;
       // One reader left: running it will free v.
-      for (int reader : model.readers[v]) {
-        if (done[reader]) continue;
-        if (ready[reader]) {
-          freed[reader] += model.value_bytes[v];
-          update(reader);
+      for (int reader : model_.readers[v]) {
+        if (memory_.done[reader]) continue;
+        if (memory_.ready[reader]) {
+          memory_.freed[reader] += model_.value_bytes[v];
+          Update(reader);
         }
         break;
       }
     }
-    for (int s : model.successors[n]) {
-      if (--missing[s] == 0) make_ready(s, step + 1);
+    for (int s : model_.successors[n]) {
+      if (--memory_.missing[s] == 0) MakeReady(s, step + 1);
     }
   }
-}
+
+  const StepModel& model_;
+  const GreedyRule rule_;
+  const bool peak_aware_;
+  const int growth_field_;  // The Key field holding the growth (kLeastGrowth: 0, else 1).
+  const std::vector<int>& rank_;
+  ListMemory& memory_;
+};
 
 }  // namespace
 
@@ -475,7 +506,7 @@ void GreedyScheduler::Schedule(const StepModel& model, GreedyRule rule, const st
   if (rule == GreedyRule::kChains) {
     ChainScheduler(model, rank, memory_->chains).Schedule(order);
   } else {
-    ListSchedule(model, rule, rank, memory_->list, order);
+    ListScheduler(model, rule, rank, memory_->list).Schedule(order);
   }
 }
 
