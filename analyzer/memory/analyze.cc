@@ -2,6 +2,7 @@
 // stages (analyze_stages.h), each with its inputs and outputs in sight.
 #include "analyzer/memory/analyze.h"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "absl/time/time.h"
 #include "analyzer/memory/analyze_stages.h"
 #include "analyzer/memory/graph_analysis.h"
+#include "onnx/onnx_pb.h"
 
 namespace footprint {
 
@@ -32,10 +34,15 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   if (!inputs.ok()) return inputs.status();
   ShapeStage shapes(*inputs, options, analysis);
   const onnx::ModelProto& model = inputs->model();
+  int64_t opset = 0;
+  for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
+    if (import.domain().empty() || import.domain() == "ai.onnx") opset = import.version();
+  }
   const Context context{.options = options,
                         .shapes = &shapes.shapes(),
                         .await_shapes = [&shapes] { return shapes.Await(); },
                         .ir_version = model.ir_version(),
+                        .opset = opset,
                         .runtime = runtime->get()};
   const absl::Time graph_start = absl::Now();
   absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);

@@ -182,7 +182,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   }
   if (absl::Status status = LoadGraph(graph, outer_names, graph_label, main_graph && options.fold_constants,
                                       accumulate, main_graph && options.qdq, runtime, shape_of, context.ir_version,
-                                      result);
+                                      context.opset, result);
       !status.ok()) {
     return status;
   }

@@ -60,6 +60,7 @@ struct Context {
   const std::optional<symbolic::ShapeTables>* shapes = nullptr;  // Our engine's results; unset: ONNX's types only.
   std::function<absl::Status()> await_shapes;  // Fills *shapes (once); call before reading it.
   int64_t ir_version = 0;                      // ModelProto.ir_version (what --runtime rules may read).
+  int64_t opset = 0;                           // The default domain's opset_import version (0: none).
   const RuntimeModel* runtime = nullptr;       // --runtime's model; nullptr for none. Applies to the main graph.
 };
 
@@ -101,7 +102,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
                        const std::string& graph_label, bool fold, bool accumulate, bool qdq,
                        const RuntimeModel* runtime,
-                       const ShapeLookup& shape_of, int64_t ir_version, GraphResult& result);
+                       const ShapeLookup& shape_of, int64_t ir_version, int64_t opset, GraphResult& result);
 
 // The shapes of `graph`'s values by name, as SizeArenaValues sizes them
 // (our engine's, else the model's value_info); waits for the engine.

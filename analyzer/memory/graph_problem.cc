@@ -148,7 +148,7 @@ absl::StatusOr<ShapeLookup> MakeShapeLookup(const onnx::GraphProto& graph, const
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
                        const std::string& graph_label, bool fold, bool accumulate, bool qdq,
                        const RuntimeModel* runtime, const ShapeLookup& shape_of, int64_t ir_version,
-                       GraphResult& result) {
+                       int64_t opset, GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
@@ -157,7 +157,7 @@ absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<
   if (qdq && runtime == nullptr) result.qdq = FuseQdqGroups(result.ir);
   if (fold) result.folded = FoldConstants(result.ir);
   if (runtime != nullptr) {
-    result.fusions = runtime->RewriteGraph(ir_version, shape_of, result.ir);
+    result.fusions = runtime->RewriteGraph(ir_version, opset, shape_of, result.ir);
   } else if (accumulate && MayAccumulate(result.ir)) {
     result.accumulated = AccumulateResidualAdds(shape_of, result.ir);
     result.fusions.writes_over = result.accumulated.writes_over;  // The in-place mode reads them there.

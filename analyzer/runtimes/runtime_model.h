@@ -6,7 +6,7 @@
 //
 // Usage (the memory analysis does this once per model):
 //   absl::StatusOr<std::unique_ptr<const RuntimeModel>> runtime = MakeRuntimeModel("onnxruntime-cpu");  // registry.h
-//   FusionSummary fusions = (*runtime)->RewriteGraph(ir_version, shape_of, graph);
+//   FusionSummary fusions = (*runtime)->RewriteGraph(ir_version, opset, shape_of, graph);
 //   ... schedule, sizes ...
 //   int64_t held = (*runtime)->TensorPeakBytes(graph, order, values, fusions.writes_over, step_extra_of);
 //
@@ -96,7 +96,10 @@ class RuntimeModel {
 
   // Rewrites `graph` in place as the runtime does before it plans memory
   // (fusions, layouts), in its own pass order. Graph outputs never go.
-  virtual FusionSummary RewriteGraph(int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph) const = 0;
+  // `opset` is the model's default-domain opset (0: none imported), which
+  // decides the ONNX function bodies a runtime may inline.
+  virtual FusionSummary RewriteGraph(int64_t ir_version, int64_t opset, const ShapeLookup& shape_of,
+                                     IrGraph& graph) const = 0;
 
   // Whether the runtime's kernel of the elementwise op `node` writes its
   // output over a dying input (the in-place mode applies only then).

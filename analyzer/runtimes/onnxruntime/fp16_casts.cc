@@ -386,12 +386,14 @@ class Float16Casts {
 
 // Measured: single-op float16 models at opset 17 (bench/ground_truth/
 // fp16_probes.py); an op is listed when ORT 1.30's optimized model keeps it
-// with no Cast around it. Shape and Size take any type.
+// with no Cast around it (Shrink: at opsets 12 to 23). Shape and Size take
+// any type.
 bool HasFloat16CpuKernel(const std::string& op) {
   static const auto* const kFloat16Kernels = new absl::flat_hash_set<std::string>{
       "Cast",   "Clip",   "Concat",     "Expand", "Flatten", "Gather",  "GatherElements", "Identity",
       "IsNaN",  "LayerNormalization",   "Max",    "Min",     "Reshape", "Round",          "ScatterND",
-      "Shape",  "Sign",   "Size",       "Slice",  "Split",   "Squeeze", "Transpose",      "Unsqueeze"};
+      "Shape",  "Shrink", "Sign",       "Size",   "Slice",   "Split",   "Squeeze",        "Transpose",
+      "Unsqueeze"};
   return kFloat16Kernels->contains(op);
 }
 

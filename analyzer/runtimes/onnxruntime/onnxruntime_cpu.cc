@@ -27,8 +27,9 @@ class OnnxRuntimeCpu : public RuntimeModel {
 
   std::string isa() const override { return std::string(ort::CpuIsaName(isa_)); }
 
-  FusionSummary RewriteGraph(int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph) const override {
-    return ort::ApplyRewrites(isa_, ir_version, shape_of, graph);
+  FusionSummary RewriteGraph(int64_t ir_version, int64_t opset, const ShapeLookup& shape_of,
+                             IrGraph& graph) const override {
+    return ort::ApplyRewrites(isa_, ir_version, opset, shape_of, graph);
   }
 
   bool RunsInPlace(const onnx::NodeProto& node) const override { return ort::RunsInPlace(node); }

@@ -19,6 +19,7 @@
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/onnxruntime/fp16_casts.h"
+#include "analyzer/runtimes/onnxruntime/fp16_function_bodies.h"
 #include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
 #include "analyzer/runtimes/onnxruntime/shared_constants.h"
 #include "analyzer/runtimes/onnxruntime/qdq_fusion.h"
@@ -430,6 +431,49 @@ int64_t SoftmaxWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of)
   return 2 * element * Product(input->dims, 0);
 }
 
+// Where's scratch (core/providers/cpu/tensor/where_op.cc): it selects the
+// true values into a tensor of the broadcast shape of the condition and X,
+// the false values into one of the condition and Y, both from the kernel's
+// allocator and live together, then merges them into the output. Measured:
+// a float16 LeakyRelu inlined at opset 16 (Mul, Less, Where in float32 on a
+// 1 MiB tensor) peaks 2 MiB above its tensors. An input left out (a scalar
+// constant of an inlined body, fp16_function_bodies.h) broadcasts as a scalar.
+// The width of the element types Where's kernels take (float16 runs in
+// float32), by KnownTensor::dtype; 0 for others (strings).
+int ElementBitsOfName(const std::string& dtype) {
+  if (dtype == "float32" || dtype == "int32") return 32;
+  if (dtype == "float64" || dtype == "int64") return 64;
+  if (dtype == "uint8" || dtype == "bool") return 8;
+  return 0;
+}
+
+int64_t WhereWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+  if (node.inputs.size() < 2 || node.outputs.size() != 1) return 0;
+  const std::optional<KnownTensor> output = tensor_of(node.outputs[0]);
+  const std::optional<KnownTensor> condition = tensor_of(node.inputs[0]);
+  if (!output || !condition) return 0;
+  const int bits = ElementBitsOfName(output->dtype);
+  if (bits <= 0) return 0;
+  int64_t bytes = 0;
+  for (size_t slot = 1; slot <= 2; ++slot) {
+    std::vector<int64_t> dims = condition->dims;
+    if (slot < node.inputs.size()) {
+      const std::optional<KnownTensor> values = tensor_of(node.inputs[slot]);
+      if (!values) return 0;
+      const size_t rank = std::max(dims.size(), values->dims.size());
+      std::vector<int64_t> broadcast(rank, 1);
+      for (size_t axis = 0; axis < rank; ++axis) {
+        const int64_t a = axis + dims.size() >= rank ? dims[axis + dims.size() - rank] : 1;
+        const int64_t b = axis + values->dims.size() >= rank ? values->dims[axis + values->dims.size() - rank] : 1;
+        broadcast[axis] = a == 1 ? b : a;
+      }
+      dims = std::move(broadcast);
+    }
+    bytes += (Product(dims, 0) * bits + 7) / 8;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 bool IsConstantWeight(const IrGraph& graph, const FusionSummary& summary, ValueId id) {
@@ -480,7 +524,8 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std
   return nullptr;
 }
 
-FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph) {
+FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const ShapeLookup& shape_of,
+                            IrGraph& graph) {
   FusionSummary summary;
   if (ir_version >= 4) {
     summary.overridable.assign(graph.values.size(), false);
@@ -505,6 +550,11 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, const ShapeLookup& s
   // fusions below can see the float ops they replace.
   ApplyQuantizedRewrites(shape_of, graph, summary);
   CancelTransposePairs(graph, summary);
+  // Partitioning, after level 1 and before the Casts: float16 ops with no
+  // float16 kernel and a function body ORT takes at this opset become the
+  // body's nodes (fp16_function_bodies.h), which no fusion below sees as
+  // the op (a Conv + LeakyRelu is not fused then).
+  InlineFloat16FunctionBodies(opset, shape_of, summary, graph);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
   RunChains(/*allow_conv_add=*/false, shape_of, graph, summary, absorbed_of);
   std::vector<bool> has_activation(absorbed_of.size());
@@ -547,6 +597,7 @@ int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const FusionSumma
   if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(isa, node, tensor_of);
   if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "NegativeLogLikelihoodLoss") return NllLossWorkspaceBytes(node, tensor_of);
+  if (node.proto->op_type() == "Where") return WhereWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "Softmax" || node.proto->op_type() == "LogSoftmax") {
     return SoftmaxWorkspaceBytes(node, tensor_of);
   }

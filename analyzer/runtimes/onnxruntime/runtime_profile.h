@@ -36,7 +36,8 @@ namespace footprint::ort {
 //    residual (writes_over).
 // Graph outputs are never fused away.
 // `isa` decides the NCHWc block (none on ARM64: cpu_isa.h).
-FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, const ShapeLookup& shape_of, IrGraph& graph);
+FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const ShapeLookup& shape_of,
+                            IrGraph& graph);
 
 // Whether ORT's kernel of the elementwise op `node` writes its output over a
 // dying input.

@@ -1,0 +1,266 @@
+// The function bodies ORT inlines for float16 ops (fp16_function_bodies.h).
+// The bodies follow the ONNX schemas' FunctionBody (onnx/defs/math/defs.cc,
+// nn/defs.cc, reduction/defs.cc, logical/defs.cc) as ORT 1.30's optimized
+// models of single float16 ops show them, node for node, on an AVX-512 host
+// (bench/ground_truth/fp16_probes.py, "function bodies").
+#include "analyzer/runtimes/onnxruntime/fp16_function_bodies.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
+#include "onnx/onnx_pb.h"
+
+namespace footprint::ort {
+namespace {
+
+constexpr int32_t kBool = 9;      // TensorProto.BOOL.
+constexpr int32_t kFloat16 = 10;  // TensorProto.FLOAT16.
+constexpr int64_t kAnyLater = 1 << 30;
+
+// An operand of a body step: the node's input 0 or 1, its inputs from 1 on
+// (a reduction's axes), or the output of an earlier step (>= 0).
+constexpr int kX = -1;
+constexpr int kSecond = -2;
+constexpr int kRest = -3;
+
+// What a step writes: the node's output (the last step), or a new value
+// with the dims of the node's input 0 in its type, or in bool, or with the
+// output's dims and type.
+enum class Writes { kOutput, kLikeInput, kBoolLikeInput, kLikeOutput };
+
+struct Step {
+  const char* op;             // Default-domain op.
+  std::vector<int> operands;  // kX, kSecond, kRest or an earlier step; scalar constants left out.
+  Writes writes;              // Its output.
+};
+
+struct Body {
+  int64_t first_opset;      // The opsets ORT 1.30 inlines it at (measured).
+  int64_t last_opset;       // kAnyLater: every later one measured (to 23).
+  std::vector<Step> steps;  // In ORT's node order.
+};
+
+using Bodies = absl::flat_hash_map<std::string, std::vector<Body>>;
+
+const Bodies& KnownBodies() {
+  using W = Writes;
+  static const auto* const kBodies = new Bodies{
+      {"Relu", {{18, 18, {{"Max", {kX}, W::kOutput}}}}},  // Max has a float16 kernel.
+      {"LeakyRelu",
+       {{16, 18,
+         {{"Mul", {kX}, W::kLikeInput}, {"Less", {kX}, W::kBoolLikeInput}, {"Where", {1, 0, kX}, W::kOutput}}}}},
+      {"PRelu",
+       {{16, 18,
+         {{"Mul", {kSecond, kX}, W::kLikeOutput},
+          {"Less", {kX}, W::kBoolLikeInput},
+          {"Where", {1, 0, kX}, W::kOutput}}}}},
+      {"HardSigmoid",
+       {{18, 18,
+         {{"Mul", {kX}, W::kLikeInput},
+          {"Add", {0}, W::kLikeInput},
+          {"Min", {1}, W::kLikeInput},
+          {"Max", {2}, W::kOutput}}}}},
+      {"HardSwish", {{14, kAnyLater, {{"HardSigmoid", {kX}, W::kLikeInput}, {"Mul", {kX, 0}, W::kOutput}}}}},
+      {"Elu",
+       {{18, 18,
+         {{"Exp", {kX}, W::kLikeInput},
+          {"Sub", {0}, W::kLikeInput},
+          {"Mul", {1}, W::kLikeInput},
+          {"Less", {kX}, W::kBoolLikeInput},
+          {"Where", {3, 2, kX}, W::kOutput}}}}},
+      {"Selu",
+       {{18, 18,
+         {{"Less", {kX}, W::kBoolLikeInput},
+          {"Mul", {kX}, W::kLikeInput},
+          {"Exp", {kX}, W::kLikeInput},
+          {"Mul", {2}, W::kLikeInput},
+          {"Sub", {3}, W::kLikeInput},
+          {"Mul", {4}, W::kLikeInput},
+          {"Where", {0, 5, 1}, W::kOutput}}}}},
+      {"Softplus",
+       {{18, 18, {{"Exp", {kX}, W::kLikeInput}, {"Add", {0}, W::kLikeInput}, {"Log", {1}, W::kOutput}}}}},
+      {"Softsign",
+       {{18, 18, {{"Abs", {kX}, W::kLikeInput}, {"Add", {0}, W::kLikeInput}, {"Div", {kX, 1}, W::kOutput}}}}},
+      {"ThresholdedRelu", {{18, 18, {{"Less", {kX}, W::kBoolLikeInput}, {"Where", {0, kX}, W::kOutput}}}}},
+      {"Mish",
+       {{18, kAnyLater,
+         {{"Softplus", {kX}, W::kLikeInput}, {"Tanh", {0}, W::kLikeInput}, {"Mul", {kX, 1}, W::kOutput}}}}},
+      {"GreaterOrEqual",
+       {{12, 12, {{"Equal", {kX, kSecond}, W::kLikeOutput}, {"Greater", {kX, kSecond}, W::kLikeOutput},
+                  {"Or", {1, 0}, W::kOutput}}},
+        {16, 18, {{"Equal", {kX, kSecond}, W::kLikeOutput}, {"Greater", {kX, kSecond}, W::kLikeOutput},
+                  {"Or", {1, 0}, W::kOutput}}}}},
+      {"LessOrEqual",
+       {{12, 12, {{"Equal", {kX, kSecond}, W::kLikeOutput}, {"Less", {kX, kSecond}, W::kLikeOutput},
+                  {"Or", {1, 0}, W::kOutput}}},
+        {16, 18, {{"Equal", {kX, kSecond}, W::kLikeOutput}, {"Less", {kX, kSecond}, W::kLikeOutput},
+                  {"Or", {1, 0}, W::kOutput}}}}},
+      {"ReduceL1", {{18, kAnyLater, {{"Abs", {kX}, W::kLikeInput}, {"ReduceSum", {0, kRest}, W::kOutput}}}}},
+      {"ReduceSumSquare",
+       {{18, kAnyLater, {{"Mul", {kX, kX}, W::kLikeInput}, {"ReduceSum", {0, kRest}, W::kOutput}}}}},
+      {"ReduceL2",
+       {{18, 18,
+         {{"Mul", {kX, kX}, W::kLikeInput}, {"ReduceSum", {0, kRest}, W::kLikeOutput}, {"Sqrt", {1}, W::kOutput}}}}},
+      {"ReduceLogSumExp",
+       {{18, 18,
+         {{"Exp", {kX}, W::kLikeInput}, {"ReduceSum", {0, kRest}, W::kLikeOutput}, {"Log", {1}, W::kOutput}}}}},
+      {"ReduceLogSum", {{18, kAnyLater, {{"ReduceSum", {kX, kRest}, W::kLikeOutput}, {"Log", {0}, W::kOutput}}}}},
+  };
+  return *kBodies;
+}
+
+// The Gelu bodies (opset 20 on) differ by the approximate attribute.
+const std::vector<Step>& GeluSteps(bool tanh) {
+  using W = Writes;
+  static const auto* const kExact = new std::vector<Step>{{"Mul", {kX}, W::kLikeInput},
+                                                          {"Div", {kX}, W::kLikeInput},
+                                                          {"Erf", {1}, W::kLikeInput},
+                                                          {"Sum", {2}, W::kLikeInput},
+                                                          {"Mul", {0, 3}, W::kOutput}};
+  static const auto* const kTanh = new std::vector<Step>{
+      {"Mul", {kX}, W::kLikeInput},  {"Pow", {kX}, W::kLikeInput},  {"Mul", {1}, W::kLikeInput},
+      {"Sum", {kX, 2}, W::kLikeInput}, {"Mul", {3}, W::kLikeInput}, {"Tanh", {4}, W::kLikeInput},
+      {"Sum", {5}, W::kLikeInput},   {"Mul", {0, 6}, W::kOutput}};
+  return tanh ? *kTanh : *kExact;
+}
+
+bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
+
+// The body ORT inlines for `node` at `opset`, or nullptr.
+const std::vector<Step>* BodyOf(const onnx::NodeProto& node, int64_t opset) {
+  if (!IsDefaultDomain(node)) return nullptr;
+  if (node.op_type() == "Gelu") {
+    if (opset < 20) return nullptr;
+    const onnx::AttributeProto* approximate = FindAttribute(node, "approximate");
+    return &GeluSteps(approximate != nullptr && approximate->s() == "tanh");
+  }
+  auto it = KnownBodies().find(node.op_type());
+  if (it == KnownBodies().end()) return nullptr;
+  for (const Body& body : it->second) {
+    if (opset >= body.first_opset && opset <= body.last_opset) return &body.steps;
+  }
+  return nullptr;
+}
+
+class Inliner {
+ public:
+  Inliner(int64_t opset, const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph)
+      : opset_(opset), shape_of_(shape_of), summary_(summary), graph_(graph) {}
+
+  void Run() {
+    bool any = false;
+    std::vector<IrNode> nodes;
+    nodes.reserve(graph_.nodes.size());
+    for (IrNode& node : graph_.nodes) any = Expand(std::move(node), nodes) || any;
+    graph_.nodes = std::move(nodes);
+    if (!any) return;
+    RelinkValues(graph_);
+    if (!summary_.writes_over.empty()) summary_.writes_over.resize(graph_.values.size(), -1);
+    if (!summary_.overridable.empty()) summary_.overridable.resize(graph_.values.size(), false);
+  }
+
+ private:
+  int32_t TypeOf(ValueId id) const {
+    const std::optional<ValueShape> shape = ShapeOfValue(graph_, shape_of_, id);
+    return shape.has_value() ? shape->data_type : 0;
+  }
+
+  // Appends `node` to `out`, or the nodes of its body (each expanded in
+  // turn); whether it had one.
+  bool Expand(IrNode node, std::vector<IrNode>& out) {
+    const std::vector<Step>* steps =
+        node.bodies.empty() && !node.inputs.empty() && node.outputs.size() == 1 ? BodyOf(*node.proto, opset_) : nullptr;
+    bool float16_input = false;
+    for (ValueId input : node.inputs) float16_input = float16_input || TypeOf(input) == kFloat16;
+    const bool needs_second = steps != nullptr && UsesSecond(*steps);
+    if (steps == nullptr || !float16_input || (needs_second && node.inputs.size() < 2)) {
+      out.push_back(std::move(node));
+      return false;
+    }
+    const ValueId x = node.inputs[0];
+    const ValueId y = node.outputs[0];
+    const std::string prefix = "_inlfunc_" + node.proto->op_type() + "_" + node.display_name;
+    std::vector<ValueId> written;
+    for (size_t index = 0; index < steps->size(); ++index) {
+      const Step& step = (*steps)[index];
+      std::vector<ValueId> inputs;
+      for (int operand : step.operands) {
+        if (operand == kX) {
+          inputs.push_back(x);
+        } else if (operand == kSecond) {
+          inputs.push_back(node.inputs[1]);
+        } else if (operand == kRest) {
+          inputs.insert(inputs.end(), node.inputs.begin() + 1, node.inputs.end());
+        } else {
+          inputs.push_back(written[operand]);
+        }
+      }
+      const ValueId output = step.writes == Writes::kOutput ? y : AddValue(prefix + "/" + std::to_string(index), step.writes, x, y);
+      written.push_back(output);
+      Expand(MakeNode(prefix + "/" + step.op + "_" + std::to_string(index), step.op, std::move(inputs), output), out);
+    }
+    return true;
+  }
+
+  static bool UsesSecond(const std::vector<Step>& steps) {
+    for (const Step& step : steps) {
+      for (int operand : step.operands) {
+        if (operand == kSecond) return true;
+      }
+    }
+    return false;
+  }
+
+  ValueId AddValue(const std::string& name, Writes writes, ValueId x, ValueId y) {
+    const ValueId like = writes == Writes::kLikeOutput ? y : x;
+    int32_t data_type = writes == Writes::kBoolLikeInput ? kBool : TypeOf(like);
+    if (data_type == 0) data_type = kFloat16;
+    const ValueId id = static_cast<ValueId>(graph_.values.size());
+    graph_.values.push_back(
+        IrValue{.name = name, .origin = ValueOrigin::kNodeOutput, .sized_as = like, .runtime_data_type = data_type});
+    return id;
+  }
+
+  IrNode MakeNode(const std::string& name, const char* op, std::vector<ValueId> inputs, ValueId output) {
+    auto proto = std::make_shared<onnx::NodeProto>();
+    proto->set_op_type(op);
+    proto->set_name(name);
+    for (ValueId input : inputs) proto->add_input(graph_.values[input].name);
+    proto->add_output(graph_.values[output].name);
+    IrNode node;
+    node.proto = proto.get();
+    node.proto_index = -1;
+    node.display_name = name;
+    node.inputs = std::move(inputs);
+    node.outputs = {output};
+    graph_.runtime_protos.push_back(std::move(proto));
+    return node;
+  }
+
+  const int64_t opset_;
+  const ShapeLookup& shape_of_;
+  FusionSummary& summary_;
+  IrGraph& graph_;
+};
+
+}  // namespace
+
+bool InlinesFloat16Body(const std::string& op, int64_t opset) {
+  onnx::NodeProto node;
+  node.set_op_type(op);
+  return BodyOf(node, opset) != nullptr;
+}
+
+void InlineFloat16FunctionBodies(int64_t opset, const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph) {
+  Inliner(opset, shape_of, summary, graph).Run();
+}
+
+}  // namespace footprint::ort
