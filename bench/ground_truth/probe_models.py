@@ -159,6 +159,7 @@ def main():
         nodes = [node for node, _ in steps] + [sum_out('c')]
         save(directory, name, nodes, inputs, [('y', f, [])], [w for _, w in steps if w is not None])
     qdq_probes(directory, rng)
+    float16_body_probes(directory)
 
 
 def qdq_probes(directory, rng):
@@ -199,5 +200,37 @@ def qdq_probes(directory, rng):
     save(directory, 'dynamic_convinteger', nodes, [('x', T.FLOAT, [1, 16, 64, 64])], [('y', T.FLOAT, [1, 32, 64, 64])],
          inits)
 
+
+def float16_body_probes(directory):
+    """Float16 ops ORT inlines as their ONNX function body (fp16_function_bodies.h), a 1 MiB tensor between two
+    Sigmoids or behind the model's Casts, and Where's two selection buffers (float32 too). Opsets past Debian's
+    onnx (17) are not checked by it."""
+    f, half = T.FLOAT, T.FLOAT16
+    shape = [1, 16, 128, 128]
+
+    def cast(src, dst, to):
+        return h.make_node('Cast', [src], [dst], to=to)
+
+    def write(name, nodes, out_shape, opset):
+        graph = h.make_graph(nodes, name, [h.make_tensor_value_info('x', f, shape)],
+                             [h.make_tensor_value_info('y', f, out_shape)])
+        model = h.make_model(graph, opset_imports=[h.make_opsetid('', opset)])
+        model.ir_version = 8
+        if opset <= 17:
+            onnx.checker.check_model(model, full_check=True)
+        onnx.save(model, os.path.join(directory, name + '.onnx'))
+
+    def mid(name, node, opset):
+        write(name, [cast('x', 'x0', half), h.make_node('Sigmoid', ['x0'], ['x16']), node,
+                     h.make_node('Sigmoid', ['z16'], ['z1']), cast('z1', 'y', f)], shape, opset)
+
+    mid('fp16_leakyrelu_opset17', h.make_node('LeakyRelu', ['x16'], ['z16']), 17)
+    mid('fp16_hardswish_opset17', h.make_node('HardSwish', ['x16'], ['z16']), 17)
+    mid('fp16_elu_opset18', h.make_node('Elu', ['x16'], ['z16']), 18)
+    mid('fp16_gelu_tanh_opset20', h.make_node('Gelu', ['x16'], ['z16'], approximate='tanh'), 20)
+    write('fp16_reducel1_opset18', [cast('x', 'x16', half), h.make_node('ReduceL1', ['x16'], ['z16']),
+                                    cast('z16', 'y', f)], [1, 1, 1, 1], 18)
+    write('where_float32', [h.make_node('Greater', ['x', 'x'], ['b']), h.make_node('Where', ['b', 'x', 'x'], ['y'])],
+          shape, 17)
 
 main()

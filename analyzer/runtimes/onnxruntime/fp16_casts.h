@@ -21,8 +21,8 @@
 // first rewrite here. bfloat16 is left as it is: ORT inserts Casts for
 // float16 only (a bfloat16 op without a bfloat16 kernel makes ORT refuse
 // the model). Ops without a float16 kernel that have an ONNX function body
-// (Softmax, LeakyRelu, PRelu, ...) are inlined by ORT and their nodes run
-// in float32; here the op runs in float32 as one node.
+// ORT takes at the model's opset (LeakyRelu, PRelu, HardSwish, ...) are
+// replaced by the body's nodes before this pass (fp16_function_bodies.h).
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_FP16_CASTS_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_FP16_CASTS_H_
 

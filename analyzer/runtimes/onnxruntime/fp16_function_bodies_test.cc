@@ -1,0 +1,163 @@
+// The function bodies ORT inlines for float16 ops (fp16_function_bodies.h)
+// and Where's scratch, on built models through the whole analysis. Each case
+// follows an optimized model or a heap measurement of
+// bench/ground_truth/probe_models.py's fp16_* and where_float32 probes.
+#include "analyzer/runtimes/onnxruntime/fp16_function_bodies.h"
+
+#include <cstdint>
+#include <string>
+
+#include "analyzer/memory/analyze.h"
+#include "analyzer/testing/analyze_built.h"
+#include "analyzer/testing/model_builder.h"
+#include "gtest/gtest.h"
+
+namespace footprint {
+namespace {
+
+using ::footprint::testing::AnalyzeBuilt;
+using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::SetInt;
+
+constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
+constexpr int32_t kFloat16 = onnx::TensorProto::FLOAT16;
+const AnalyzeOptions kOrt = {.optimize_schedule = true, .alias = true, .inplace = true, .fold_constants = true,
+                             .runtime = "onnxruntime-cpu:avx512,noarena"};
+
+const TensorRecord* Find(const Analysis& analysis, const std::string& name) {
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (tensor.name == name) return &tensor;
+  }
+  return nullptr;
+}
+
+// The arena tensors that inlined nodes of op `body_op` wrote, by their names
+// ("_inlfunc_<Op>_<node>/<BodyOp>_<index>", nested bodies prefixed again).
+int CountWrittenBy(const Analysis& analysis, const std::string& body_op) {
+  int count = 0;
+  for (const TensorRecord& tensor : analysis.tensors) {
+    const size_t slash = tensor.producer.rfind('/');
+    if (slash != std::string::npos && tensor.producer.compare(slash + 1, body_op.size() + 1, body_op + "_") == 0) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+int64_t WorkspaceOf(const Analysis& analysis, const std::string& node) {
+  for (const TensorRecord& tensor : analysis.tensors) {
+    if (tensor.role == TensorRole::kKernelWorkspace && tensor.producer == node) return tensor.aligned_bytes;
+  }
+  return 0;
+}
+
+// A float16 op on a float16 input [1, 1024] at `opset`, between the model's
+// Casts from and to float32 (as converters write fp16 models).
+ModelBuilder OneOp(const std::string& op, int64_t opset) {
+  ModelBuilder builder;
+  builder.Opset("", opset).Input("x", kFloat, {1, 1024});
+  SetInt(builder.Node("Cast", {"x"}, {"x16"}), "to", kFloat16);
+  builder.Node(op, {"x16"}, {"z16"}, "op");
+  SetInt(builder.Node("Cast", {"z16"}, {"y"}), "to", kFloat);
+  builder.Output("y", kFloat, {1, 1024});
+  return builder;
+}
+
+TEST(Float16FunctionBodiesTest, LeakyReluAtOpset17IsItsBodyInFloat32) {
+  // fp16_leakyrelu_opset17: Mul, Less, Where in float32; Where selects into
+  // two buffers of the output's size.
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(OneOp("LeakyRelu", 17), kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  const TensorRecord* mul = Find(*ort, "_inlfunc_LeakyRelu_op/0");
+  const TensorRecord* less = Find(*ort, "_inlfunc_LeakyRelu_op/1");
+  ASSERT_NE(mul, nullptr);
+  ASSERT_NE(less, nullptr);
+  EXPECT_EQ(mul->dtype, "float32");
+  EXPECT_EQ(mul->bytes, 4096);
+  EXPECT_EQ(less->dtype, "bool");
+  EXPECT_EQ(less->bytes, 1024);
+  EXPECT_EQ(WorkspaceOf(*ort, "_inlfunc_LeakyRelu_op/Where_2"), 2 * 4096);
+  // The model's Casts cancel with ORT's: no float16 copy of the input is left.
+  EXPECT_EQ(Find(*ort, "x16"), nullptr);
+}
+
+TEST(Float16FunctionBodiesTest, LeakyReluAtOpset20StaysOneFloat32Op) {
+  // CastLike's version 19 makes ORT refuse the opset-16 body: one float32 kernel.
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(OneOp("LeakyRelu", 20), kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(Find(*ort, "_inlfunc_LeakyRelu_op/0"), nullptr);
+  const TensorRecord* z = Find(*ort, "z16");
+  ASSERT_NE(z, nullptr);
+  EXPECT_EQ(z->dtype, "float32");
+}
+
+TEST(Float16FunctionBodiesTest, AFloat32LeakyReluIsNotInlined) {
+  // Its float32 kernel exists: no body.
+  ModelBuilder builder;
+  builder.Opset("", 17).Input("x", kFloat, {1, 1024}).Node("LeakyRelu", {"x"}, {"y"}, "op");
+  builder.Output("y", kFloat, {1, 1024});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(Find(*ort, "_inlfunc_LeakyRelu_op/0"), nullptr);
+}
+
+TEST(Float16FunctionBodiesTest, HardSwishAtOpset18InlinesItsHardSigmoidToo) {
+  // HardSwish_18: HardSigmoid's opset-18 body (Mul, Add, Min, Max) in place
+  // of the HardSigmoid node of HardSwish's body.
+  absl::StatusOr<Analysis> at18 = AnalyzeBuilt(OneOp("HardSwish", 18), kOrt);
+  ASSERT_TRUE(at18.ok()) << at18.status();
+  EXPECT_EQ(CountWrittenBy(*at18, "HardSigmoid"), 0);
+  EXPECT_EQ(CountWrittenBy(*at18, "Min"), 1);
+  absl::StatusOr<Analysis> at17 = AnalyzeBuilt(OneOp("HardSwish", 17), kOrt);
+  ASSERT_TRUE(at17.ok()) << at17.status();
+  EXPECT_EQ(CountWrittenBy(*at17, "HardSigmoid"), 1);
+  EXPECT_EQ(CountWrittenBy(*at17, "Min"), 0);
+}
+
+TEST(Float16FunctionBodiesTest, ReluAtOpset18IsAFloat16Max) {
+  // Relu_18: Max(x, 0) keeps ORT's float16 kernel; no Cast around it.
+  ModelBuilder builder;
+  builder.Opset("", 18).Input("x", kFloat16, {1, 1024}).Node("Relu", {"x"}, {"y"}, "op");
+  builder.Output("y", kFloat16, {1, 1024});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  const TensorRecord* y = Find(*ort, "y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->dtype, "float16");
+  EXPECT_NE(y->producer.find("/Max_0"), std::string::npos) << y->producer;
+  EXPECT_EQ(Find(*ort, "x.float32"), nullptr);
+}
+
+TEST(Float16FunctionBodiesTest, TheInlinedOpsAndOpsetsAreORTs) {
+  EXPECT_TRUE(ort::InlinesFloat16Body("LeakyRelu", 16));
+  EXPECT_TRUE(ort::InlinesFloat16Body("PRelu", 18));
+  EXPECT_FALSE(ort::InlinesFloat16Body("PRelu", 15));
+  EXPECT_FALSE(ort::InlinesFloat16Body("LeakyRelu", 19));
+  EXPECT_TRUE(ort::InlinesFloat16Body("HardSwish", 14));
+  EXPECT_TRUE(ort::InlinesFloat16Body("HardSwish", 23));
+  EXPECT_TRUE(ort::InlinesFloat16Body("Elu", 18));
+  EXPECT_FALSE(ort::InlinesFloat16Body("Elu", 17));
+  EXPECT_FALSE(ort::InlinesFloat16Body("Elu", 19));
+  EXPECT_TRUE(ort::InlinesFloat16Body("Gelu", 20));
+  EXPECT_TRUE(ort::InlinesFloat16Body("GreaterOrEqual", 12));
+  EXPECT_FALSE(ort::InlinesFloat16Body("GreaterOrEqual", 13));
+  EXPECT_FALSE(ort::InlinesFloat16Body("Sigmoid", 18));
+  EXPECT_FALSE(ort::InlinesFloat16Body("Softmax", 13));  // Inlined by ORT, its peak that of one op (the header).
+}
+
+TEST(Float16FunctionBodiesTest, WhereSelectsIntoTwoBuffersOfTheBroadcastShapes) {
+  // where_float32, and a condition broadcast against a smaller Y.
+  ModelBuilder builder;
+  builder.Input("c", onnx::TensorProto::BOOL, {4, 256}).Input("a", kFloat, {4, 256}).Input("b", kFloat, {1, 256});
+  builder.Node("Where", {"c", "a", "b"}, {"y"}, "where");
+  builder.Output("y", kFloat, {4, 256});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(WorkspaceOf(*ort, "where"), 2 * 4 * 256 * 4);
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->memory.workspace_bytes, 0);
+}
+
+}  // namespace
+}  // namespace footprint
