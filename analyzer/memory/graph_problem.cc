@@ -158,6 +158,9 @@ absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<
   if (fold) result.folded = FoldConstants(result.ir);
   if (runtime != nullptr) {
     result.fusions = runtime->RewriteGraph(ir_version, opset, shape_of, result.ir);
+    if (!result.fusions.refused.empty()) {
+      return WithPrefix(absl::FailedPreconditionError(result.fusions.refused), graph_label);
+    }
   } else if (accumulate && MayAccumulate(result.ir)) {
     result.accumulated = AccumulateResidualAdds(shape_of, result.ir);
     result.fusions.writes_over = result.accumulated.writes_over;  // The in-place mode reads them there.

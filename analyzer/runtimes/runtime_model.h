@@ -43,6 +43,10 @@ struct FusionSummary {
   // constant (core/graph/graph.cc, CanOverrideInitializer), so no rule that
   // needs a constant weight applies to it.
   std::vector<bool> overridable;
+  // Why the runtime refuses the model ("" when it runs it): a node whose op
+  // it has no kernel for at its element type (ORT 1.30's CPU provider and
+  // bfloat16). The analysis then stops with this message.
+  std::string refused;
 };
 
 // What the layout rules read of a value: its element type and dims.

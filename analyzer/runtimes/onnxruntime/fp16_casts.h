@@ -39,6 +39,15 @@ namespace footprint::ort {
 // not modelled).
 bool HasFloat16CpuKernel(const std::string& op);
 
+// Whether ORT 1.30's CPU provider has a float16 kernel for com.microsoft op
+// `op` (SkipLayerNormalization, RotaryEmbedding, MatMulNBits, ...).
+bool HasFloat16ContribKernel(const std::string& op);
+
+// Whether com.microsoft op `op` runs in float32 behind Casts on float16
+// inputs (MultiHeadAttention, Attention, QuickGelu, ...). An op of that
+// domain on neither list is left as the file gives it.
+bool ContribRunsInFloat32(const std::string& op);
+
 // Rewrites `graph` as above: values held in float32 get
 // IrValue::runtime_data_type, float32 copies ORT adds are new values sized as
 // the float16 one (IrValue::sized_as), the Casts it runs are new nodes, the
@@ -47,6 +56,12 @@ bool HasFloat16CpuKernel(const std::string& op);
 // ORT does not treat as constant. Runs after the level-1 fusions (a Conv
 // that took in a BatchNormalization has weights of its own);
 // `has_activation` (per node) is kept in step with graph.nodes.
+// "" when ORT 1.30's CPU provider can run every bfloat16 node of `graph`;
+// else one line naming the first default-domain node that reads or writes a
+// bfloat16 tensor and whose op has no bfloat16 kernel there (measured:
+// single bfloat16 ops, "Could not find an implementation for Relu(14)").
+std::string RefusedBfloat16Node(const ShapeLookup& shape_of, const IrGraph& graph);
+
 void ApplyFloat16Casts(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
                        std::vector<bool>& has_activation);
 

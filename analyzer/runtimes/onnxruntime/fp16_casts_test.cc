@@ -243,5 +243,43 @@ TEST(Float16CastsTest, TheKernelListIsORTs) {
   EXPECT_FALSE(ort::HasFloat16CpuKernel("Softmax"));
 }
 
+TEST(Float16CastsTest, ABfloat16OpWithNoBfloat16KernelIsRefused) {
+  // ORT 1.30: "Could not find an implementation for Relu(14)"; a Transpose
+  // has a bfloat16 kernel.
+  ModelBuilder relu;
+  relu.Input("x", onnx::TensorProto::BFLOAT16, {1, 1024}).Node("Relu", {"x"}, {"y"}, "relu");
+  relu.Output("y", onnx::TensorProto::BFLOAT16, {1, 1024});
+  absl::StatusOr<Analysis> refused = AnalyzeBuilt(relu, kOrt);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("no bfloat16 kernel for Relu (node 'relu')"), std::string::npos)
+      << refused.status();
+  EXPECT_TRUE(AnalyzeBuilt(relu, {.alias = true, .inplace = true}).ok());  // Without the runtime: a figure.
+  ModelBuilder transpose;
+  transpose.Input("x", onnx::TensorProto::BFLOAT16, {1, 1024}).Node("Transpose", {"x"}, {"y"});
+  transpose.Output("y", onnx::TensorProto::BFLOAT16, {1024, 1});
+  EXPECT_TRUE(AnalyzeBuilt(transpose, kOrt).ok());
+}
+
+TEST(Float16CastsTest, ContribOpsFollowTheirMeasuredKernels) {
+  // QuickGelu has no float16 CPU kernel: float32 behind Casts; RotaryEmbedding
+  // and SkipSimplifiedLayerNormalization have one.
+  ModelBuilder builder;
+  builder.Opset("com.microsoft", 1).Input("x", kFloat16, {1, 4, 256});
+  builder.Node("QuickGelu", {"x"}, {"q"}).set_domain("com.microsoft");
+  builder.Initializer("g", kFloat16, {256});
+  builder.Node("SkipSimplifiedLayerNormalization", {"x", "q", "g"}, {"y"}).set_domain("com.microsoft");
+  builder.Output("y", kFloat16, {1, 4, 256});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  ASSERT_NE(Find(*ort, "x.float32"), nullptr);
+  ASSERT_NE(Find(*ort, "q.float32"), nullptr);
+  const TensorRecord* y = Find(*ort, "y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->dtype, "float16");
+  EXPECT_TRUE(ort::HasFloat16ContribKernel("RotaryEmbedding"));
+  EXPECT_TRUE(ort::ContribRunsInFloat32("MultiHeadAttention"));
+  EXPECT_TRUE(ort::HasFloat16CpuKernel("SimplifiedLayerNormalization"));
+}
+
 }  // namespace
 }  // namespace footprint

@@ -544,6 +544,10 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   for (IrValue& value : graph.values) {
     if (value.origin == ValueOrigin::kGraphInput) value.live_to_end = true;
   }
+  // ORT refuses a bfloat16 op it has no bfloat16 kernel for (it inserts
+  // Casts for float16 only): no figure then (fp16_casts.h).
+  summary.refused = RefusedBfloat16Node(shape_of, graph);
+  if (!summary.refused.empty()) return summary;
   // Level 1: equal ConstantOfShape values are one weight (shared_constants.h).
   ShareEqualConstantsOfShape(summary, graph);
   // Level 2's QDQ and dynamic-quantization rules come before the float
