@@ -159,5 +159,34 @@ TEST(Float16FunctionBodiesTest, WhereSelectsIntoTwoBuffersOfTheBroadcastShapes) 
   EXPECT_EQ(plain->memory.workspace_bytes, 0);
 }
 
+TEST(Float16FunctionBodiesTest, MultiHeadAttentionHoldsItsCopiesAndScores) {
+  // float32 MultiHeadAttention, 4 heads of 16: FlashAttention without a past
+  // (BNSH copies of Q, K, V and a block buffer: Bc = 512 KiB / 512 capped at
+  // L = 64, Br = min(Bc, 32)); with a past, the scores and the output before
+  // its transpose (bench/ground_truth: mha probes).
+  ModelBuilder flash;
+  flash.Opset("com.microsoft", 1);
+  for (const char* name : {"q", "k", "v"}) flash.Input(name, kFloat, {1, 64, 64});
+  onnx::NodeProto& flash_node = flash.Node("MultiHeadAttention", {"q", "k", "v"}, {"y"}, "mha");
+  flash_node.set_domain("com.microsoft");
+  SetInt(flash_node, "num_heads", 4);
+  flash.Output("y", kFloat, {1, 64, 64});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(flash, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(WorkspaceOf(*ort, "mha"), 3 * 64 * 64 * 4 + 4 * (2 * 32 + 32 * 64 + 32 * 16));
+  ModelBuilder past;
+  past.Opset("com.microsoft", 1);
+  for (const char* name : {"q", "k", "v"}) past.Input(name, kFloat, {1, 8, 64});
+  past.Input("pk", kFloat, {1, 4, 100, 16}).Input("pv", kFloat, {1, 4, 100, 16});
+  onnx::NodeProto& node = past.Node("MultiHeadAttention", {"q", "k", "v", "", "", "", "pk", "pv"},
+                                    {"y", "ok", "ov"}, "mha");
+  node.set_domain("com.microsoft");
+  SetInt(node, "num_heads", 4);
+  past.Output("y", kFloat, {1, 8, 64}).Output("ok", kFloat, {1, 4, 108, 16}).Output("ov", kFloat, {1, 4, 108, 16});
+  absl::StatusOr<Analysis> with_past = AnalyzeBuilt(past, kOrt);
+  ASSERT_TRUE(with_past.ok()) << with_past.status();
+  EXPECT_EQ(WorkspaceOf(*with_past, "mha"), 3 * 8 * 64 * 4 + 4 * 4 * 8 * (100 + 8 + 16));
+}
+
 }  // namespace
 }  // namespace footprint
