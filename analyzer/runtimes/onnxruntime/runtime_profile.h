@@ -25,6 +25,11 @@ namespace footprint::ort {
 //    + activation, MatMul + Add) takes over the chain's inputs and final
 //    outputs, the others leave graph.nodes, and the tensors between them
 //    become kFusedAway;
+//  - partitioning, then the float16 Casts: float16 ops without a float16
+//    kernel become their ONNX function body's nodes where ORT inlines it at
+//    `opset` (fp16_function_bodies.h), the others run in float32 behind
+//    Casts (fp16_casts.h); a bfloat16 op without a bfloat16 kernel sets
+//    FusionSummary::refused and nothing else is done;
 //  - level 3, NCHWc (core/optimizer/nchwc_transformer.cc, nchwc_layout.h):
 //    eligible Convs, pools and the ops around them run on tensors in the
 //    blocked layout, which get new values (channels padded to the block)
