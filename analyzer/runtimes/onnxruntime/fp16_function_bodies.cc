@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
@@ -223,7 +222,8 @@ class Inliner {
           inputs.push_back(written[operand]);
         }
       }
-      const ValueId output = step.writes == Writes::kOutput ? y : AddValue(prefix + "/" + std::to_string(index), step.writes, x, y);
+      const ValueId output =
+          step.writes == Writes::kOutput ? y : AddValue(prefix + "/" + std::to_string(index), step.writes, x, y);
       written.push_back(output);
       Expand(MakeNode(prefix + "/" + step.op + "_" + std::to_string(index), step.op, std::move(inputs), output), out);
     }
