@@ -230,6 +230,17 @@ def float16_body_probes(directory):
     mid('fp16_gelu_tanh_opset20', h.make_node('Gelu', ['x16'], ['z16'], approximate='tanh'), 20)
     write('fp16_reducel1_opset18', [cast('x', 'x16', half), h.make_node('ReduceL1', ['x16'], ['z16']),
                                     cast('z16', 'y', f)], [1, 1, 1, 1], 18)
+    # A float16 Conv + LeakyRelu: the body's Mul, Less, Where stay apart (no Conv + activation fusion).
+    filters = nh.from_array((np.random.default_rng(1).random([16, 16, 3, 3]) * 0.01).astype(np.float16), 'W')
+    graph = h.make_graph([cast('x', 'x16', half), h.make_node('Conv', ['x16', 'W'], ['c'], pads=[1, 1, 1, 1]),
+                          h.make_node('LeakyRelu', ['c'], ['l'], alpha=0.1),
+                          h.make_node('Conv', ['l', 'W'], ['c2'], pads=[1, 1, 1, 1]), cast('c2', 'y', f)],
+                         'fp16_conv_leakyrelu_opset17', [h.make_tensor_value_info('x', f, [1, 16, 128, 128])],
+                         [h.make_tensor_value_info('y', f, [1, 16, 128, 128])], initializer=[filters])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid('', 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, os.path.join(directory, 'fp16_conv_leakyrelu_opset17.onnx'))
     write('where_float32', [h.make_node('Greater', ['x', 'x'], ['b']), h.make_node('Where', ['b', 'x', 'x'], ['y'])],
           shape, 17)
 
