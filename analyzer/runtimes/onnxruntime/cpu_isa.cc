@@ -1,9 +1,12 @@
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -45,6 +48,15 @@ absl::StatusOr<CpuIsa> HostCpuIsa() {
   return absl::FailedPreconditionError(
       "cannot tell which of ONNX Runtime's CPU targets this machine is: name one, onnxruntime-cpu:avx2, "
       "onnxruntime-cpu:avx512 or onnxruntime-cpu:arm64");
+#endif
+}
+
+int64_t HostL2CacheBytes() {
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  static const int64_t bytes = std::max<int64_t>(0, sysconf(_SC_LEVEL2_CACHE_SIZE));
+  return bytes;
+#else
+  return 0;
 #endif
 }
 

@@ -32,6 +32,12 @@ std::optional<CpuIsa> ParseCpuIsa(absl::string_view name);
 // -> arm64. Error (FailedPrecondition) on any other architecture.
 absl::StatusOr<CpuIsa> HostCpuIsa();
 
+// This machine's L2 cache as ONNX Runtime's Env::GetL2CacheSize() reads it
+// on Linux (sysconf(_SC_LEVEL2_CACHE_SIZE), 0 when unknown). Kernels that
+// size their blocks by it (MultiHeadAttention's FlashAttention) use the L2
+// of the machine the analysis runs on, whatever ISA is named.
+int64_t HostL2CacheBytes();
+
 // MlasNchwcGetBlockSize() on that ISA: the channels of one NCHWc block, 0
 // when ORT has no NCHWc layout there (the pass is then not registered).
 int64_t NchwcBlockSize(CpuIsa isa);

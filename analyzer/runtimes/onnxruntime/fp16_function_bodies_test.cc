@@ -4,10 +4,12 @@
 // bench/ground_truth/probe_models.py's fp16_* and where_float32 probes.
 #include "analyzer/runtimes/onnxruntime/fp16_function_bodies.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "analyzer/memory/analyze.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"
@@ -161,9 +163,9 @@ TEST(Float16FunctionBodiesTest, WhereSelectsIntoTwoBuffersOfTheBroadcastShapes) 
 
 TEST(Float16FunctionBodiesTest, MultiHeadAttentionHoldsItsCopiesAndScores) {
   // float32 MultiHeadAttention, 4 heads of 16: FlashAttention without a past
-  // (BNSH copies of Q, K, V and a block buffer: Bc = 512 KiB / 512 capped at
-  // L = 64, Br = min(Bc, 32)); with a past, the scores and the output before
-  // its transpose (bench/ground_truth: mha probes).
+  // (BNSH copies of Q, K, V and a block buffer: Bc = this host's L2 / 512
+  // capped at L = 64, Br = min(Bc, 32)); with a past, the scores and the
+  // output before its transpose (bench/ground_truth: mha probes).
   ModelBuilder flash;
   flash.Opset("com.microsoft", 1);
   for (const char* name : {"q", "k", "v"}) flash.Input(name, kFloat, {1, 64, 64});
@@ -173,7 +175,9 @@ TEST(Float16FunctionBodiesTest, MultiHeadAttentionHoldsItsCopiesAndScores) {
   flash.Output("y", kFloat, {1, 64, 64});
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(flash, kOrt);
   ASSERT_TRUE(ort.ok()) << ort.status();
-  EXPECT_EQ(WorkspaceOf(*ort, "mha"), 3 * 64 * 64 * 4 + 4 * (2 * 32 + 32 * 64 + 32 * 16));
+  const int64_t kv_block = std::min<int64_t>(std::max<int64_t>(ort::HostL2CacheBytes() / 512, 1), 64);
+  const int64_t q_block = std::min<int64_t>(kv_block, 32);
+  EXPECT_EQ(WorkspaceOf(*ort, "mha"), 3 * 64 * 64 * 4 + 4 * (2 * q_block + q_block * kv_block + q_block * 16));
   ModelBuilder past;
   past.Opset("com.microsoft", 1);
   for (const char* name : {"q", "k", "v"}) past.Input(name, kFloat, {1, 8, 64});

@@ -480,11 +480,10 @@ int64_t WhereWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
 // and value): BNSH copies of the query, key and value, and one thread's FlashAttention
 // buffer, (2 Br + Br Bc + Br Hv) floats with Bc = L2 / (16 (Hqk + Hv)) at
 // most the kv length and Br = min(Bc, Hqk + Hv) at most the query length.
-// L2 is the host's (sysconf); 512 KiB here, this host's (AMD EPYC, measured:
-// float32 MHA of S 64 to 256, hidden 64 and 128, 1 and 4 heads: 0.98-0.997
-// of ORT's run peak). The other path (a mask, bias or past) below.
+// L2 is the host's (HostL2CacheBytes, read as ORT reads it: 1 MiB on the
+// AMD EPYC measured, float32 MHA of S 64 to 256, hidden 64 and 128, 1 and 4
+// heads: 0.98-0.997 of ORT's run peak). The other path (a mask, bias or past) below.
 int64_t MultiHeadAttentionWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
-  constexpr int64_t kL2CacheBytes = 512 * 1024;
   const onnx::NodeProto& proto = *node.proto;
   auto given = [&](int slot) { return slot < proto.input_size() && !proto.input(slot).empty(); };
   if (!given(0) || !given(1) || !given(2) || node.inputs.size() < 3) return 0;
@@ -525,7 +524,7 @@ int64_t MultiHeadAttentionWorkspaceBytes(const IrNode& node, const TensorLookup&
     const int64_t batch = query->dims[0];
     return copies + 4 * batch * heads * q_length * (past_length + kv_length + v_head);
   }
-  int64_t kv_block = std::max<int64_t>(kL2CacheBytes / (4 * 4 * (qk_head + v_head)), 1);
+  int64_t kv_block = std::max<int64_t>(HostL2CacheBytes() / (4 * 4 * (qk_head + v_head)), 1);
   int64_t q_block = std::min(kv_block, qk_head + v_head);
   kv_block = std::min(kv_block, kv_length);
   q_block = std::min(q_block, q_length);
