@@ -80,9 +80,17 @@ std::optional<Dequantized> DequantizedFrom(const IrGraph& graph, ValueId id) {
 }
 
 
-// The element type of the integer side of a Q or DQ node: its zero point's
-// (the ONNX rule: x or y has the zero point's type), uint8 without one.
+// The element type of the integer side of a Q or DQ node: the type ORT runs
+// that tensor in when a rule changed it (ConvertInt8PairsToUint8), else its
+// zero point's (the ONNX rule: x or y has the zero point's type), uint8
+// without one.
 int32_t QuantizedType(const IrGraph& graph, const onnx::NodeProto& proto) {
+  const bool dequantize = proto.op_type() == "DequantizeLinear";
+  const std::string integer_side = dequantize ? (proto.input_size() > 0 ? proto.input(0) : std::string())
+                                              : (proto.output_size() > 0 ? proto.output(0) : std::string());
+  if (std::optional<ValueId> value = ValueNamed(graph, integer_side)) {
+    if (graph.values[*value].runtime_data_type != 0) return graph.values[*value].runtime_data_type;
+  }
   if (proto.input_size() >= 3) {
     if (std::optional<ValueId> zero_point = ValueNamed(graph, proto.input(2))) {
       if (const onnx::TensorProto* tensor = ConstantTensor(graph, *zero_point)) return tensor->data_type();
@@ -176,7 +184,8 @@ void QuantizeFloatWeights(const IrGraph& graph, const FusionSummary& summary, co
   }
 }
 
-std::optional<Group> SelectGroup(const IrGraph& graph, const FusionSummary& summary, NodeId target_id) {
+std::optional<Group> SelectGroup(const IrGraph& graph, const FusionSummary& summary, bool int8_allowed,
+                                 NodeId target_id) {
   const IrNode& target = graph.nodes[target_id];
   const onnx::NodeProto& proto = *target.proto;
   if (!IsDefaultDomain(proto) || !target.bodies.empty() || target.outputs.empty()) return std::nullopt;
@@ -231,10 +240,13 @@ std::optional<Group> SelectGroup(const IrGraph& graph, const FusionSummary& summ
       return group;
     case GroupKind::kConv: {
       // ConvNodeGroupSelector: X, W (and B) all dequantized, a Q; X and Y of
-      // one type, int8 X only with an int8 W, an int32 B.
+      // one type, int8 X only where int8 is allowed and with an int8 W, an
+      // int32 B.
       if (inputs < 2 || dequantized_inputs != inputs || !all_quantized || !one_output) return std::nullopt;
       if (input_type(0) != output_type()) return std::nullopt;
-      if (input_type(0) == onnx::TensorProto::INT8 && input_type(1) != onnx::TensorProto::INT8) return std::nullopt;
+      if (input_type(0) == onnx::TensorProto::INT8 && (!int8_allowed || input_type(1) != onnx::TensorProto::INT8)) {
+        return std::nullopt;
+      }
       if (inputs == 3 && input_type(2) != onnx::TensorProto::INT32) return std::nullopt;
       group.new_op = "QLinearConv";
       return group;
@@ -244,6 +256,9 @@ std::optional<Group> SelectGroup(const IrGraph& graph, const FusionSummary& summ
       // MatMulIntegerToFloat only where the EP allows it: not modelled.)
       if (inputs != 2 || dequantized_inputs != 2 || !all_quantized || !one_output) return std::nullopt;
       if (input_type(0) != output_type()) return std::nullopt;
+      if (input_type(0) == onnx::TensorProto::INT8 && (!int8_allowed || input_type(1) != onnx::TensorProto::INT8)) {
+        return std::nullopt;
+      }
       group.new_op = "QLinearMatMul";
       return group;
     case GroupKind::kGemm: {
@@ -414,6 +429,70 @@ void FuseDynamicQuantizeMatMul(IrGraph& graph, FusionSummary& summary, std::vect
   }
 }
 
+// The value of a one-element int8 zero point (a constant tensor), or
+// nullopt for anything else.
+std::optional<int8_t> ScalarInt8ZeroPoint(const IrGraph& graph, const std::string& name) {
+  std::optional<ValueId> id = ValueNamed(graph, name);
+  if (!id.has_value()) return std::nullopt;
+  const onnx::TensorProto* tensor = ConstantTensor(graph, *id);
+  if (tensor == nullptr || tensor->data_type() != onnx::TensorProto::INT8 ||
+      tensor->data_location() == onnx::TensorProto::EXTERNAL) {
+    return std::nullopt;
+  }
+  int64_t elements = 1;
+  for (int64_t dim : tensor->dims()) elements *= dim;
+  if (elements != 1) return std::nullopt;
+  if (tensor->has_raw_data()) {
+    if (tensor->raw_data().size() != 1) return std::nullopt;
+    return static_cast<int8_t>(tensor->raw_data()[0]);
+  }
+  if (tensor->int32_data_size() != 1) return std::nullopt;
+  return static_cast<int8_t>(tensor->int32_data(0));
+}
+
+// QDQS8ToU8Transformer (level 2, before the selectors, registered when int8
+// QDQ is not allowed: x86-64, core/optimizer/graph_transformer_utils.cc;
+// core/optimizer/qdq_transformer/qdq_s8_to_u8.cc): a QuantizeLinear whose
+// only reader is a DequantizeLinear, both with the same one-element int8
+// zero point (a constant), runs in uint8 with the zero point + 128; the
+// tensor between them is uint8 (same bytes). The selectors then see uint8
+// activations. Level 1's EnsureUniqueDQForNodeUnit gave every reader of a
+// DequantizeLinear its own copy first, so a Q whose DQ has several readers
+// has several output edges: it stays int8, and the int8 Conv or MatMul
+// reading it is not fused on x86-64 (QDQIsInt8Allowed() is false there).
+// Probe: the QDQ copies with int8 activations (make_quantized_copies.py
+// --activation-type int8; ORT's quantize_static writes them by default):
+// in ORT's optimized model every QLinearConv reads and writes uint8, and
+// each Conv whose input or output tensor has several readers stays a float
+// Conv between DequantizeLinear and QuantizeLinear (FastestDet: 55 and 15).
+void ConvertInt8PairsToUint8(IrGraph& graph) {
+  for (const IrNode& node : graph.nodes) {
+    const onnx::NodeProto& q = *node.proto;
+    if (!IsDefaultDomain(q) || q.op_type() != "QuantizeLinear" || q.input_size() != 3 || node.outputs.size() != 1) {
+      continue;
+    }
+    const ValueId quantized = node.outputs[0];
+    const IrValue& value = graph.values[quantized];
+    if (value.is_graph_output || value.consumers.size() != 1) continue;
+    const IrNode& reader = graph.nodes[value.consumers[0]];
+    const onnx::NodeProto& dq = *reader.proto;
+    if (!IsDefaultDomain(dq) || dq.op_type() != "DequantizeLinear" || dq.input_size() != 3 ||
+        reader.outputs.size() != 1) {
+      continue;
+    }
+    // One edge from the DQ after EnsureUniqueDQForNodeUnit: at most one
+    // reader, and no graph output beside a reader.
+    const IrValue& dequantized = graph.values[reader.outputs[0]];
+    if (dequantized.consumers.size() > 1 || (dequantized.consumers.size() == 1 && dequantized.is_graph_output)) {
+      continue;
+    }
+    const std::optional<int8_t> q_zero_point = ScalarInt8ZeroPoint(graph, q.input(2));
+    const std::optional<int8_t> dq_zero_point = ScalarInt8ZeroPoint(graph, dq.input(2));
+    if (!q_zero_point.has_value() || !dq_zero_point.has_value() || *q_zero_point != *dq_zero_point) continue;
+    graph.values[quantized].runtime_data_type = onnx::TensorProto::UINT8;
+  }
+}
+
 // CommonSubexpressionElimination (core/optimizer/common_subexpression_elimination.cc)
 // for DynamicQuantizeLinear: quantize_dynamic writes one per reader of a
 // tensor; ORT keeps the first and its readers all read it. Probe: the dynamic
@@ -492,7 +571,7 @@ void UnfoldDequantizedWeights(IrGraph& graph) {
 
 }  // namespace
 
-void ApplyQuantizedRewrites(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary& summary) {
+void ApplyQuantizedRewrites(CpuIsa isa, const ShapeLookup& shape_of, IrGraph& graph, FusionSummary& summary) {
   bool any_quantized = false;
   for (const IrNode& node : graph.nodes) {
     const std::string& op = node.proto->op_type();
@@ -504,13 +583,17 @@ void ApplyQuantizedRewrites(const ShapeLookup& shape_of, IrGraph& graph, FusionS
                                       value.folded_from->op_type() == "DequantizeLinear");
   }
   if (!any_quantized) return;
+  // QDQIsInt8Allowed() (qdq_selector_action_transformer.h): true on ARM
+  // only; elsewhere int8 Q/DQ pairs become uint8 first.
+  const bool int8_allowed = isa == CpuIsa::kArm64;
+  if (!int8_allowed) ConvertInt8PairsToUint8(graph);
   std::vector<bool> removed(graph.nodes.size(), false);
   // QDQSelectorActionTransformer (level 2), node by node in graph order; a
   // DequantizeLinear read by several nodes serves each (level 1's
   // EnsureUniqueDQForNodeUnit gives every reader its own copy).
   for (size_t id = 0; id < graph.nodes.size(); ++id) {
     if (removed[id]) continue;
-    if (std::optional<Group> group = SelectGroup(graph, summary, static_cast<NodeId>(id))) {
+    if (std::optional<Group> group = SelectGroup(graph, summary, int8_allowed, static_cast<NodeId>(id))) {
       ApplyGroup(*group, graph, summary, removed);
     }
   }

@@ -503,7 +503,7 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, const ShapeLookup& s
   ShareEqualConstantsOfShape(summary, graph);
   // Level 2's QDQ and dynamic-quantization rules come before the float
   // fusions below can see the float ops they replace.
-  ApplyQuantizedRewrites(shape_of, graph, summary);
+  ApplyQuantizedRewrites(isa, shape_of, graph, summary);
   CancelTransposePairs(graph, summary);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
   RunChains(/*allow_conv_add=*/false, shape_of, graph, summary, absorbed_of);
