@@ -529,47 +529,28 @@ void MergeDynamicQuantizers(IrGraph& graph, FusionSummary& summary, std::vector<
   }
 }
 
-// ORT's index of the node that writes `value` for `reader`, as
-// GraphViewer's order sees it (NodeCompare: the node index): a node of the
-// file keeps its position; a node ORT's rules made (a fused QLinear* node, a
-// Transpose) or a copy EnsureUniqueDQForNodeUnit gave a DequantizeLinear's
-// later readers (the first reader by index keeps the original) comes after
-// every node of the file. nullopt for a value no node writes.
-std::optional<int64_t> OrtNodeIndex(const IrGraph& graph, const absl::flat_hash_map<const onnx::NodeProto*, int>& index_of,
-                                    ValueId value, NodeId reader) {
-  const NodeId producer = graph.values[value].producer;
-  if (producer < 0) return std::nullopt;
-  constexpr int64_t kAdded = std::numeric_limits<int64_t>::max();
-  auto it = index_of.find(graph.nodes[producer].proto);
-  if (it == index_of.end()) return kAdded;
-  const onnx::NodeProto& proto = *graph.nodes[producer].proto;
-  if (IsDefaultDomain(proto) && proto.op_type() == "DequantizeLinear") {
-    for (NodeId other : graph.values[value].consumers) {
-      if (graph.nodes[other].proto_index < graph.nodes[reader].proto_index) return kAdded;
-    }
-  }
-  return it->second;
-}
-
 // ConstantFolding runs with skip_dequantize_linear while the QDQ rules are on
 // (core/optimizer/graph_transformer_utils.cc, Level1; constant_folding.cc):
 // a DequantizeLinear of a weight is never folded. Probe: a Conv whose weight
 // is DequantizeLinear(int8 initializer) keeps the DequantizeLinear in ORT's
 // optimized model, and its float output is allocated at every run. The
-// analysis folded it: it becomes a node again. Where it runs: ORT's order
-// (GraphViewer: Graph::ReverseDFSFrom the leaves with NodeCompare, each node
-// after its inputs' producers, the producer of highest index explored first)
-// runs it just before its reader when the reader's data input comes from a
-// node of higher index, and before that input's whole upstream (here: at the
-// start) when the DequantizeLinear's index is the higher one. Probes: a chain
-// of 1, 4 and 8 Convs 1x1 256 -> 256 on 1x256x4x4, each after its weight's
-// DequantizeLinear in the file, peaks at 297,440, 1,084,760 and 2,134,856
-// bytes: every float weight (262,144 bytes) is live at the first Conv; the
-// int8 QDQ copy of light_inception_v1, whose float Gemm's weight (4.1 MB) is
-// dequantized after its input's producer in the file, peaks at 14.6 MB, its
-// float tensors alone 10.5 MB; light_resnet50's (weights dequantized first in
-// the file) at 13.6 MB, ORT's level-2 dump of it (renumbered, each weight's
-// DequantizeLinear just before its Conv) at 31.3 MB.
+// analysis folded it: it becomes a node again, and the graph's nodes take
+// ORT's order (GraphViewer's default: Graph::ReverseDFSFrom the leaves with
+// NodeCompare, each node emitted after its inputs' producers, the producer of
+// highest index explored first; the runtime figures replay the nodes in this
+// order), so that each float weight is live from where ORT runs its
+// DequantizeLinear: just before its reader when the reader's data input comes
+// from a node of higher index, well before it (with the upstream of that
+// input still to run) when the DequantizeLinear's index is the higher one.
+// Probes: a chain of 1, 4 and 8 Convs 1x1 256 -> 256 on 1x256x4x4, each
+// after its weight's DequantizeLinear in the file, peaks at 297,440,
+// 1,084,760 and 2,134,856 bytes: every float weight (262,144 bytes) is live
+// at the first Conv. The int8 QDQ copy of light_inception_v1, whose float
+// Gemm's weight (4.1 MB) is dequantized after its input's producer in the
+// file, peaks at 14.6 MB (10.5 MB in this order before this rule); ORT's
+// level-2 dumps of the int8 copies (renumbered, each weight's
+// DequantizeLinear just before its Conv): light_resnet50 31.3 MB against
+// 13.6 MB for the copy itself (weights dequantized first in the file).
 void UnfoldDequantizedWeights(IrGraph& graph) {
   const size_t node_count = graph.nodes.size();
   absl::flat_hash_map<const onnx::NodeProto*, int> index_of;
@@ -607,27 +588,53 @@ void UnfoldDequantizedWeights(IrGraph& graph) {
     graph.nodes.push_back(std::move(node));
   }
   if (graph.nodes.size() == node_count) return;
-  std::vector<IrNode> first;
-  std::vector<std::vector<IrNode>> before(node_count);
-  for (size_t id = node_count; id < graph.nodes.size(); ++id) {
-    const IrNode& dequantize = graph.nodes[id];
-    const std::vector<NodeId>& readers = graph.values[dequantize.outputs[0]].consumers;
-    const NodeId first_reader = *std::min_element(readers.begin(), readers.end());
-    const IrNode& reader = graph.nodes[first_reader];
-    bool early = false;
-    if (dequantize.proto_index >= 0 && !reader.inputs.empty() && reader.inputs[0] != dequantize.outputs[0]) {
-      const std::optional<int64_t> data_index = OrtNodeIndex(graph, index_of, reader.inputs[0], first_reader);
-      early = data_index.has_value() && dequantize.proto_index > *data_index;
-    }
-    (early ? first : before[first_reader]).push_back(std::move(graph.nodes[id]));
+  // ORT's node indices: a node of the file keeps its position; a node ORT's
+  // rules made comes after all of them, in the order made.
+  std::vector<int64_t> ort_index(graph.nodes.size());
+  for (size_t id = 0; id < graph.nodes.size(); ++id) {
+    auto it = index_of.find(graph.nodes[id].proto);
+    ort_index[id] = it != index_of.end() ? it->second : graph.proto->node_size() + static_cast<int64_t>(id);
   }
+  // Graph::ReverseDFSFrom the leaves (nodes no node reads), in index order,
+  // with NodeCompare: each node's input producers pushed in ascending index,
+  // so the highest is explored first; a node is emitted after its inputs.
+  std::vector<NodeId> by_index(graph.nodes.size());
+  for (size_t id = 0; id < by_index.size(); ++id) by_index[id] = static_cast<NodeId>(id);
+  std::sort(by_index.begin(), by_index.end(), [&](NodeId a, NodeId b) { return ort_index[a] < ort_index[b]; });
+  std::vector<std::pair<NodeId, bool>> stack;
+  for (NodeId id : by_index) {
+    bool read = false;
+    for (ValueId output : graph.nodes[id].outputs) read = read || !graph.values[output].consumers.empty();
+    if (!read) stack.emplace_back(id, false);
+  }
+  std::vector<bool> visited(graph.nodes.size(), false);
+  std::vector<NodeId> order;
+  order.reserve(graph.nodes.size());
+  while (!stack.empty()) {
+    const auto [id, leave] = stack.back();
+    stack.pop_back();
+    if (leave) {
+      order.push_back(id);
+      continue;
+    }
+    if (visited[id]) continue;
+    visited[id] = true;
+    stack.emplace_back(id, true);
+    std::vector<NodeId> producers;
+    for (const std::vector<ValueId>* inputs : {&graph.nodes[id].inputs, &graph.nodes[id].implicit_inputs}) {
+      for (ValueId input : *inputs) {
+        if (graph.values[input].producer >= 0) producers.push_back(graph.values[input].producer);
+      }
+    }
+    std::sort(producers.begin(), producers.end(), [&](NodeId a, NodeId b) { return ort_index[a] < ort_index[b]; });
+    for (NodeId producer : producers) {
+      if (!visited[producer]) stack.emplace_back(producer, false);
+    }
+  }
+  if (order.size() != graph.nodes.size()) return;  // A node the walk missed (a cycle): keep the file's order.
   std::vector<IrNode> nodes;
   nodes.reserve(graph.nodes.size());
-  for (IrNode& dequantize : first) nodes.push_back(std::move(dequantize));
-  for (size_t id = 0; id < node_count; ++id) {
-    for (IrNode& dequantize : before[id]) nodes.push_back(std::move(dequantize));
-    nodes.push_back(std::move(graph.nodes[id]));
-  }
+  for (NodeId id : order) nodes.push_back(std::move(graph.nodes[id]));
   graph.nodes = std::move(nodes);
   RelinkValues(graph);
 }
