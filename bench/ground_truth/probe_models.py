@@ -15,7 +15,11 @@ overhead" and "Other measured rules"):
              QLinearConv: MLAS's symmetric path (indirection buffer) or the GEMM path
              (int32 output and im2col), by weight type, channels and groups;
   dynamic_*  quantize_dynamic's Conv: DynamicQuantizeLinear, ConvInteger (im2col),
-             Cast, Mul.
+             Cast, Mul;
+  qdq_int8_* quantize_static's default int8 activations: a Q -> DQ pair of one
+             reader that ORT turns uint8 (QDQS8ToU8Transformer), the Conv fused;
+             and float Convs on dequantized weights, ORT's order running each
+             weight's DequantizeLinear before the chain.
 Usage: /usr/bin/python3 probe_models.py DIR, then bash run.sh BUILD_DIR DIR
 (Debian's python3-onnx; the run prints ours next to ORT's).
 """
@@ -198,6 +202,29 @@ def qdq_probes(directory, rng):
              h.make_node('Mul', ['xs', 'ws'], ['scale']),
              h.make_node('Mul', ['cf', 'scale'], ['y'])]
     save(directory, 'dynamic_convinteger', nodes, [('x', T.FLOAT, [1, 16, 64, 64])], [('y', T.FLOAT, [1, 32, 64, 64])],
+         inits)
+    # Int8 activations (zero point 0): float in, Q -> DQ -> Conv -> Q -> DQ, float out.
+    w = rng.integers(-100, 100, size=[32, 16, 3, 3]).astype(np.int8)
+    inits = [nh.from_array(np.array(0.05, dtype=np.float32), 's'), nh.from_array(np.array(0, np.int8), 'z'),
+             nh.from_array(w, 'w'), nh.from_array(np.full([32], 0.01, dtype=np.float32), 'ws'),
+             nh.from_array(np.zeros([32], dtype=np.int8), 'wz')]
+    nodes = [h.make_node('QuantizeLinear', ['x', 's', 'z'], ['xq']),
+             h.make_node('DequantizeLinear', ['xq', 's', 'z'], ['xd']),
+             h.make_node('DequantizeLinear', ['w', 'ws', 'wz'], ['wd'], axis=0),
+             h.make_node('Conv', ['xd', 'wd'], ['c'], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             h.make_node('QuantizeLinear', ['c', 's', 'z'], ['cq']),
+             h.make_node('DequantizeLinear', ['cq', 's', 'z'], ['y'])]
+    save(directory, 'qdq_int8_conv_one_reader', nodes, [('x', T.FLOAT, [1, 16, 128, 128])],
+         [('y', T.FLOAT, [1, 32, 128, 128])], inits)
+    # Four float Convs 1x1 256 -> 256, each weight DequantizeLinear(int8) just before its Conv.
+    nodes, inits, x = [], [nh.from_array(np.array(0.01, dtype=np.float32), 's'),
+                           nh.from_array(np.array(0, np.int8), 'z')], 'x'
+    for i in range(4):
+        inits.append(nh.from_array(rng.integers(-127, 127, size=[256, 256, 1, 1]).astype(np.int8), f'w{i}'))
+        nodes.append(h.make_node('DequantizeLinear', [f'w{i}', 's', 'z'], [f'wd{i}']))
+        nodes.append(h.make_node('Conv', [x, f'wd{i}'], [f'y{i}']))
+        x = f'y{i}'
+    save(directory, 'qdq_int8_weight_chain', nodes, [('x', T.FLOAT, [1, 256, 4, 4])], [(x, T.FLOAT, [1, 256, 4, 4])],
          inits)
 
 

@@ -6,7 +6,8 @@
 # Without models: every model of ../shared/models and the Debian test models
 # (pytorch-converted, pytorch-operator, simple, and every 4th node test), and
 # the static-QDQ and dynamic-quantized copies tools/make_quantized_copies.py
-# makes of the shared models (into BUILD_DIR/ground-truth/quantized);
+# makes of the shared models (into BUILD_DIR/ground-truth/quantized, and
+# QDQ with int8 activations into BUILD_DIR/ground-truth/quantized-int8);
 # FOOTPRINT_SHARED_MODELS names another folder of shared models. Plain
 # --runtime onnxruntime-cpu is the host's ISA, the one ORT runs with here;
 # each result line names it (runtime.isa).
@@ -84,6 +85,13 @@ else
     $(find "$shared" -name '*.onnx' | sort) > "$work/quantized.log" 2>&1 ||
     echo "run.sh: tools/make_quantized_copies.py failed, see $work/quantized.log" >&2
   while IFS= read -r f; do models+=("$f"); done < <(find "$quantized" -name '*.onnx' | sort)
+  # The same with int8 activations, quantize_static's default.
+  quantized_int8="$work/quantized-int8"
+  rm -rf "$quantized_int8"
+  /usr/bin/python3 "$root/tools/make_quantized_copies.py" --out "$quantized_int8" --kinds qdq --activation-type int8 \
+    $(find "$shared" -name '*.onnx' | sort) > "$work/quantized-int8.log" 2>&1 ||
+    echo "run.sh: tools/make_quantized_copies.py --activation-type int8 failed, see $work/quantized-int8.log" >&2
+  while IFS= read -r f; do models+=("$f"); done < <(find "$quantized_int8" -name '*.onnx' | sort)
 fi
 
 : > "$results"

@@ -2,7 +2,9 @@
 // (--runtime onnxruntime-cpu:ISA), and the host's, as ONNX Runtime's MLAS
 // picks its kernels at run time (core/mlas/lib/platform.cpp,
 // MLAS_PLATFORM::MLAS_PLATFORM). What differs between them today is the
-// NCHWc block (nchwc_layout.h) and ARM64's depthwise Conv kernel.
+// NCHWc block (nchwc_layout.h), ARM64's depthwise Conv kernel, MLAS's
+// symmetric QLinearConv path (quantized_workspaces.h) and int8 QDQ groups,
+// fused on ARM64 only (qdq_fusion.h).
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_CPU_ISA_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_CPU_ISA_H_
 

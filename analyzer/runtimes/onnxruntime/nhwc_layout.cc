@@ -19,40 +19,38 @@
 namespace footprint::ort {
 namespace {
 
-// NhwcTransformer (level 3, core/optimizer/nhwc_transformer.cc, with the
-// layout transformer and transpose optimizer of core/optimizer/
-// transpose_optimization/): the quantized Conv and pools run channels-last
-// (QLinearConv channels_last, NhwcMaxPool for an 8-bit MaxPool,
-// QLinearAveragePool, QLinearGlobalAveragePool); the transposes it wraps
-// them in cancel between such nodes and move through the elementwise ops and
-// Concat/Split between them, and stay where an NCHW op (Reshape, Resize,
-// a float op...) reads or writes a channels-last tensor. Here: a node is
-// channels-last if it is one of those 4-D kernels, or an elementwise op,
-// Concat or Split whose 4-D inputs are all channels-last; a Transpose copies
-// each NCHW tensor such a node reads (one per tensor) and each channels-last
-// tensor another node or the caller reads, as a new value of the same bytes.
-// Probe: FastestDet's QDQ copy keeps 43 Transposes in ORT's optimized model
-// (+14 of its own), at its channel shuffles' Reshapes and its head.
+// NhwcTransformer (level 3, core/optimizer/nhwc_transformer.cc): each
+// QLinearConv with a 4-D input runs channels-last, wrapped in a Transpose
+// to NHWC before it and one back to NCHW after it; then the transpose
+// optimizer (Optimize with OrtEPCostCheck, core/optimizer/
+// transpose_optimization/) walks the nodes in order and pushes each
+// Transpose to NCHW through the node reading it when its cost check says
+// so, and Transposes that meet cancel. What is left: a node runs
+// channels-last when it is a QLinearConv, or one of the ops below whose
+// push was taken; a Transpose copies each NCHW tensor such a node reads
+// (one per tensor) and each channels-last tensor another node or the
+// caller reads, as a new value of the same bytes. Probe: FastestDet's QDQ
+// copy keeps 43 Transposes in ORT's optimized model (+14 of its own), at
+// its channel shuffles' Reshapes and its head.
 bool IsChannelsLastKernel(const IrNode& node, const ShapeLookup& shape_of, const IrGraph& graph) {
   const onnx::NodeProto& proto = *node.proto;
   if (node.inputs.empty() || node.outputs.size() != 1) return false;
-  const std::optional<ValueShape> input = ShapeOfValue(graph, shape_of, node.inputs[0]);
-  if (!input.has_value() || input->dims.size() != 4) return false;
-  if (proto.domain() == "com.microsoft") {
-    return proto.op_type() == "QLinearConv" || proto.op_type() == "QLinearAveragePool" ||
-           proto.op_type() == "QLinearGlobalAveragePool";
-  }
   // QOperator-format models have ONNX's QLinearConv (the same inputs).
-  if (IsDefaultDomain(proto) && proto.op_type() == "QLinearConv") return true;
-  return IsDefaultDomain(proto) && proto.op_type() == "MaxPool" &&
-         (input->data_type == onnx::TensorProto::UINT8 || input->data_type == onnx::TensorProto::INT8);
+  if (proto.op_type() != "QLinearConv" || (proto.domain() != "com.microsoft" && !IsDefaultDomain(proto))) return false;
+  const std::optional<ValueShape> input = ShapeOfValue(graph, shape_of, node.inputs[0]);
+  return input.has_value() && input->dims.size() == 4;
 }
 
+// The ops of our model whose handler (onnx_transpose_optimization.cc's
+// handler_map, ort_transpose_optimization.cc's OrtExtendedHandlers) moves
+// a Transpose from their inputs to their outputs: elementwise ops, Q and
+// DQ, Concat, Split, ORT's QLinear binary ops and pools, and an 8-bit
+// MaxPool (NhwcMaxPool). Every one transposes its outputs.
 bool MovesTransposes(const onnx::NodeProto& proto) {
   static const auto* const kOps = new absl::flat_hash_set<std::string>{
-      "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearConcat", "Add", "Sub", "Mul", "Div",
-      "Sum", "Relu", "Sigmoid", "Tanh", "Clip", "LeakyRelu", "QuantizeLinear", "DequantizeLinear", "Cast", "Concat",
-      "Split", "Identity"};
+      "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearConcat", "QLinearAveragePool",
+      "QLinearGlobalAveragePool", "Add", "Sub", "Mul", "Div", "Sum", "Relu", "Sigmoid", "Tanh", "Clip", "LeakyRelu",
+      "QuantizeLinear", "DequantizeLinear", "Cast", "Concat", "Split", "Identity", "MaxPool"};
   return (IsDefaultDomain(proto) || proto.domain() == "com.microsoft") && kOps->contains(proto.op_type());
 }
 
@@ -61,9 +59,26 @@ bool IsRankFour(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
   return shape.has_value() && shape->dims.size() == 4;
 }
 
+// EstimateValueRank: the dims that are not 1 (5 when the shape is unknown),
+// the cost of transposing a value.
+int TransposeCost(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
+  const std::optional<ValueShape> shape = ShapeOfValue(graph, shape_of, id);
+  if (!shape.has_value()) return 5;
+  int cost = 0;
+  for (const std::optional<int64_t>& dim : shape->dims) cost += dim.has_value() && *dim == 1 ? 0 : 1;
+  return cost;
+}
+
 bool ProducedChannelsLast(const IrGraph& graph, const std::vector<bool>& channels_last, ValueId id) {
   const IrValue& value = graph.values[id];
   return value.origin == ValueOrigin::kNodeOutput && value.producer >= 0 && channels_last[value.producer];
+}
+
+bool IsEightBitMaxPool(const IrNode& node, const ShapeLookup& shape_of, const IrGraph& graph) {
+  if (!IsDefaultDomain(*node.proto) || node.proto->op_type() != "MaxPool" || node.outputs.size() != 1) return false;
+  const std::optional<ValueShape> output = ShapeOfValue(graph, shape_of, node.outputs[0]);
+  return output.has_value() &&
+         (output->data_type == onnx::TensorProto::UINT8 || output->data_type == onnx::TensorProto::INT8);
 }
 
 // Per node: whether it runs channels-last (empty when no node does).
@@ -76,30 +91,88 @@ std::vector<bool> ChannelsLastNodes(const ShapeLookup& shape_of, const IrGraph& 
     any = any || channels_last[id];
   }
   if (!any) return {};
-  auto rank_four = [&](ValueId id) { return IsRankFour(graph, shape_of, id); };
-  auto produced_channels_last = [&](ValueId id) { return ProducedChannelsLast(graph, channels_last, id); };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t id = 0; id < node_count; ++id) {
-      const IrNode& node = graph.nodes[id];
-      if (channels_last[id] || !MovesTransposes(*node.proto) || node.outputs.empty()) continue;
-      bool reads_channels_last = false;
-      bool all = true;
-      for (ValueId input : node.inputs) {
-        if (IsConstantWeight(graph, summary, input) || !rank_four(input)) continue;
-        if (produced_channels_last(input)) {
-          reads_channels_last = true;
-        } else {
-          all = false;
-        }
-      }
-      bool outputs_four = true;
-      for (ValueId output : node.outputs) outputs_four = outputs_four && rank_four(output);
-      if (reads_channels_last && all && outputs_four) {
-        channels_last[id] = true;
-        changed = true;
+  // OptimizeImpl's outputs_leading_to_transpose: the values a Transpose
+  // reads (the model's own, and those NhwcTransformer put before each
+  // QLinearConv), and the inputs of a node that moves Transposes whose
+  // output leads to one.
+  std::vector<bool> leads(graph.values.size(), false);
+  for (size_t i = node_count; i-- > 0;) {
+    const IrNode& node = graph.nodes[i];
+    if (node.inputs.empty()) continue;
+    if (channels_last[i] || (IsDefaultDomain(*node.proto) && node.proto->op_type() == "Transpose")) {
+      leads[node.inputs[0]] = true;
+      continue;
+    }
+    if (!MovesTransposes(*node.proto)) continue;
+    bool output_leads = false;
+    for (ValueId output : node.outputs) output_leads = output_leads || leads[output];
+    if (!output_leads) continue;
+    for (ValueId input : node.inputs) leads[input] = true;
+  }
+  // The pushes, in node order. ProcessTranspose: OrtEPCostCheck pushes
+  // through an (8-bit: HandleMaxPool) MaxPool; else the default cost
+  // (CalculateCost): each input read channels-last saves its cost, each
+  // other non-constant input costs its own, and when that is a saving the
+  // output's Transpose costs too unless the output leads to a Transpose;
+  // pushed when the total is below 0.
+  for (size_t id = 0; id < node_count; ++id) {
+    const IrNode& node = graph.nodes[id];
+    if (channels_last[id] || !MovesTransposes(*node.proto) || node.outputs.empty()) continue;
+    bool reads_channels_last = false;
+    int cost = 0;
+    for (ValueId input : node.inputs) {
+      if (IsConstantWeight(graph, summary, input)) continue;
+      if (ProducedChannelsLast(graph, channels_last, input) && IsRankFour(graph, shape_of, input)) {
+        reads_channels_last = true;
+        cost -= TransposeCost(graph, shape_of, input);
+      } else {
+        cost += TransposeCost(graph, shape_of, input);
       }
     }
+    if (!reads_channels_last) continue;
+    bool outputs_four = true;
+    for (ValueId output : node.outputs) outputs_four = outputs_four && IsRankFour(graph, shape_of, output);
+    if (!outputs_four) continue;
+    if (node.proto->op_type() == "MaxPool") {
+      if (IsEightBitMaxPool(node, shape_of, graph) && ProducedChannelsLast(graph, channels_last, node.inputs[0])) {
+        channels_last[id] = true;
+      }
+      continue;
+    }
+    if (cost < 0) {
+      bool output_leads = false;
+      int output_cost = 0;
+      for (ValueId output : node.outputs) {
+        output_leads = output_leads || leads[output];
+        output_cost = std::max(output_cost, TransposeCost(graph, shape_of, output));
+      }
+      if (!output_leads) cost += output_cost;
+    }
+    channels_last[id] = cost < 0;
+  }
+  // The transpose optimizer's second pass (OptimizeImpl, core/optimizer/
+  // transpose_optimization/onnx_transpose_optimization.cc): a Transpose
+  // that is the only reader of a DequantizeLinear and feeds no
+  // QuantizeLinear moves above it, so the DequantizeLinear runs NCHW and
+  // the Transpose copies the 8-bit tensor, not the float one. Here: a
+  // channels-last DequantizeLinear whose readers all run NCHW runs NCHW.
+  // Probes: ORT's optimized models of light_shufflenet's QDQ copy (a
+  // Transpose after each QLinearConv, before the DequantizeLinear of its
+  // float BatchNormalization) and of FastestDet's with int8 activations
+  // (before the DequantizeLinear of a float MaxPool).
+  for (size_t id = 0; id < node_count; ++id) {
+    const IrNode& node = graph.nodes[id];
+    if (!channels_last[id] || !IsDefaultDomain(*node.proto) || node.proto->op_type() != "DequantizeLinear" ||
+        node.outputs.size() != 1) {
+      continue;
+    }
+    const IrValue& output = graph.values[node.outputs[0]];
+    if (output.consumers.empty() && !output.is_graph_output) continue;
+    bool readers_nchw = true;
+    for (NodeId reader : output.consumers) {
+      readers_nchw = readers_nchw && !channels_last[reader] && graph.nodes[reader].proto->op_type() != "QuantizeLinear";
+    }
+    if (readers_nchw) channels_last[id] = false;
   }
   return channels_last;
 }
@@ -149,7 +222,7 @@ void ApplyNhwcLayout(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary&
   auto add_value = [&](ValueId like, const char* suffix) {
     const ValueId id = static_cast<ValueId>(graph.values.size());
     graph.values.push_back(IrValue{.name = graph.values[like].name + suffix, .origin = ValueOrigin::kNodeOutput,
-                                   .sized_as = like});
+                                   .sized_as = like, .channels_last = true});
     return id;
   };
   absl::flat_hash_map<ValueId, ValueId> to_nhwc;  // NCHW value -> its channels-last copy.

@@ -34,8 +34,10 @@ namespace footprint::ort {
 //  - level 3, NhwcTransformer: the quantized Conv and pools run channels-last,
 //    with Transposes (new values of the same bytes) where an NCHW op meets
 //    them.
+//  - on x86-64 (`isa` not ARM64), int8 Q -> DQ pairs of one reader run in
+//    uint8 first, and an int8 Conv or MatMul is not fused;
 // Counts what it fused in `summary`.
-void ApplyQuantizedRewrites(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary& summary);
+void ApplyQuantizedRewrites(CpuIsa isa, const ShapeLookup& shape_of, IrGraph& graph, FusionSummary& summary);
 
 }  // namespace footprint::ort
 

@@ -93,6 +93,119 @@ TEST(QdqFusionTest, SymmetricConvNeedsOutputChannelsAlignedPerIsa) {
   EXPECT_EQ(WorkspaceOf(*avx2, "conv"), 4 * 20 * 1024 + 144 * 1024);
 }
 
+// x (float [1, 16, 32, 32]) -> QuantizeLinear (int8, zero point 0) ->
+// DequantizeLinear -> Conv 3x3 pad 1 (int8 weight) -> QuantizeLinear ->
+// DequantizeLinear -> y, as ORT's quantize_static writes it by default
+// (QInt8 activations); with `second_reader`, a second Conv (float: no Q
+// after it) reads the input's DequantizeLinear too.
+ModelBuilder Int8QdqConv(bool second_reader) {
+  ModelBuilder builder;
+  builder.Opset("", 13)
+      .Input("x", kFloat, {1, 16, 32, 32})
+      .Initializer("s", kFloat, {})
+      .Initializer("z", kInt8, {})
+      .Initializer("w", kInt8, {32, 16, 3, 3})
+      .Initializer("ws", kFloat, {})
+      .Add("QuantizeLinear", {"x", "s", "z"}, {"xq"})
+      .Add("DequantizeLinear", {"xq", "s", "z"}, {"xd"})
+      .Add("DequantizeLinear", {"w", "ws", "z"}, {"wd"});
+  SetInts(builder.Node("Conv", {"xd", "wd"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  builder.Add("QuantizeLinear", {"c", "s", "z"}, {"cq"}).Add("DequantizeLinear", {"cq", "s", "z"}, {"y"}).Output("y");
+  if (second_reader) {
+    SetInts(builder.Node("Conv", {"xd", "wd"}, {"c2"}, "conv2"), "pads", {1, 1, 1, 1});
+    builder.Output("c2");
+  }
+  return builder;
+}
+
+TEST(QdqFusionTest, AnInt8PairOfOneReaderRunsInUint8AndItsConvFusesOnX86) {
+  // QDQS8ToU8Transformer: the pair around xq (one reader) becomes uint8, so
+  // the Conv group has uint8 activations: QLinearConv, MLAS's symmetric
+  // path (int8 weights, zero point 0): an indirection buffer only.
+  for (const char* isa : {"avx2", "avx512"}) {
+    absl::StatusOr<Analysis> ort = AnalyzeBuilt(Int8QdqConv(false), Ort(isa));
+    ASSERT_TRUE(ort.ok()) << ort.status();
+    EXPECT_FALSE(IsArenaTensor(*ort, "xd")) << isa;
+    EXPECT_FALSE(IsArenaTensor(*ort, "c")) << isa;
+    EXPECT_EQ(WorkspaceOf(*ort, "conv"), 9 * 1024 * 8) << isa;
+  }
+}
+
+TEST(QdqFusionTest, AnInt8ConvWhoseInputHasTwoReadersRunsInFloatOnX86Only) {
+  // Each reader gets its own DequantizeLinear (EnsureUniqueDQForNodeUnit):
+  // the Q has two output edges and stays int8; x86-64 fuses no int8 Conv
+  // (QDQIsInt8Allowed), ARM64 does.
+  absl::StatusOr<Analysis> x86 = AnalyzeBuilt(Int8QdqConv(true), Ort("avx512"));
+  ASSERT_TRUE(x86.ok()) << x86.status();
+  EXPECT_TRUE(IsArenaTensor(*x86, "xd"));
+  EXPECT_TRUE(IsArenaTensor(*x86, "c"));
+  absl::StatusOr<Analysis> arm = AnalyzeBuilt(Int8QdqConv(true), Ort("arm64"));
+  ASSERT_TRUE(arm.ok()) << arm.status();
+  EXPECT_FALSE(IsArenaTensor(*arm, "c"));  // xd stays: the second Conv has no Q and runs in float.
+}
+
+TEST(QdqFusionTest, QLinearMatMulAndQGemmHoldAnInt32Product) {
+  ModelBuilder builder;
+  builder.Opset("", 13)
+      .Input("aq", kUint8, {8, 64})
+      .Initializer("s", kFloat, {})
+      .Initializer("z", kUint8, {})
+      .Initializer("b", kInt8, {64, 32})
+      .Initializer("bz", kInt8, {})
+      .Add("DequantizeLinear", {"aq", "s", "z"}, {"ad"})
+      .Add("DequantizeLinear", {"b", "s", "bz"}, {"bd"})
+      .Add("MatMul", {"ad", "bd"}, {"m"}, "matmul")
+      .Add("Gemm", {"ad", "bd"}, {"g"}, "gemm")
+      .Add("QuantizeLinear", {"m", "s", "z"}, {"mq"})
+      .Add("QuantizeLinear", {"g", "s", "z"}, {"gq"})
+      .Output("mq")
+      .Output("gq");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, Ort("avx512"));
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "m"));
+  EXPECT_FALSE(IsArenaTensor(*ort, "g"));
+  // quantize_linear_matmul.cc and quant_gemm.cc: M x N int32 before requantizing.
+  EXPECT_EQ(WorkspaceOf(*ort, "matmul"), 4 * 8 * 32);
+  EXPECT_EQ(WorkspaceOf(*ort, "gemm"), 4 * 8 * 32);
+}
+
+TEST(QdqFusionTest, TheTransposeBackToNchwCopiesTheUint8TensorBeforeAFloatOp) {
+  // The QLinearConv's output is dequantized for an LRN (no quantized form,
+  // NCHW): the transpose optimizer moves the Transpose above the
+  // DequantizeLinear, so the uint8 tensor is transposed, not the float one.
+  ModelBuilder builder = QdqConv(16, 32, kInt8);
+  builder.Add("DequantizeLinear", {"yq", "s", "z"}, {"yd"}).Add("LRN", {"yd"}, {"n"}).Output("n");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, Ort("avx512"));
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_TRUE(IsArenaTensor(*ort, "yq.nhwc"));
+  EXPECT_TRUE(IsArenaTensor(*ort, "yd"));
+  EXPECT_FALSE(IsArenaTensor(*ort, "yd.nhwc"));
+}
+
+TEST(QdqFusionTest, AWeightDequantizedAfterItsReadersInputRunsFirst) {
+  // Two float Convs on dequantized weights (an op reads each weight's
+  // DequantizeLinear, so nothing fuses): the second weight's
+  // DequantizeLinear comes after its Conv's input producer in the file, so
+  // ORT's reverse-DFS order runs it first, its float weight live from the
+  // start; the first one's comes before, and runs just before its Conv.
+  ModelBuilder builder;
+  builder.Opset("", 13)
+      .Input("x", kFloat, {1, 256, 4, 4})
+      .Initializer("s", kFloat, {})
+      .Initializer("z", kInt8, {})
+      .Initializer("w0", kInt8, {256, 256, 1, 1})
+      .Initializer("w1", kInt8, {256, 256, 1, 1})
+      .Add("DequantizeLinear", {"w0", "s", "z"}, {"w0d"})
+      .Add("Conv", {"x", "w0d"}, {"y0"})
+      .Add("DequantizeLinear", {"w1", "s", "z"}, {"w1d"})
+      .Add("Conv", {"y0", "w1d"}, {"y1"})
+      .Output("y1");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, Ort("avx512"));
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  // At the first Conv: x, both float weights and y0.
+  EXPECT_GE(ort->memory.runtime_tensor_bytes, 2 * 262144 + 2 * 16384);
+}
+
 TEST(QdqFusionTest, DequantizeLinearOfAnOpWithNoQuantizedKernelRunsInFloat) {
   // Tanh has no QDQ rule: its DequantizeLinear and float output stay; and a
   // weight's DequantizeLinear read by a float Mul runs at every run (ORT's

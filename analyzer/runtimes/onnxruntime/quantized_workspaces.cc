@@ -116,6 +116,25 @@ bool QuantizedWeightIsSymmetric(const IrGraph& graph, const std::string& name) {
   return std::nearbyint(zero_point) == 0.0f;
 }
 
+// The element type ORT holds value `id` in: a runtime rule's
+// (IrValue::runtime_data_type, along the values it stands for: an int8
+// activation ORT turned into uint8, qdq_fusion.h), else `known`'s.
+std::string RuntimeDtype(const IrGraph& graph, ValueId id, const KnownTensor& known) {
+  for (ValueId at = id; at >= 0; at = graph.values[at].sized_as) {
+    switch (graph.values[at].runtime_data_type) {
+      case 0:
+        continue;
+      case onnx::TensorProto::UINT8:
+        return "uint8";
+      case onnx::TensorProto::INT8:
+        return "int8";
+      default:
+        return known.dtype;
+    }
+  }
+  return known.dtype;
+}
+
 // QLinearConv (core/providers/cpu/quantization/qlinearconv.cc, Compute), ORT
 // having made it channels-last (NhwcTransformer: no transpose buffers in the
 // kernel). Its scratch for the run:
@@ -163,7 +182,11 @@ int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode
   const bool symmetric_weights = filter->dtype == "float32"
                                      ? QuantizedWeightIsSymmetric(graph, proto.input(3))
                                      : filter->dtype == "int8" && ZeroPointIsZero(graph, proto.input(5));
-  bool symmetric_conv = symmetric_weights && input->dtype == "uint8";
+  // MLAS's ConvSymS8S8Dispatch exists on ARM64 only (platform.cpp): int8
+  // activations take the symmetric path there, never on x86-64.
+  const std::string input_dtype = RuntimeDtype(graph, *x_id, *input);
+  bool symmetric_conv =
+      symmetric_weights && (input_dtype == "uint8" || (input_dtype == "int8" && isa == CpuIsa::kArm64));
   if (symmetric_conv) {
     if (group > 1) {
       symmetric_conv = depthwise && group % (isa == CpuIsa::kArm64 ? 8 : 16) == 0;
@@ -187,6 +210,34 @@ int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode
   return gemm_output + col_buffer;
 }
 
+// QLinearMatMul (core/providers/cpu/quantization/quantize_linear_matmul.cc,
+// Compute): an int32 GEMM output of M x N per matrix product, requantized
+// into Y: 4 bytes per element of Y.
+int64_t QLinearMatMulWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+  if (node.outputs.empty()) return 0;
+  const std::optional<KnownTensor> output = tensor_of(node.outputs[0]);
+  return output.has_value() ? 4 * Product(output->dims, 0) : 0;
+}
+
+// QGemm (contrib_ops/cpu/quantization/quant_gemm.cc, Compute): with a
+// quantized Y (y_scale given: Y is 8-bit, not float), an int32 GEMM output
+// of M x N; with transA, A transposed into a buffer of its bytes (B, a
+// constant, is pre-packed).
+int64_t QGemmWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+  const onnx::NodeProto& proto = *node.proto;
+  if (node.outputs.empty() || node.inputs.empty()) return 0;
+  int64_t bytes = 0;
+  const std::optional<KnownTensor> output = tensor_of(node.outputs[0]);
+  if (output.has_value() && (output->dtype == "uint8" || output->dtype == "int8")) {
+    bytes += 4 * Product(output->dims, 0);
+  }
+  if (const onnx::AttributeProto* trans_a = FindAttribute(proto, "transA"); trans_a != nullptr && trans_a->i() != 0) {
+    const std::optional<KnownTensor> a = tensor_of(node.inputs[0]);
+    if (a.has_value()) bytes += Product(a->dims, 0);
+  }
+  return bytes;
+}
+
 // DynamicQuantizeMatMul (contrib_ops/cpu/quantization/dynamic_quantize_matmul.cc):
 // A quantized to uint8 in a buffer of A's elements for the run.
 int64_t DynamicQuantizeMatMulWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
@@ -202,7 +253,10 @@ std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& 
   const std::string& op = node.proto->op_type();
   if (IsDefaultDomain(*node.proto) && op == "ConvInteger") return ConvIntegerWorkspaceBytes(node, tensor_of);
   if (IsDefaultDomain(*node.proto) && op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, node, tensor_of);
+  if (IsDefaultDomain(*node.proto) && op == "QLinearMatMul") return QLinearMatMulWorkspaceBytes(node, tensor_of);
   if (node.proto->domain() != "com.microsoft") return std::nullopt;
+  if (op == "QLinearMatMul") return QLinearMatMulWorkspaceBytes(node, tensor_of);
+  if (op == "QGemm") return QGemmWorkspaceBytes(node, tensor_of);
   if (op == "DynamicQuantizeMatMul") return DynamicQuantizeMatMulWorkspaceBytes(node, tensor_of);
   if (op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, node, tensor_of);
   return std::nullopt;

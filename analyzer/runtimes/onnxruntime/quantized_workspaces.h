@@ -1,5 +1,5 @@
-// The scratch of ORT's quantized kernels (QLinearConv, ConvInteger,
-// DynamicQuantizeMatMul), per ISA where MLAS's paths differ
+// The scratch of ORT's quantized kernels (QLinearConv, QGemm, QLinearMatMul,
+// ConvInteger, DynamicQuantizeMatMul), per ISA where MLAS's paths differ
 // (quantized_workspaces.cc has each rule, its source and its probe).
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_WORKSPACES_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_WORKSPACES_H_

@@ -50,12 +50,41 @@ std::string ReuseKey(const std::string& shape_key) {
   return std::to_string(bytes) + shape_key.substr(bracket);
 }
 
+// The shape key of value `id` as ORT holds it: a channels-last copy
+// (nhwc_layout.h) has its channels last, so SameSize never matches it with
+// an NCHW tensor of the same bytes. Measured: light_inception_v2's QDQ
+// copy, whose first QLinearConv's NHWC input and output are not reused by
+// the NCHW uint8 tensors of their dims.
+std::string LayoutShapeKey(const IrGraph& graph, const std::vector<RuntimeValue>& values, ValueId id) {
+  const std::string& key = values[id].shape_key;
+  if (!graph.values[id].channels_last) return key;
+  const size_t bracket = key.find('[');
+  if (bracket == std::string::npos) return key;
+  std::vector<std::string> dims;
+  size_t at = bracket + 1;
+  for (size_t comma = key.find(',', at); comma != std::string::npos; comma = key.find(',', at)) {
+    dims.push_back(key.substr(at, comma - at));
+    at = comma + 1;
+  }
+  if (dims.size() < 3) return key;
+  std::rotate(dims.begin() + 1, dims.begin() + 2, dims.end());
+  std::string permuted = key.substr(0, bracket + 1);
+  for (const std::string& dim : dims) permuted += dim + ",";
+  return permuted + "]";
+}
+
 }  // namespace
 
 std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<NodeId>& order,
                                     const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over) {
   const int64_t steps = static_cast<int64_t>(order.size());
   const size_t value_count = graph.values.size();
+  std::vector<std::string> shape_key(value_count);
+  std::vector<std::string> reuse_key(value_count);
+  for (size_t id = 0; id < value_count; ++id) {
+    shape_key[id] = LayoutShapeKey(graph, values, static_cast<ValueId>(id));
+    reuse_key[id] = ReuseKey(shape_key[id]);
+  }
   // ORT's use counts, held per buffer (the value that first owned it): one
   // per read, one for the producing node (dropped after it runs), one for the
   // caller's hold on a graph output or input.
@@ -101,17 +130,15 @@ std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<Node
         const ReusableInput candidate = ReusableInputOf(node, slot, writes_over);
         if (in_arena(candidate.input) && buffer_of[candidate.input] >= 0) {
           const ValueId input_owner = buffer_of[candidate.input];
-          const bool same_shape = !values[output].shape_key.empty() &&
-                                  values[output].shape_key == values[candidate.input].shape_key;
+          const bool same_shape = !shape_key[output].empty() && shape_key[output] == shape_key[candidate.input];
           if (candidate.must ||
               (graph.values[input_owner].origin == ValueOrigin::kNodeOutput && uses[input_owner] == 1 && same_shape)) {
             owner = input_owner;
           }
         }
-        const std::string reuse_key = ReuseKey(values[output].shape_key);
-        if (owner < 0 && !reuse_key.empty()) {
+        if (owner < 0 && !reuse_key[output].empty()) {
           for (auto it = free_list.rbegin(); it != free_list.rend(); ++it) {
-            if (ReuseKey(values[*it].shape_key) != reuse_key) continue;
+            if (reuse_key[*it] != reuse_key[output]) continue;
             owner = *it;
             free_list.erase(std::next(it).base());
             last[owner] = steps - 1;  // Allocated again until its new last use.

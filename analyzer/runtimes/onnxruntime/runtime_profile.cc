@@ -609,7 +609,7 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   ShareEqualConstantsOfShape(summary, graph);
   // Level 2's QDQ and dynamic-quantization rules come before the float
   // fusions below can see the float ops they replace.
-  ApplyQuantizedRewrites(shape_of, graph, summary);
+  ApplyQuantizedRewrites(isa, shape_of, graph, summary);
   CancelTransposePairs(graph, summary);
   // Partitioning, after level 1 and before the Casts: float16 ops with no
   // float16 kernel and a function body ORT takes at this opset become the
