@@ -21,6 +21,13 @@ inline absl::StatusOr<Analysis> AnalyzeBuilt(const ModelBuilder& builder, const 
   return AnalyzeModel(loaded, options);
 }
 
+// onnxruntime-cpu (AVX-512, no arena) as the command line runs it: the
+// file's order optimized, folding, aliasing and in-place on.
+inline AnalyzeOptions OrtAsTheCliRunsIt() {
+  return {.optimize_schedule = true, .alias = true, .inplace = true, .fold_constants = true,
+          .runtime = "onnxruntime-cpu:avx512,noarena"};
+}
+
 // The arena tensor named `name`; a test failure (and an empty record) when there is none.
 inline const TensorRecord& FindTensor(const Analysis& analysis, const std::string& name) {
   for (const TensorRecord& tensor : analysis.tensors) {

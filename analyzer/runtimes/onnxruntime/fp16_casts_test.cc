@@ -23,9 +23,7 @@ using ::footprint::testing::SetInt;
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr int32_t kFloat16 = onnx::TensorProto::FLOAT16;
-// As the command line runs it: the file's order optimized, folding, aliasing, in-place.
-const AnalyzeOptions kOrt = {.optimize_schedule = true, .alias = true, .inplace = true, .fold_constants = true,
-                             .runtime = "onnxruntime-cpu:avx512,noarena"};
+const AnalyzeOptions kOrt = testing::OrtAsTheCliRunsIt();
 // The session's own structures of these few-node graphs (loaded_weights.h:
 // 63,650 bytes and a few KB per node, node attribute and name; tested there):
 // what runtime_weights_bytes holds beyond the weights lies in this range.

@@ -23,8 +23,7 @@ using ::footprint::testing::SetInt;
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr int32_t kFloat16 = onnx::TensorProto::FLOAT16;
-const AnalyzeOptions kOrt = {.optimize_schedule = true, .alias = true, .inplace = true, .fold_constants = true,
-                             .runtime = "onnxruntime-cpu:avx512,noarena"};
+const AnalyzeOptions kOrt = testing::OrtAsTheCliRunsIt();
 
 const TensorRecord* Find(const Analysis& analysis, const std::string& name) {
   for (const TensorRecord& tensor : analysis.tensors) {
