@@ -77,11 +77,27 @@ std::vector<Grid> GridsFor(int64_t height, int64_t width, int64_t most) {
 
 std::string NodeName(const onnx::NodeProto& node) { return node.name().empty() ? node.output(0) : node.name(); }
 
+// A plan compared by the planner's heuristics alone (deterministic).
 struct Candidate {
-  PlannedSegment planned;
+  PlannedSegment planned;                 // Its segment (a plan of one).
+  std::vector<PlannedSegment> segments;   // Or its segments (a plan of two).
   int64_t arena_bytes = 0;
   int64_t extra_macs = 0;
 };
+
+bool Better(const Candidate& a, const Candidate& b) {
+  return a.arena_bytes != b.arena_bytes ? a.arena_bytes < b.arena_bytes : a.extra_macs < b.extra_macs;
+}
+
+// The heuristics' best few are planned again with the user's budgets, where
+// the order among near ties can change.
+constexpr size_t kFinalists = 3;
+
+void KeepFinalist(Candidate candidate, std::vector<Candidate>& finalists) {
+  finalists.push_back(std::move(candidate));
+  std::stable_sort(finalists.begin(), finalists.end(), Better);
+  if (finalists.size() > kFinalists) finalists.pop_back();
+}
 
 int64_t Position(const GraphFacts& facts, int node) {
   return std::find(facts.order.begin(), facts.order.end(), node) - facts.order.begin();
@@ -104,6 +120,34 @@ absl::StatusOr<std::optional<Analysis>> PlanWith(const LoadedModel& loaded, cons
   absl::StatusOr<Analysis> analysis = AnalyzeModel(model, options);
   if (!analysis.ok()) return analysis.status();
   return std::optional<Analysis>(std::move(*analysis));
+}
+
+struct Finalist {
+  std::vector<PlannedSegment> planned;
+  LoadedModel model;
+  Analysis analysis;
+};
+
+// Each finalist planned with `options`: the lowest arena (fewer extra MACs on
+// a tie, then the heuristics' order).
+absl::StatusOr<std::optional<Finalist>> PlanFinalists(const LoadedModel& loaded, const GraphFacts& facts,
+                                                      const AnalyzeOptions& options,
+                                                      const std::vector<Candidate>& finalists, RewriteFunction rewrite) {
+  std::optional<Finalist> best;
+  int64_t best_extra = 0;
+  for (const Candidate& candidate : finalists) {
+    Finalist finalist{.planned = candidate.segments.empty() ? std::vector<PlannedSegment>{candidate.planned} : candidate.segments};
+    absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded, facts, options, finalist.planned, rewrite, finalist.model);
+    if (!planned.ok()) return planned.status();
+    if (!planned->has_value()) continue;
+    finalist.analysis = std::move(**planned);
+    if (!best.has_value() || finalist.analysis.memory.arena_bytes < best->analysis.memory.arena_bytes ||
+        (finalist.analysis.memory.arena_bytes == best->analysis.memory.arena_bytes && candidate.extra_macs < best_extra)) {
+      best = std::move(finalist);
+      best_extra = candidate.extra_macs;
+    }
+  }
+  return best;
 }
 
 // The node of the original graph whose output is the largest original value
@@ -326,10 +370,13 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   const auto rewrite = search.stream_input ? RewriteWithStreamedInput : RewriteWithPatches;
   AnalyzeOptions quick = options;
-  quick.planner_time_limit = absl::Milliseconds(10);
+  // Candidates are compared by the planner's and scheduler's heuristics
+  // alone: the same choice on every run, whatever the machine's load.
+  quick.planner_time_limit = absl::ZeroDuration();
   quick.schedule_time_limit = absl::Milliseconds(10);
   quick.sample_unbound_dims = false;
   std::optional<Candidate> best;
+  std::vector<Candidate> finalists;  // The best few, planned again with the user's options.
   int64_t within_budget = 0;
   int64_t planned_candidates = 0;
   const double allowed_macs = search.max_overhead_percent / 100.0 * static_cast<double>(model_macs);
@@ -366,10 +413,9 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
       if (!analysis.ok()) return analysis.status();
       ++planned_candidates;
       const int64_t extra = planned.geometry.macs_after - planned.geometry.macs_before;
-      if (!best.has_value() || analysis->memory.arena_bytes < best->arena_bytes ||
-          (analysis->memory.arena_bytes == best->arena_bytes && extra < best->extra_macs)) {
-        best = Candidate{.planned = std::move(planned), .arena_bytes = analysis->memory.arena_bytes, .extra_macs = extra};
-      }
+      Candidate candidate{.planned = std::move(planned), .arena_bytes = analysis->memory.arena_bytes, .extra_macs = extra};
+      if (!best.has_value() || Better(candidate, *best)) best = candidate;
+      KeepFinalist(std::move(candidate), finalists);
     }
   }
   std::string reason;  // Why the prefix search gives no option.
@@ -385,14 +431,14 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
   plan.model_macs = model_macs;
   plan.stream_input = search.stream_input;
   if (best.has_value()) {
-    plan.planned.push_back(std::move(best->planned));
-    absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded, *facts, options, plan.planned, rewrite, plan.model);
-    if (!planned.ok()) return planned.status();
-    if (planned->has_value() && (*planned)->memory.arena_bytes < given.memory.arena_bytes) {
-      plan.analysis = std::move(**planned);
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded, *facts, options, finalists, rewrite);
+    if (!chosen.ok()) return chosen.status();
+    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < given.memory.arena_bytes) {
+      plan.planned = std::move((*chosen)->planned);
+      plan.model = std::move((*chosen)->model);
+      plan.analysis = std::move((*chosen)->analysis);
     } else {
       reason = "the peak is outside every patchable segment: patching cannot lower the arena";
-      plan.planned.clear();
     }
   }
   // A second segment, around the node whose tensors make the peak once the
@@ -454,9 +500,8 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
       }
     }
     std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.bound < b.bound; });
-    std::optional<std::vector<PlannedSegment>> pair;
-    int64_t pair_arena = single.memory.arena_bytes;
-    int64_t pair_extra = 0;
+    std::vector<Candidate> pair_finalists;
+    int64_t pair_arena = single.memory.arena_bytes;  // The best heuristic arena so far.
     int64_t planned_pairs = 0;
     for (const Pair& candidate : pairs) {
       if (candidate.bound >= pair_arena || planned_pairs >= kPlannedPairs) break;
@@ -473,21 +518,16 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
       ++planned_pairs;
       if (!planned->has_value()) continue;
       const int64_t arena = (*planned)->memory.arena_bytes;
-      if (arena < pair_arena || (pair.has_value() && arena == pair_arena && extra < pair_extra)) {
-        pair = std::move(both);
-        pair_arena = arena;
-        pair_extra = extra;
-      }
+      if (arena >= single.memory.arena_bytes) continue;
+      pair_arena = std::min(pair_arena, arena);
+      KeepFinalist(Candidate{.segments = std::move(both), .arena_bytes = arena, .extra_macs = extra}, pair_finalists);
     }
-    if (pair.has_value()) {
-      LoadedModel model;
-      absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded, *facts, options, *pair, rewrite, model);
-      if (!planned.ok()) return planned.status();
-      if (planned->has_value() && (*planned)->memory.arena_bytes < single.memory.arena_bytes) {
-        plan.planned = std::move(*pair);
-        plan.model = std::move(model);
-        plan.analysis = std::move(**planned);
-      }
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded, *facts, options, pair_finalists, rewrite);
+    if (!chosen.ok()) return chosen.status();
+    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < single.memory.arena_bytes) {
+      plan.planned = std::move((*chosen)->planned);
+      plan.model = std::move((*chosen)->model);
+      plan.analysis = std::move((*chosen)->analysis);
     }
   }
   if (plan.planned.empty()) {
