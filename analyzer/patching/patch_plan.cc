@@ -85,8 +85,22 @@ struct Candidate {
   int64_t extra_macs = 0;
 };
 
+// Patches over its segments: on a tie, the smaller model.
+int64_t PatchesOf(const Candidate& candidate) {
+  if (candidate.segments.empty()) return candidate.planned.geometry.rows * candidate.planned.geometry.cols;
+  int64_t patches = 0;
+  for (const PlannedSegment& segment : candidate.segments) patches += segment.geometry.rows * segment.geometry.cols;
+  return patches;
+}
+
+// Fewer extra MACs, then fewer patches.
+bool Cheaper(const Candidate& a, const Candidate& b) {
+  if (a.extra_macs != b.extra_macs) return a.extra_macs < b.extra_macs;
+  return PatchesOf(a) < PatchesOf(b);
+}
+
 bool Better(const Candidate& a, const Candidate& b) {
-  return a.arena_bytes != b.arena_bytes ? a.arena_bytes < b.arena_bytes : a.extra_macs < b.extra_macs;
+  return a.arena_bytes != b.arena_bytes ? a.arena_bytes < b.arena_bytes : Cheaper(a, b);
 }
 
 // The heuristics' best few are planned again with the user's budgets, where
@@ -134,7 +148,7 @@ absl::StatusOr<std::optional<Finalist>> PlanFinalists(const LoadedModel& loaded,
                                                       const AnalyzeOptions& options,
                                                       const std::vector<Candidate>& finalists, RewriteFunction rewrite) {
   std::optional<Finalist> best;
-  int64_t best_extra = 0;
+  const Candidate* best_candidate = nullptr;
   for (const Candidate& candidate : finalists) {
     Finalist finalist{.planned = candidate.segments.empty() ? std::vector<PlannedSegment>{candidate.planned} : candidate.segments};
     absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded, facts, options, finalist.planned, rewrite, finalist.model);
@@ -142,9 +156,10 @@ absl::StatusOr<std::optional<Finalist>> PlanFinalists(const LoadedModel& loaded,
     if (!planned->has_value()) continue;
     finalist.analysis = std::move(**planned);
     if (!best.has_value() || finalist.analysis.memory.arena_bytes < best->analysis.memory.arena_bytes ||
-        (finalist.analysis.memory.arena_bytes == best->analysis.memory.arena_bytes && candidate.extra_macs < best_extra)) {
+        (finalist.analysis.memory.arena_bytes == best->analysis.memory.arena_bytes &&
+         Cheaper(candidate, *best_candidate))) {
       best = std::move(finalist);
-      best_extra = candidate.extra_macs;
+      best_candidate = &candidate;
     }
   }
   return best;
@@ -370,8 +385,9 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   const auto rewrite = search.stream_input ? RewriteWithStreamedInput : RewriteWithPatches;
   AnalyzeOptions quick = options;
-  // Candidates are compared by the planner's and scheduler's heuristics
-  // alone: the same choice on every run, whatever the machine's load.
+  // Candidates are compared by the planner's heuristics (no exact search,
+  // whose result depends on the machine's load) and a short schedule search;
+  // the finalists are planned again with the user's budgets.
   quick.planner_time_limit = absl::ZeroDuration();
   quick.schedule_time_limit = absl::Milliseconds(10);
   quick.sample_unbound_dims = false;

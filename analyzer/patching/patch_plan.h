@@ -15,9 +15,9 @@
 // once the first is patched (a head, a later stage), read from a tensor
 // that dominates it, paired with each first segment or none. Candidates
 // are taken by a lower bound on their arena, lowest first, compared by the
-// planner's and scheduler's fast passes (the same choice on every run); the
-// best three are planned again with the user's options, and the lowest
-// arena is the figure reported. Graph inputs are held whole (a patch slices
+// planner's heuristics and a short schedule search; the best three are
+// planned again with the user's options, and the lowest arena is the figure
+// reported. Graph inputs are held whole (a patch slices
 // them); each segment's T is assembled whole.
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
