@@ -85,18 +85,21 @@ struct Candidate {
   int64_t extra_macs = 0;
 };
 
-// Patches over its segments: on a tie, the smaller model.
-int64_t PatchesOf(const Candidate& candidate) {
-  if (candidate.segments.empty()) return candidate.planned.geometry.rows * candidate.planned.geometry.cols;
-  int64_t patches = 0;
-  for (const PlannedSegment& segment : candidate.segments) patches += segment.geometry.rows * segment.geometry.cols;
-  return patches;
+// Node copies over its segments (patches x nodes): on a tie, the smaller model.
+int64_t CopiesOf(const Candidate& candidate) {
+  const auto copies = [](const PlannedSegment& planned) {
+    return planned.geometry.rows * planned.geometry.cols * static_cast<int64_t>(planned.segment.nodes.size());
+  };
+  if (candidate.segments.empty()) return copies(candidate.planned);
+  int64_t total = 0;
+  for (const PlannedSegment& planned : candidate.segments) total += copies(planned);
+  return total;
 }
 
-// Fewer extra MACs, then fewer patches.
+// Fewer extra MACs, then fewer node copies.
 bool Cheaper(const Candidate& a, const Candidate& b) {
   if (a.extra_macs != b.extra_macs) return a.extra_macs < b.extra_macs;
-  return PatchesOf(a) < PatchesOf(b);
+  return CopiesOf(a) < CopiesOf(b);
 }
 
 bool Better(const Candidate& a, const Candidate& b) {
@@ -229,8 +232,11 @@ int64_t InnerBound(const GraphFacts& facts, const PlannedSegment& planned, int64
     for (size_t i = 0; i < segment.nodes.size(); ++i) {
       const onnx::NodeProto& node = facts.graph->node(segment.nodes[i]);
       int64_t inputs = 0;
+      absl::flat_hash_set<std::string> counted;
       for (int j = 0; j < node.input_size(); ++j) {
-        if (patch.reads[i][j].h.size() > 0) inputs += region_bytes(node.input(j), patch.produced.at(node.input(j)));
+        if (patch.reads[i][j].h.size() > 0 && counted.insert(node.input(j)).second) {
+          inputs += region_bytes(node.input(j), patch.produced.at(node.input(j)));
+        }
       }
       bound = std::max({bound, inputs, region_bytes(node.output(0), patch.produced.at(node.output(0)))});
     }
@@ -346,22 +352,19 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
     return result;
   }
   const int64_t alignment = given.device.alignment_bytes > 0 ? given.device.alignment_bytes : 64;
-  // Bytes a node holds at its step (its activations in and out): the part of
-  // the graph left whole never needs less.
-  std::vector<int64_t> step_bytes(graph.node_size(), 0);
-  // The larger side of each node (its activations in, or out): a lower
-  // bound at its step even where it writes over an input (in-place).
+  // The larger side of each node (its activations in, or out): the part of
+  // the graph left whole never needs less at its step, even where it writes
+  // over an input (in-place).
   std::vector<int64_t> side_bytes(graph.node_size(), 0);
   for (int node : facts->order) {
-    int64_t side = 0;
     for (const auto* values : {&graph.node(node).input(), &graph.node(node).output()}) {
+      int64_t side = 0;
+      absl::flat_hash_set<std::string> counted;
       for (const std::string& value : *values) {
-        if (value.empty() || facts->IsStatic(value) || !facts->shapes.contains(value)) continue;
-        step_bytes[node] += AlignedBytes(facts->shapes.at(value), alignment);
+        if (value.empty() || facts->IsStatic(value) || !facts->shapes.contains(value) || !counted.insert(value).second) continue;
         side += AlignedBytes(facts->shapes.at(value), alignment);
       }
       side_bytes[node] = std::max(side_bytes[node], side);
-      side = 0;
     }
   }
   std::vector<std::pair<int64_t, Segment>> segments;  // (a bound on the patched arena, segment)
