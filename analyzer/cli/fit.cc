@@ -44,7 +44,8 @@ the figures the full analysis plans for it (with every flag of analyze given her
   tiers   weights in the device's read-only tier (XIP) and what that leaves in RAM; with
           several RAM tiers, an order of them that fits when the given one does not.
   patch   the first high-resolution stage of a CNN run patch by patch (each output patch from
-          its receptive field in the input, the overlaps recomputed), on the grid with the
+          its receptive field in the input, the overlaps recomputed), and a second segment
+          where the peak stays (an upsampling head, a later stage), on the grids with the
           lowest arena within --max-overhead extra multiply-accumulates; the graph input is
           held whole. The figures are those of the rewritten model (docs/patching.md).
 "Fits" means what analyze's exit code 0 means (the device's verdict and every --max-* budget).

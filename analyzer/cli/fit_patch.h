@@ -1,6 +1,7 @@
 // `fit`'s option of kind "patch" (analyzer/patching/): the model's first
-// high-resolution stage run patch by patch, planned by the full analysis of
-// the rewritten model; and --emit-model, which writes that model.
+// high-resolution stage (and a second segment where the peak stays) run
+// patch by patch, planned by the full analysis of the rewritten model; and
+// --emit-model, which writes that model.
 #ifndef ONNX_FOOTPRINT_ANALYZER_CLI_FIT_PATCH_H_
 #define ONNX_FOOTPRINT_ANALYZER_CLI_FIT_PATCH_H_
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,11 +77,255 @@ std::vector<Grid> GridsFor(int64_t height, int64_t width, int64_t most) {
 
 std::string NodeName(const onnx::NodeProto& node) { return node.name().empty() ? node.output(0) : node.name(); }
 
+// A plan compared by the planner's heuristics alone (deterministic).
 struct Candidate {
-  PlannedSegment planned;
+  PlannedSegment planned;                 // Its segment (a plan of one).
+  std::vector<PlannedSegment> segments;   // Or its segments (a plan of two).
   int64_t arena_bytes = 0;
   int64_t extra_macs = 0;
 };
+
+// Node copies over its segments (patches x nodes): on a tie, the smaller model.
+int64_t CopiesOf(const Candidate& candidate) {
+  const auto copies = [](const PlannedSegment& planned) {
+    return planned.geometry.rows * planned.geometry.cols * static_cast<int64_t>(planned.segment.nodes.size());
+  };
+  if (candidate.segments.empty()) return copies(candidate.planned);
+  int64_t total = 0;
+  for (const PlannedSegment& planned : candidate.segments) total += copies(planned);
+  return total;
+}
+
+// Fewer extra MACs, then fewer node copies.
+bool Cheaper(const Candidate& a, const Candidate& b) {
+  if (a.extra_macs != b.extra_macs) return a.extra_macs < b.extra_macs;
+  return CopiesOf(a) < CopiesOf(b);
+}
+
+bool Better(const Candidate& a, const Candidate& b) {
+  return a.arena_bytes != b.arena_bytes ? a.arena_bytes < b.arena_bytes : Cheaper(a, b);
+}
+
+// The heuristics' best few are planned again with the user's budgets, where
+// the order among near ties can change.
+constexpr size_t kFinalists = 3;
+
+void KeepFinalist(Candidate candidate, std::vector<Candidate>& finalists) {
+  finalists.push_back(std::move(candidate));
+  std::stable_sort(finalists.begin(), finalists.end(), Better);
+  if (finalists.size() > kFinalists) finalists.pop_back();
+}
+
+int64_t Position(const GraphFacts& facts, int node) {
+  return std::find(facts.order.begin(), facts.order.end(), node) - facts.order.begin();
+}
+
+using RewriteFunction = absl::StatusOr<onnx::ModelProto> (*)(const onnx::ModelProto&, const GraphFacts&,
+                                                             const std::vector<PlannedSegment>&);
+
+// `segments` rewritten and planned with `options` into `model`; nullopt when
+// the rewrite refuses the plan (FailedPrecondition: an input that cannot stream).
+absl::StatusOr<std::optional<Analysis>> PlanWith(const LoadedModel& loaded, const GraphFacts& facts,
+                                                 const AnalyzeOptions& options,
+                                                 const std::vector<PlannedSegment>& segments, RewriteFunction rewrite,
+                                                 LoadedModel& model) {
+  absl::StatusOr<onnx::ModelProto> rewritten = rewrite(*loaded.model, facts, segments);
+  if (absl::IsFailedPrecondition(rewritten.status())) return std::nullopt;
+  if (!rewritten.ok()) return rewritten.status();
+  model = loaded;
+  model.model = std::move(*rewritten);
+  absl::StatusOr<Analysis> analysis = AnalyzeModel(model, options);
+  if (!analysis.ok()) return analysis.status();
+  return std::optional<Analysis>(std::move(*analysis));
+}
+
+struct Finalist {
+  std::vector<PlannedSegment> planned;
+  LoadedModel model;
+  Analysis analysis;
+};
+
+// Each finalist planned with `options`: the lowest arena (fewer extra MACs on
+// a tie, then the heuristics' order).
+absl::StatusOr<std::optional<Finalist>> PlanFinalists(const LoadedModel& loaded, const GraphFacts& facts,
+                                                      const AnalyzeOptions& options,
+                                                      const std::vector<Candidate>& finalists, RewriteFunction rewrite) {
+  std::optional<Finalist> best;
+  const Candidate* best_candidate = nullptr;
+  for (const Candidate& candidate : finalists) {
+    Finalist finalist{.planned = candidate.segments.empty() ? std::vector<PlannedSegment>{candidate.planned} : candidate.segments};
+    absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded, facts, options, finalist.planned, rewrite, finalist.model);
+    if (!planned.ok()) return planned.status();
+    if (!planned->has_value()) continue;
+    finalist.analysis = std::move(**planned);
+    if (!best.has_value() || finalist.analysis.memory.arena_bytes < best->analysis.memory.arena_bytes ||
+        (finalist.analysis.memory.arena_bytes == best->analysis.memory.arena_bytes &&
+         Cheaper(candidate, *best_candidate))) {
+      best = std::move(finalist);
+      best_candidate = &candidate;
+    }
+  }
+  return best;
+}
+
+// The node of the original graph whose output is the largest original value
+// live at `analysis`'s peak (the first peak step that has one), outside the
+// segments `taken`.
+std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken) {
+  if (analysis.live_bytes_per_step.empty()) return std::nullopt;
+  const int64_t peak = *std::max_element(analysis.live_bytes_per_step.begin(), analysis.live_bytes_per_step.end());
+  for (size_t step = 0; step < analysis.live_bytes_per_step.size(); ++step) {
+    if (analysis.live_bytes_per_step[step] != peak) continue;
+    std::optional<int> node;
+    int64_t largest = -1;
+    for (const TensorRecord& tensor : analysis.tensors) {
+      if (tensor.first_step > static_cast<int64_t>(step) || tensor.last_step < static_cast<int64_t>(step)) continue;
+      auto producer = facts.producer.find(tensor.name);
+      if (producer == facts.producer.end() || taken.contains(producer->second)) continue;
+      if (tensor.aligned_bytes > largest) largest = tensor.aligned_bytes, node = producer->second;
+    }
+    if (node.has_value()) return node;
+  }
+  return std::nullopt;
+}
+
+// True when every path from a graph input to `node` passes through `value`
+// (the ancestors of `node` reached without crossing it hold no graph input).
+bool Dominates(const GraphFacts& facts, const std::string& value, int node) {
+  absl::flat_hash_set<int> seen{node};
+  std::vector<int> stack{node};
+  while (!stack.empty()) {
+    const int at = stack.back();
+    stack.pop_back();
+    for (const std::string& input : facts.graph->node(at).input()) {
+      if (input.empty() || input == value || facts.IsStatic(input)) continue;
+      auto producer = facts.producer.find(input);
+      if (producer == facts.producer.end()) return false;  // A graph input.
+      if (seen.insert(producer->second).second) stack.push_back(producer->second);
+    }
+  }
+  return true;
+}
+
+// One segment on one grid, as a part of a plan of up to two.
+struct Half {
+  PlannedSegment planned;
+  int64_t inner_bound = 0;             // A lower bound on the arena while it runs (see InnerBound).
+  int64_t extra_macs = 0;
+  absl::flat_hash_set<int> nodes;      // Its nodes.
+  absl::flat_hash_set<std::string> inner;  // Values only it sees (all but T).
+};
+
+// A lower bound on the arena while `planned` runs: T assembled (its pieces
+// and itself), and in each patch each copy's larger side (its inputs or its
+// output: in-place may share one with the other).
+int64_t InnerBound(const GraphFacts& facts, const PlannedSegment& planned, int64_t alignment) {
+  const Segment& segment = planned.segment;
+  int64_t bound = 2 * AlignedBytes(facts.shapes.at(segment.output), alignment);
+  const auto region_bytes = [&](const std::string& value, const Region& region) {
+    std::vector<int64_t> dims = facts.shapes.at(value);
+    dims[2] = region.h.size();
+    dims[3] = region.w.size();
+    return AlignedBytes(dims, alignment);
+  };
+  for (const PatchGeometry::Patch& patch : planned.geometry.patches) {
+    for (size_t i = 0; i < segment.nodes.size(); ++i) {
+      const onnx::NodeProto& node = facts.graph->node(segment.nodes[i]);
+      int64_t inputs = 0;
+      absl::flat_hash_set<std::string> counted;
+      for (int j = 0; j < node.input_size(); ++j) {
+        if (patch.reads[i][j].h.size() > 0 && counted.insert(node.input(j)).second) {
+          inputs += region_bytes(node.input(j), patch.produced.at(node.input(j)));
+        }
+      }
+      bound = std::max({bound, inputs, region_bytes(node.output(0), patch.produced.at(node.output(0)))});
+    }
+  }
+  return bound;
+}
+
+Half MakeHalf(const GraphFacts& facts, PlannedSegment planned, int64_t alignment) {
+  Half half{.inner_bound = InnerBound(facts, planned, alignment),
+            .extra_macs = planned.geometry.macs_after - planned.geometry.macs_before};
+  for (int node : planned.segment.nodes) {
+    half.nodes.insert(node);
+    const std::string& output = facts.graph->node(node).output(0);
+    if (output != planned.segment.output) half.inner.insert(output);
+  }
+  half.planned = std::move(planned);
+  return half;
+}
+
+// `segment`'s grids within `allowed_extra` MACs, coarsest first until one is
+// over; the `most` finest of them.
+std::vector<PatchGeometry> AdmissibleGrids(const GraphFacts& facts, const Segment& segment, double allowed_extra,
+                                           const PatchSearchOptions& search) {
+  const std::vector<int64_t>& out = facts.shapes.at(segment.output);
+  std::vector<PatchGeometry> admissible;
+  for (const Grid& grid : GridsFor(out[2], out[3], search.max_patches_per_axis)) {
+    PatchGeometry geometry = GeometryOf(facts, segment, grid);
+    if (static_cast<double>(geometry.macs_after - geometry.macs_before) > allowed_extra) break;
+    admissible.push_back(std::move(geometry));
+  }
+  if (admissible.size() > static_cast<size_t>(search.grids_per_segment)) {
+    admissible.erase(admissible.begin(), admissible.end() - search.grids_per_segment);
+  }
+  return admissible;
+}
+
+// Segments around `peak` (docs/patching.md, the second segment): read from a
+// 4-D tensor that dominates it (the first segment's T, a backbone's
+// feature), nearest first, not inside `avoid`; T at the peak node or at a
+// patchable node after it.
+std::vector<Segment> SegmentsAround(const GraphFacts& facts, int peak, const absl::flat_hash_set<int>& avoid,
+                                    const absl::flat_hash_set<std::string>& avoid_values) {
+  constexpr int kNearNodes = 48;  // Nodes around the peak node, each way, where the segment may start and end.
+  constexpr int kInputs = 8;      // Dominating tensors tried as its input, nearest first.
+  const onnx::GraphProto& graph = *facts.graph;
+  std::vector<std::string> inputs;
+  {
+    absl::flat_hash_set<std::string> seen;
+    std::deque<int> queue{peak};
+    absl::flat_hash_set<int> visited{peak};
+    while (!queue.empty() && static_cast<int>(inputs.size()) < kInputs && static_cast<int>(visited.size()) <= kNearNodes) {
+      const int node = queue.front();
+      queue.pop_front();
+      for (const std::string& value : graph.node(node).input()) {
+        if (value.empty() || facts.IsStatic(value) || avoid_values.contains(value) || !seen.insert(value).second) continue;
+        const std::optional<std::vector<int64_t>> dims = facts.ShapeOf(value);
+        if (dims.has_value() && dims->size() == 4 && Dominates(facts, value, peak)) inputs.push_back(value);
+        auto producer = facts.producer.find(value);
+        if (producer == facts.producer.end() || avoid.contains(producer->second)) continue;
+        if (visited.insert(producer->second).second) queue.push_back(producer->second);
+      }
+    }
+  }
+  absl::flat_hash_set<int> lasts{peak};
+  {
+    std::deque<int> queue{peak};
+    while (!queue.empty() && static_cast<int>(lasts.size()) < kNearNodes) {
+      const int node = queue.front();
+      queue.pop_front();
+      for (const std::string& value : graph.node(node).output()) {
+        auto readers = facts.consumers.find(value);
+        if (readers == facts.consumers.end()) continue;
+        for (int reader : readers->second) {
+          if (avoid.contains(reader) || !SpatialOpIn(facts, graph.node(reader)).ok()) continue;
+          if (lasts.insert(reader).second) queue.push_back(reader);
+        }
+      }
+    }
+  }
+  std::vector<Segment> around;
+  for (const std::string& input : inputs) {
+    for (Segment& segment : SegmentsFrom(facts, input, &lasts).segments) {
+      if (std::find(segment.nodes.begin(), segment.nodes.end(), peak) == segment.nodes.end()) continue;
+      if (std::any_of(segment.nodes.begin(), segment.nodes.end(), [&](int node) { return avoid.contains(node); })) continue;
+      around.push_back(std::move(segment));
+    }
+  }
+  return around;
+}
 
 }  // namespace
 
@@ -107,15 +352,19 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
     return result;
   }
   const int64_t alignment = given.device.alignment_bytes > 0 ? given.device.alignment_bytes : 64;
-  // Bytes a node holds at its step (its activations in and out): the part of
-  // the graph left whole never needs less.
-  std::vector<int64_t> step_bytes(graph.node_size(), 0);
+  // The larger side of each node (its activations in, or out): the part of
+  // the graph left whole never needs less at its step, even where it writes
+  // over an input (in-place).
+  std::vector<int64_t> side_bytes(graph.node_size(), 0);
   for (int node : facts->order) {
     for (const auto* values : {&graph.node(node).input(), &graph.node(node).output()}) {
+      int64_t side = 0;
+      absl::flat_hash_set<std::string> counted;
       for (const std::string& value : *values) {
-        if (value.empty() || facts->IsStatic(value) || !facts->shapes.contains(value)) continue;
-        step_bytes[node] += AlignedBytes(facts->shapes.at(value), alignment);
+        if (value.empty() || facts->IsStatic(value) || !facts->shapes.contains(value) || !counted.insert(value).second) continue;
+        side += AlignedBytes(facts->shapes.at(value), alignment);
       }
+      side_bytes[node] = std::max(side_bytes[node], side);
     }
   }
   std::vector<std::pair<int64_t, Segment>> segments;  // (a bound on the patched arena, segment)
@@ -128,23 +377,25 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
       absl::flat_hash_set<int> members(segment.nodes.begin(), segment.nodes.end());
       int64_t bound = 2 * AlignedBytes(facts->shapes.at(segment.output), alignment);  // Pieces + T at the assembly.
       for (int node : facts->order) {
-        if (!members.contains(node)) bound = std::max(bound, step_bytes[node]);
+        if (!members.contains(node)) bound = std::max(bound, side_bytes[node]);
       }
       segments.emplace_back(bound, std::move(segment));
     }
   }
-  if (segments.empty()) {
-    result.reason = reasons.empty() ? "the model has no NCHW graph input" : reasons;
-    return result;
-  }
+  const std::string no_prefix_reason =
+      segments.empty() ? (reasons.empty() ? "the model has no NCHW graph input" : reasons) : "";
   std::stable_sort(segments.begin(), segments.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   const auto rewrite = search.stream_input ? RewriteWithStreamedInput : RewriteWithPatches;
   AnalyzeOptions quick = options;
-  quick.planner_time_limit = absl::Milliseconds(10);
+  // Candidates are compared by the planner's heuristics (no exact search,
+  // whose result depends on the machine's load) and a short schedule search;
+  // the finalists are planned again with the user's budgets.
+  quick.planner_time_limit = absl::ZeroDuration();
   quick.schedule_time_limit = absl::Milliseconds(10);
   quick.sample_unbound_dims = false;
   std::optional<Candidate> best;
+  std::vector<Candidate> finalists;  // The best few, planned again with the user's options.
   int64_t within_budget = 0;
   int64_t planned_candidates = 0;
   const double allowed_macs = search.max_overhead_percent / 100.0 * static_cast<double>(model_macs);
@@ -181,35 +432,132 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
       if (!analysis.ok()) return analysis.status();
       ++planned_candidates;
       const int64_t extra = planned.geometry.macs_after - planned.geometry.macs_before;
-      if (!best.has_value() || analysis->memory.arena_bytes < best->arena_bytes ||
-          (analysis->memory.arena_bytes == best->arena_bytes && extra < best->extra_macs)) {
-        best = Candidate{.planned = std::move(planned), .arena_bytes = analysis->memory.arena_bytes, .extra_macs = extra};
-      }
+      Candidate candidate{.planned = std::move(planned), .arena_bytes = analysis->memory.arena_bytes, .extra_macs = extra};
+      if (!best.has_value() || Better(candidate, *best)) best = candidate;
+      KeepFinalist(std::move(candidate), finalists);
     }
   }
-  if (!best.has_value()) {
-    result.reason = within_budget == 0 && segments.front().first < given.memory.arena_bytes
-                        ? absl::StrCat("every patch grid costs more than ", search.max_overhead_percent,
-                                       "% extra MACs (--max-overhead)")
-                        : "the peak is outside every patchable segment: patching cannot lower the arena";
-    return result;
+  std::string reason;  // Why the prefix search gives no option.
+  if (!no_prefix_reason.empty()) {
+    reason = no_prefix_reason;
+  } else if (!best.has_value()) {
+    reason = within_budget == 0 && segments.front().first < given.memory.arena_bytes
+                 ? absl::StrCat("every patch grid costs more than ", search.max_overhead_percent,
+                                "% extra MACs (--max-overhead)")
+                 : "the peak is outside every patchable segment: patching cannot lower the arena";
   }
   PatchPlan plan;
   plan.model_macs = model_macs;
-  plan.shapes = std::move(*shapes);
-  plan.planned.push_back(std::move(best->planned));
   plan.stream_input = search.stream_input;
-  absl::StatusOr<onnx::ModelProto> rewritten = rewrite(*loaded.model, *facts, plan.planned);
-  if (!rewritten.ok()) return rewritten.status();
-  plan.model = loaded;
-  plan.model.model = std::move(*rewritten);
-  absl::StatusOr<Analysis> analysis = AnalyzeModel(plan.model, options);
-  if (!analysis.ok()) return analysis.status();
-  if (analysis->memory.arena_bytes >= given.memory.arena_bytes) {
-    result.reason = "the peak is outside every patchable segment: patching cannot lower the arena";
+  if (best.has_value()) {
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded, *facts, options, finalists, rewrite);
+    if (!chosen.ok()) return chosen.status();
+    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < given.memory.arena_bytes) {
+      plan.planned = std::move((*chosen)->planned);
+      plan.model = std::move((*chosen)->model);
+      plan.analysis = std::move((*chosen)->analysis);
+    } else {
+      reason = "the peak is outside every patchable segment: patching cannot lower the arena";
+    }
+  }
+  // A second segment, around the node whose tensors make the peak once the
+  // best prefix segment is patched (a detector's head, a later stage),
+  // paired with each prefix segment (the best alone may end where its
+  // assembly is as large as the head) or none; pairs by a lower bound on
+  // their arena, lowest first, each planned.
+  const Analysis& single = plan.planned.empty() ? given : plan.analysis;
+  absl::flat_hash_set<int> best_nodes;
+  absl::flat_hash_set<std::string> best_inner;
+  for (const PlannedSegment& planned : plan.planned) {
+    const Half half = MakeHalf(*facts, planned, alignment);
+    best_nodes.insert(half.nodes.begin(), half.nodes.end());
+    best_inner.insert(half.inner.begin(), half.inner.end());
+  }
+  const std::optional<int> peak = PeakNode(single, *facts, best_nodes);
+  std::vector<Half> seconds;
+  if (peak.has_value() && SpatialOpIn(*facts, graph.node(*peak)).ok()) {
+    for (Segment& segment : SegmentsAround(*facts, *peak, best_nodes, best_inner)) {
+      for (PatchGeometry& geometry : AdmissibleGrids(*facts, segment, allowed_macs, search)) {
+        seconds.push_back(MakeHalf(*facts, {.segment = segment, .geometry = std::move(geometry)}, alignment));
+      }
+    }
+  }
+  if (!seconds.empty()) {
+    constexpr size_t kFirstSegments = 24;   // Prefix segments paired, by their bound.
+    constexpr int64_t kPlannedPairs = 16;   // Pairs planned at most.
+    std::vector<std::optional<Half>> firsts{std::nullopt};
+    for (size_t k = 0; k < segments.size() && k < kFirstSegments; ++k) {
+      for (PatchGeometry& geometry : AdmissibleGrids(*facts, segments[k].second, allowed_macs, search)) {
+        firsts.push_back(MakeHalf(*facts, {.segment = segments[k].second, .geometry = std::move(geometry)}, alignment));
+      }
+    }
+    std::vector<int> by_side = facts->order;
+    std::stable_sort(by_side.begin(), by_side.end(), [&](int a, int b) { return side_bytes[a] > side_bytes[b]; });
+    struct Pair {
+      int64_t bound = 0;
+      size_t first = 0;
+      size_t second = 0;
+    };
+    std::vector<Pair> pairs;
+    for (size_t f = 0; f < firsts.size(); ++f) {
+      const Half* first = firsts[f].has_value() ? &*firsts[f] : nullptr;
+      for (size_t k = 0; k < seconds.size(); ++k) {
+        const Half& second = seconds[k];
+        if (first != nullptr) {
+          if (first->extra_macs + second.extra_macs > allowed_macs) continue;
+          if (first->inner.contains(second.planned.segment.input)) continue;
+          if (std::any_of(second.nodes.begin(), second.nodes.end(), [&](int node) { return first->nodes.contains(node); })) continue;
+        }
+        int64_t bound = std::max(first == nullptr ? 0 : first->inner_bound, second.inner_bound);
+        for (int node : by_side) {
+          if ((first == nullptr || !first->nodes.contains(node)) && !second.nodes.contains(node)) {
+            bound = std::max(bound, side_bytes[node]);
+            break;
+          }
+        }
+        if (bound < single.memory.arena_bytes) pairs.push_back({.bound = bound, .first = f, .second = k});
+      }
+    }
+    std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.bound < b.bound; });
+    std::vector<Candidate> pair_finalists;
+    int64_t pair_arena = single.memory.arena_bytes;  // The best heuristic arena so far.
+    int64_t planned_pairs = 0;
+    for (const Pair& candidate : pairs) {
+      if (candidate.bound >= pair_arena || planned_pairs >= kPlannedPairs) break;
+      std::vector<PlannedSegment> both;
+      int64_t extra = seconds[candidate.second].extra_macs;
+      if (firsts[candidate.first].has_value()) {
+        both.push_back(firsts[candidate.first]->planned);
+        extra += firsts[candidate.first]->extra_macs;
+      }
+      both.push_back(seconds[candidate.second].planned);
+      LoadedModel model;
+      absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded, *facts, quick, both, rewrite, model);
+      if (!planned.ok()) return planned.status();
+      ++planned_pairs;
+      if (!planned->has_value()) continue;
+      const int64_t arena = (*planned)->memory.arena_bytes;
+      if (arena >= single.memory.arena_bytes) continue;
+      pair_arena = std::min(pair_arena, arena);
+      KeepFinalist(Candidate{.segments = std::move(both), .arena_bytes = arena, .extra_macs = extra}, pair_finalists);
+    }
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded, *facts, options, pair_finalists, rewrite);
+    if (!chosen.ok()) return chosen.status();
+    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < single.memory.arena_bytes) {
+      plan.planned = std::move((*chosen)->planned);
+      plan.model = std::move((*chosen)->model);
+      plan.analysis = std::move((*chosen)->analysis);
+    }
+  }
+  if (plan.planned.empty()) {
+    result.reason = reason;
     return result;
   }
-  plan.analysis = std::move(*analysis);
+  // The segments in the order they run.
+  std::sort(plan.planned.begin(), plan.planned.end(), [&](const PlannedSegment& a, const PlannedSegment& b) {
+    return Position(*facts, a.segment.nodes.back()) < Position(*facts, b.segment.nodes.back());
+  });
+  plan.shapes = std::move(*shapes);
   for (const PlannedSegment& planned : plan.planned) {
     const Segment& segment = planned.segment;
     plan.segments.push_back({.input = segment.input,
@@ -236,3 +584,4 @@ absl::StatusOr<onnx::ModelProto> RewriteFullModel(const onnx::ModelProto& full, 
 }
 
 }  // namespace footprint::patching
+

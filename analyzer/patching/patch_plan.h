@@ -8,17 +8,17 @@
 //   else std::cout << found->reason;  // why there is no patch option
 //   absl::StatusOr<onnx::ModelProto> out = RewriteFullModel(full_model, *found->plan);  // --emit-model
 //
-// The search (docs/patching.md): every segment that reads a graph input
-// (segment.h), every grid of up to 8 x 8 patches whose patches are about
-// square in the segment's output, kept when the extra multiply-accumulates
-// over the whole model stay within max_overhead_percent; for each segment
-// the four finest such grids are planned, and the lowest arena wins (fewer
-// extra MACs on a tie). Segments are taken by a bound on their patched
-// arena (twice T at its assembly; the largest node outside the segment with
-// its activations), lowest first, until the bound reaches the best arena
-// found or 24 candidates are planned. The candidates are planned with short planner and
-// scheduler budgets; the winner again with the user's options, and that is
-// the figure reported. The graph input is held whole (a patch slices it).
+// The search (docs/patching.md): segments that read a graph input
+// (segment.h) on grids of up to 8 x 8 patches whose patches are about
+// square, within max_overhead_percent extra multiply-accumulates of the
+// whole model; then a second segment around the node that makes the peak
+// once the first is patched (a head, a later stage), read from a tensor
+// that dominates it, paired with each first segment or none. Candidates
+// are taken by a lower bound on their arena, lowest first, compared by the
+// planner's heuristics and a short schedule search; the best three are
+// planned again with the user's options, and the lowest arena is the figure
+// reported. Graph inputs are held whole (a patch slices
+// them); each segment's T is assembled whole.
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 

@@ -21,6 +21,13 @@ using ::testing::HasSubstr;
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 
+void SetString(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::STRING);
+  attribute->set_s(value);
+}
+
 // Conv with a filter `name`_w of out x in x k x k.
 void AddConv(ModelBuilder& builder, const std::string& input, const std::string& output, int64_t in, int64_t out,
              int64_t kernel, int64_t stride, int64_t pad) {
@@ -81,6 +88,86 @@ TEST(SpatialOpsTest, OpsThatMoveOrMixPixelsAreNotPatchable) {
   EXPECT_TRUE(rule(1).ok());
   EXPECT_THAT(rule(2).status().message(), HasSubstr("not along channels"));
   EXPECT_THAT(rule(3).status().message(), HasSubstr("GlobalAveragePool has no patch rule"));
+}
+
+TEST(SpatialOpsTest, TransposedAndUpsampledInputSpans) {
+  // ConvTranspose 3x3, stride 2, pad 1: output row o gathers input rows i with
+  // 2i - 1 + k = o, k in [0, 3). Rows [4, 8) -> i in [ceil((4 + 1 - 2) / 2), floor((7 + 1) / 2) + 1) = [2, 5).
+  EXPECT_EQ(TransposedInputSpanOf({.kernel = 3, .stride = 2, .pad_begin = 1, .pad_end = 1}, {4, 8}), (Span{2, 5}));
+  // Row 0 needs input row 0 only (ceil(-1 / 2) = 0).
+  EXPECT_EQ(TransposedInputSpanOf({.kernel = 3, .stride = 2, .pad_begin = 1, .pad_end = 1}, {0, 1}), (Span{0, 1}));
+  // Kernel 2, stride 2, no pad: disjoint 2-row blocks.
+  EXPECT_EQ(TransposedInputSpanOf({.kernel = 2, .stride = 2}, {4, 8}), (Span{2, 4}));
+  // Nearest x2, no halo: rows [3, 9) read [1, 5); with a halo of 1 each side, [0, 6).
+  EXPECT_EQ(UpsampledInputSpanOf({.factor = 2}, {3, 9}), (Span{1, 5}));
+  EXPECT_EQ(UpsampledInputSpanOf({.factor = 2, .halo_begin = 1, .halo_end = 1}, {3, 9}), (Span{0, 6}));
+}
+
+enum class Factors { kSizes, kZeroScales, kScalesDropped };  // How the Resize is given its output size.
+
+// x 1x4x8x8 -> Resize to `out` x `out` with `attributes` set as strings.
+absl::StatusOr<SpatialOp> ResizeRule(const std::vector<std::pair<std::string, std::string>>& attributes,
+                                     Factors factors = Factors::kSizes, int64_t out = 16) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 4, 8, 8}).Int64Initializer("sizes", {1, 4, out, out});
+  builder.Initializer("scales", kFloat, {4});  // Zeros.
+  if (factors == Factors::kScalesDropped) {
+    for (onnx::TensorProto& tensor : *builder.graph().mutable_initializer()) {
+      if (tensor.name() == "scales") tensor.clear_raw_data(), tensor.clear_float_data();  // As the loader drops large values.
+    }
+  }
+  onnx::NodeProto& resize = builder.Node(
+      "Resize", factors == Factors::kSizes ? std::vector<std::string>{"x", "", "", "sizes"} : std::vector<std::string>{"x", "", "scales"},
+      {"y"});
+  for (const auto& [name, value] : attributes) SetString(resize, name, value);
+  builder.Output("y", kFloat, {1, 4, out, out});
+  TensorShapes shapes{{"x", {1, 4, 8, 8}}, {"y", {1, 4, out, out}}, {"sizes", {4}}, {"scales", {4}}};
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), shapes);
+  if (!facts.ok()) return facts.status();
+  return SpatialOpIn(*facts, builder.graph().node(0));
+}
+
+TEST(SpatialOpsTest, ResizeByAnIntegerFactorHasAnExactField) {
+  absl::StatusOr<SpatialOp> nearest = ResizeRule({{"mode", "nearest"}, {"coordinate_transformation_mode", "asymmetric"}});
+  ASSERT_TRUE(nearest.ok()) << nearest.status();
+  EXPECT_EQ(nearest->kind, SpatialKind::kUpsample);
+  EXPECT_EQ(nearest->up_h.factor, 2);
+  // Output row 2k + 1 maps to k + 0.5: floor k, ceil k + 1 (whatever nearest_mode says).
+  EXPECT_EQ(nearest->up_h.halo_begin, 0);
+  EXPECT_EQ(nearest->up_h.halo_end, 1);
+  // Linear, half_pixel: row 2k maps to k - 0.25, so k - 1 and k; row 2k + 1 to k + 0.25, so k and k + 1.
+  absl::StatusOr<SpatialOp> linear = ResizeRule({{"mode", "linear"}, {"coordinate_transformation_mode", "half_pixel"}});
+  ASSERT_TRUE(linear.ok()) << linear.status();
+  EXPECT_EQ(linear->up_w.halo_begin, 1);
+  EXPECT_EQ(linear->up_w.halo_end, 1);
+  EXPECT_THAT(ResizeRule({{"mode", "linear"}, {"coordinate_transformation_mode", "align_corners"}}).status().message(),
+              HasSubstr("align_corners"));
+  EXPECT_THAT(ResizeRule({{"mode", "cubic"}}).status().message(), HasSubstr("mode cubic"));
+  EXPECT_THAT(ResizeRule({{"mode", "nearest"}}, Factors::kSizes, 20).status().message(), HasSubstr("non-integer"));
+  // Scales must be the factors the shapes show; ones whose values the model does not hold cannot be checked.
+  EXPECT_THAT(ResizeRule({{"mode", "nearest"}}, Factors::kZeroScales).status().message(), HasSubstr("not integer factors"));
+  EXPECT_THAT(ResizeRule({{"mode", "nearest"}}, Factors::kScalesDropped).status().message(),
+              HasSubstr("scales of unknown value"));
+}
+
+TEST(SpatialOpsTest, ConvTransposeNeedsEveryOutputRowReached) {
+  const auto rule = [](int64_t kernel, int64_t stride, int64_t out) {
+    ModelBuilder builder;
+    builder.Input("x", kFloat, {1, 4, 8, 8}).Initializer("w", kFloat, {4, 2, kernel, kernel});
+    onnx::NodeProto& node = builder.Node("ConvTranspose", {"x", "w"}, {"y"});
+    SetInts(node, "strides", {stride, stride});
+    builder.Output("y", kFloat, {1, 2, out, out});
+    TensorShapes shapes{{"x", {1, 4, 8, 8}}, {"w", {4, 2, kernel, kernel}}, {"y", {1, 2, out, out}}};
+    absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), shapes);
+    EXPECT_TRUE(facts.ok());
+    return SpatialOpIn(*facts, builder.graph().node(0));
+  };
+  absl::StatusOr<SpatialOp> fits = rule(2, 2, 16);
+  ASSERT_TRUE(fits.ok()) << fits.status();
+  EXPECT_EQ(fits->kind, SpatialKind::kTransposedWindow);
+  EXPECT_EQ(fits->macs_per_input, 2 * 2 * 2);
+  EXPECT_THAT(rule(1, 2, 15).status().message(), HasSubstr("kernel shorter than stride"));
+  EXPECT_THAT(rule(2, 2, 17).status().message(), HasSubstr("does not follow"));
 }
 
 TEST(SpatialOpsTest, SamePaddingIsResolvedFromTheShapes) {
@@ -233,6 +320,73 @@ TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
   absl::StatusOr<PatchSearch> tight = PlanPatches(loaded, DefaultModes(), *given, {.max_overhead_percent = 5});
   ASSERT_TRUE(tight.ok());
   if (tight->plan.has_value()) EXPECT_LE(tight->plan->extra_macs_percent, 5.0);
+}
+
+// A segmenter whose peak is in two places: its full-resolution first stage,
+// and its upsampling head (Resize nearest, ConvTranspose, Resize linear) after
+// a gate that no patch can run (GlobalAveragePool and a Mul by its result).
+ModelBuilder TwoPeakModel() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 192, 192});
+  AddConv(builder, "x", "a", 3, 16, 3, 1, 1);
+  builder.Node("Relu", {"a"}, {"ar"}, "relu_a");
+  AddConv(builder, "ar", "b", 16, 16, 3, 2, 1);
+  builder.Node("Relu", {"b"}, {"br"}, "relu_b");
+  AddConv(builder, "br", "b2", 16, 16, 3, 2, 1);
+  AddConv(builder, "b2", "c", 16, 16, 3, 2, 1);
+  builder.Node("GlobalAveragePool", {"c"}, {"pooled"}, "gap");
+  builder.Node("Sigmoid", {"pooled"}, {"gate"}, "gate");
+  builder.Node("Mul", {"c", "gate"}, {"f"}, "gated");
+  builder.Int64Initializer("up1_sizes", {1, 16, 48, 48}).Int64Initializer("up2_sizes", {1, 8, 192, 192});
+  onnx::NodeProto& up1 = builder.Node("Resize", {"f", "", "", "up1_sizes"}, {"u1"}, "up1");
+  SetString(up1, "mode", "nearest");
+  SetString(up1, "coordinate_transformation_mode", "asymmetric");
+  AddConv(builder, "u1", "h", 16, 16, 3, 1, 1);
+  builder.Initializer("deconv_w", kFloat, {16, 8, 3, 3});
+  onnx::NodeProto& deconv = builder.Node("ConvTranspose", {"h", "deconv_w"}, {"t"}, "deconv");
+  SetInts(deconv, "strides", {2, 2});
+  SetInts(deconv, "pads", {1, 1, 1, 1});
+  SetInts(deconv, "output_padding", {1, 1});
+  builder.Node("Relu", {"t"}, {"tr"}, "relu_t");
+  onnx::NodeProto& up2 = builder.Node("Resize", {"tr", "", "", "up2_sizes"}, {"u2"}, "up2");
+  SetString(up2, "mode", "linear");
+  SetString(up2, "coordinate_transformation_mode", "half_pixel");
+  AddConv(builder, "u2", "g", 8, 8, 3, 1, 1);
+  AddConv(builder, "g", "y", 8, 2, 1, 1, 0);
+  builder.Output("y", kFloat, {1, 2, 192, 192});
+  return builder;
+}
+
+TEST(PatchPlanTest, APeakInTheHeadGetsASecondSegment) {
+  const LoadedModel loaded{.model = TwoPeakModel().Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->plan.has_value()) << found->reason;
+  const PatchPlan& plan = *found->plan;
+  ASSERT_EQ(plan.segments.size(), 2u);
+  EXPECT_EQ(plan.segments[0].input, "x");
+  EXPECT_EQ(plan.segments[1].output, "y");  // The head, up to the graph output.
+  EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes / 2)
+      << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
+  int64_t extra = 0;
+  for (const SegmentChoice& segment : plan.segments) extra += segment.macs_after - segment.macs_before;
+  EXPECT_EQ(plan.extra_macs, extra);
+  EXPECT_LE(plan.extra_macs_percent, 20.0);
+  // The head's copies: Resize by scales (not the whole tensor's sizes), ConvTranspose trimmed by its pads.
+  int resizes = 0;
+  for (const onnx::NodeProto& node : plan.model.model->graph().node()) {
+    if (node.op_type() == "Resize" && node.name() != "up1" && node.name() != "up2") {
+      ++resizes;
+      EXPECT_EQ(node.input_size(), 3) << node.name();
+    }
+  }
+  EXPECT_GT(resizes, 1);
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
+  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
 }
 
 TEST(PatchPlanTest, AStreamedInputIsLiveOnlyPatchByPatch) {

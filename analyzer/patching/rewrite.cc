@@ -21,6 +21,7 @@ struct Writer {
   absl::flat_hash_map<std::string, std::string> streamed;  // Graph input -> its stand-in (RewriteWithStreamedInput).
   absl::flat_hash_set<std::string> names;     // Values, nodes, initializers: new names avoid them.
   std::map<std::vector<int64_t>, std::string> index_tensors;  // Shared Slice starts/ends/axes.
+  std::map<std::vector<float>, std::string> float_tensors;    // Shared Resize scales.
 
   std::string Unique(const std::string& base) {
     std::string name = base;
@@ -39,6 +40,19 @@ struct Writer {
     tensor->add_dims(static_cast<int64_t>(values.size()));
     for (int64_t value : values) tensor->add_int64_data(value);
     index_tensors.emplace(values, name);
+    return name;
+  }
+
+  std::string FloatTensor(const std::vector<float>& values) {
+    auto it = float_tensors.find(values);
+    if (it != float_tensors.end()) return it->second;
+    const std::string name = Unique("patch_scales");
+    onnx::TensorProto* tensor = graph->add_initializer();
+    tensor->set_name(name);
+    tensor->set_data_type(onnx::TensorProto::FLOAT);
+    tensor->add_dims(static_cast<int64_t>(values.size()));
+    for (float value : values) tensor->add_float_data(value);
+    float_tensors.emplace(values, name);
     return name;
   }
 
@@ -98,6 +112,30 @@ void SetPads(onnx::NodeProto& node, const Pads& pads) {
   for (int64_t pad : {pads.h_begin, pads.w_begin, pads.h_end, pads.w_end}) attribute->add_ints(pad);
 }
 
+// A ConvTranspose copy: pads trim its scattered rows to the patch's, and
+// output_padding extends them where the original's did at the border.
+void SetTransposedPads(onnx::NodeProto& node, const Pads& pads) {
+  SetPads(node, pads);
+  google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() != "output_padding") *kept.Add() = attribute;
+  }
+  node.mutable_attribute()->Swap(&kept);
+  if (pads.h_output_padding == 0 && pads.w_output_padding == 0) return;
+  onnx::AttributeProto* attribute = node.add_attribute();
+  attribute->set_name("output_padding");
+  attribute->set_type(onnx::AttributeProto::INTS);
+  attribute->add_ints(pads.h_output_padding);
+  attribute->add_ints(pads.w_output_padding);
+}
+
+// A Resize copy given `sizes` (the whole tensor's) takes its factors as scales.
+void SetScales(onnx::NodeProto& node, const SpatialOp& op, Writer& writer) {
+  if (node.input_size() < 4 || node.input(3).empty()) return;
+  node.set_input(2, writer.FloatTensor({1.0f, 1.0f, static_cast<float>(op.up_h.factor), static_cast<float>(op.up_w.factor)}));
+  node.mutable_input()->RemoveLast();
+}
+
 // One segment, patch by patch, appended to `out`.
 void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer& writer,
                   std::vector<onnx::NodeProto>& out) {
@@ -150,9 +188,18 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
       renamed[output] = writer.Unique(output + suffix);
       node.set_output(0, renamed[output]);
       if (segment.ops[i].kind == SpatialKind::kWindow) SetPads(node, patch.pads[i]);
+      if (segment.ops[i].kind == SpatialKind::kTransposedWindow) SetTransposedPads(node, patch.pads[i]);
+      if (segment.ops[i].kind == SpatialKind::kUpsample) SetScales(node, segment.ops[i], writer);
       out.push_back(std::move(node));
     }
-    row_pieces.push_back(renamed.at(segment.output));
+    std::string piece = renamed.at(segment.output);
+    if (const Region& computed = patch.produced.at(segment.output); !(computed == patch.output)) {
+      // A Resize ending the segment computed more rows than its tile.
+      const std::string cropped = writer.Unique(absl::StrCat(piece, "_tile"));
+      out.push_back(writer.Slice(piece, Relative(patch.output, computed), cropped));
+      piece = cropped;
+    }
+    row_pieces.push_back(piece);
     if (patch.col + 1 == geometry.cols) {
       if (geometry.cols == 1) {
         rows.push_back(row_pieces.front());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -83,10 +84,27 @@ absl::StatusOr<GraphFacts> MakeGraphFacts(const onnx::GraphProto& graph, TensorS
     for (const std::string& output : graph.node(node).output()) facts.dynamic.insert(output);
   }
   for (const onnx::ValueInfoProto& output : graph.output()) facts.graph_outputs.insert(output.name());
+  for (const onnx::TensorProto& initializer : graph.initializer()) facts.stored[initializer.name()] = &initializer;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() != "Constant" || node.output_size() != 1 || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.name() == "value" && attribute.has_t()) facts.stored[node.output(0)] = &attribute.t();
+    }
+  }
   return facts;
 }
 
-SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input) {
+absl::StatusOr<SpatialOp> SpatialOpIn(const GraphFacts& facts, const onnx::NodeProto& node) {
+  return SpatialOpOf(
+      node, [&](const std::string& value) { return facts.ShapeOf(value); },
+      [&](const std::string& value) { return facts.IsStatic(value); },
+      [&](const std::string& value) -> const onnx::TensorProto* {
+        auto it = facts.stored.find(value);
+        return it == facts.stored.end() ? nullptr : it->second;
+      });
+}
+
+SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input, const absl::flat_hash_set<int>* lasts) {
   SegmentSearch search;
   const onnx::GraphProto& graph = *facts.graph;
   const std::optional<std::vector<int64_t>> input_dims = facts.ShapeOf(input);
@@ -109,15 +127,13 @@ SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input) {
   }
   absl::flat_hash_map<int, absl::StatusOr<SpatialOp>> rule;
   for (int node : facts.order) {
-    if (downstream.contains(node)) rule.emplace(node, SpatialOpOf(
-                                                   graph.node(node),
-                                                   [&](const std::string& value) { return facts.ShapeOf(value); },
-                                                   [&](const std::string& value) { return facts.IsStatic(value); }));
+    if (downstream.contains(node)) rule.emplace(node, SpatialOpIn(facts, graph.node(node)));
   }
   std::string first_reason;
   bool image_path_reason = false;  // first_reason is about a node with an NCHW output.
   for (int last : facts.order) {
     if (!downstream.contains(last)) continue;
+    if (lasts != nullptr && !lasts->contains(last)) continue;
     if (!rule.at(last).ok()) {
       // The reason names the first node that breaks the image's path (an
       // NCHW output), rather than a Shape beside it; else the first at all.
@@ -157,7 +173,7 @@ SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input) {
       if (!members.contains(node)) continue;
       segment.nodes.push_back(node);
       segment.ops.push_back(*rule.at(node));
-      has_window |= rule.at(node)->kind == SpatialKind::kWindow;
+      has_window |= rule.at(node)->kind != SpatialKind::kPointwise;
       if (node == last) continue;
       for (const std::string& value : graph.node(node).output()) {
         if (facts.graph_outputs.contains(value)) valid = false;
@@ -182,43 +198,88 @@ PatchGeometry GeometryOf(const GraphFacts& facts, const Segment& segment, const 
   const std::vector<int64_t>& out_dims = facts.shapes.at(segment.output);
   const int64_t height = out_dims[2];
   const int64_t width = out_dims[3];
-  const auto macs_of = [&](size_t i, const Region& region) {
-    const std::vector<int64_t>& dims = facts.shapes.at(graph.node(segment.nodes[i]).output(0));
-    return segment.ops[i].macs_per_output * dims[0] * dims[1] * region.h.size() * region.w.size();
+  // MACs of node i computing `out` from `in` (its first input's region).
+  const auto macs_of = [&](size_t i, const Region& out, const Region& in) {
+    const onnx::NodeProto& node = graph.node(segment.nodes[i]);
+    const SpatialOp& op = segment.ops[i];
+    if (op.macs_per_input > 0) {
+      const std::vector<int64_t>& dims = facts.shapes.at(node.input(0));
+      return op.macs_per_input * dims[0] * dims[1] * in.h.size() * in.w.size();
+    }
+    const std::vector<int64_t>& dims = facts.shapes.at(node.output(0));
+    return op.macs_per_output * dims[0] * dims[1] * out.h.size() * out.w.size();
   };
   for (size_t i = 0; i < segment.nodes.size(); ++i) {
-    const std::vector<int64_t>& dims = facts.shapes.at(graph.node(segment.nodes[i]).output(0));
-    geometry.macs_before += macs_of(i, {.h = {0, dims[2]}, .w = {0, dims[3]}});
+    const onnx::NodeProto& node = graph.node(segment.nodes[i]);
+    const std::vector<int64_t>& dims = facts.shapes.at(node.output(0));
+    Region whole_in;
+    if (segment.ops[i].macs_per_input > 0) {
+      const std::vector<int64_t>& in_dims = facts.shapes.at(node.input(0));
+      whole_in = {.h = {0, in_dims[2]}, .w = {0, in_dims[3]}};
+    }
+    geometry.macs_before += macs_of(i, {.h = {0, dims[2]}, .w = {0, dims[3]}}, whole_in);
   }
   for (int64_t row = 0; row < grid.rows; ++row) {
     for (int64_t col = 0; col < grid.cols; ++col) {
       PatchGeometry::Patch patch{.row = row, .col = col};
       patch.reads.resize(segment.nodes.size());
       patch.pads.resize(segment.nodes.size());
-      patch.produced[segment.output] = {.h = {row * height / grid.rows, (row + 1) * height / grid.rows},
-                                        .w = {col * width / grid.cols, (col + 1) * width / grid.cols}};
+      patch.output = {.h = {row * height / grid.rows, (row + 1) * height / grid.rows},
+                      .w = {col * width / grid.cols, (col + 1) * width / grid.cols}};
+      patch.produced[segment.output] = patch.output;
       for (size_t i = segment.nodes.size(); i-- > 0;) {
         const onnx::NodeProto& node = graph.node(segment.nodes[i]);
         const SpatialOp& op = segment.ops[i];
         const Region out = patch.produced.at(node.output(0));
-        geometry.macs_after += macs_of(i, out);
         patch.reads[i].resize(node.input_size());
+        Region first_read = out;
         for (int j = 0; j < node.input_size(); ++j) {
           const std::string& value = node.input(j);
           if (value.empty() || facts.IsStatic(value)) continue;
-          if (op.kind == SpatialKind::kWindow && j > 0) continue;
+          if (op.kind != SpatialKind::kPointwise && j > 0) continue;
           const std::vector<int64_t>& dims = facts.shapes.at(value);
           Region need = out;
-          if (op.kind == SpatialKind::kWindow) need = {.h = InputSpanOf(op.h, out.h), .w = InputSpanOf(op.w, out.w)};
+          switch (op.kind) {
+            case SpatialKind::kPointwise: break;
+            case SpatialKind::kWindow: need = {.h = InputSpanOf(op.h, out.h), .w = InputSpanOf(op.w, out.w)}; break;
+            case SpatialKind::kTransposedWindow:
+              need = {.h = TransposedInputSpanOf(op.h, out.h), .w = TransposedInputSpanOf(op.w, out.w)};
+              break;
+            case SpatialKind::kUpsample:
+              need = {.h = UpsampledInputSpanOf(op.up_h, out.h), .w = UpsampledInputSpanOf(op.up_w, out.w)};
+              break;
+          }
           const Region read{.h = Clip(need.h, dims[2]), .w = Clip(need.w, dims[3])};
           if (op.kind == SpatialKind::kWindow) {
             patch.pads[i] = {.h_begin = read.h.begin - need.h.begin, .w_begin = read.w.begin - need.w.begin,
                              .h_end = need.h.end - read.h.end, .w_end = need.w.end - read.w.end};
+          } else if (op.kind == SpatialKind::kTransposedWindow) {
+            // The copy scatters the rows read into [first, last) of the
+            // output (in its coordinates); pads and output_padding trim or
+            // extend that to exactly `out`.
+            Pads& pads = patch.pads[i];
+            for (const auto& [window, in_span, out_span, begin, end, extra] :
+                 {std::tuple{op.h, read.h, out.h, &pads.h_begin, &pads.h_end, &pads.h_output_padding},
+                  std::tuple{op.w, read.w, out.w, &pads.w_begin, &pads.w_end, &pads.w_output_padding}}) {
+              const int64_t first = in_span.begin * window.stride - window.pad_begin;
+              const int64_t last = (in_span.end - 1) * window.stride - window.pad_begin + (window.kernel - 1) * window.dilation + 1;
+              *begin = out_span.begin - first;
+              *extra = std::max<int64_t>(0, out_span.end - last);
+              *end = last + *extra - out_span.end;
+            }
           }
           patch.reads[i][j] = read;
+          if (j == 0) first_read = read;
           auto [it, inserted] = patch.produced.try_emplace(value, read);
           if (!inserted) it->second = HullOf(it->second, read);
         }
+        if (op.kind == SpatialKind::kUpsample) {
+          // The copy upsamples every row it reads: factor x the input region.
+          patch.produced[node.output(0)] = {
+              .h = {first_read.h.begin * op.up_h.factor, first_read.h.end * op.up_h.factor},
+              .w = {first_read.w.begin * op.up_w.factor, first_read.w.end * op.up_w.factor}};
+        }
+        geometry.macs_after += macs_of(i, out, first_read);
       }
       geometry.patches.push_back(std::move(patch));
     }

@@ -40,6 +40,7 @@ struct GraphFacts {
   absl::flat_hash_set<std::string> dynamic;                         // Values that depend on a graph input.
   absl::flat_hash_set<std::string> graph_outputs;
   TensorShapes shapes;                                              // Every value of known static shape.
+  absl::flat_hash_map<std::string, const onnx::TensorProto*> stored;  // Initializers and Constant values (not owned).
 
   std::optional<std::vector<int64_t>> ShapeOf(const std::string& value) const;
   bool IsStatic(const std::string& value) const { return !dynamic.contains(value); }
@@ -47,6 +48,9 @@ struct GraphFacts {
 
 // Errors: a graph that is not a DAG.
 absl::StatusOr<GraphFacts> MakeGraphFacts(const onnx::GraphProto& graph, TensorShapes shapes);
+
+// The rule of a node of the graph (SpatialOpOf with the facts' lookups).
+absl::StatusOr<SpatialOp> SpatialOpIn(const GraphFacts& facts, const onnx::NodeProto& node);
 
 struct Segment {
   std::string input;              // X: held whole, sliced per patch.
@@ -60,7 +64,10 @@ struct SegmentSearch {
   std::string reason;             // Why there is none ("" when there are some).
 };
 
-SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input);
+// `lasts`, when given, limits T's producer to those nodes (a segment around
+// a given node, read from an inner tensor).
+SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input,
+                           const absl::flat_hash_set<int>* lasts = nullptr);
 
 struct Region {
   Span h;  // Rows.
@@ -70,12 +77,15 @@ struct Region {
 
 struct Pads {
   int64_t h_begin = 0, w_begin = 0, h_end = 0, w_end = 0;  // As ONNX orders them: begins, then ends.
+  int64_t h_output_padding = 0, w_output_padding = 0;       // ConvTranspose: rows and columns added at the end.
 };
 
 struct PatchGeometry {
   struct Patch {
     int64_t row = 0, col = 0;                             // Its place in the grid.
-    absl::flat_hash_map<std::string, Region> produced;    // X and every value of the segment: rows and columns computed.
+    Region output;                                        // Its tile of T.
+    absl::flat_hash_map<std::string, Region> produced;    // X and every value of the segment: rows and columns computed
+                                                          // (a Resize computes factor x its input rows; readers crop).
     std::vector<std::vector<Region>> reads;               // Per segment node, per input: what it reads (empty size: a weight).
     std::vector<Pads> pads;                               // Per segment node: window ops' padding in this patch.
   };

@@ -1,6 +1,7 @@
 #include "analyzer/patching/spatial_ops.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -115,7 +116,144 @@ absl::StatusOr<Window> AxisWindow(const onnx::NodeProto& node, const std::vector
   return window;
 }
 
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
+
+// The float values of a stored tensor, nullopt when they are not in the model.
+std::optional<std::vector<float>> FloatValues(const onnx::TensorProto* tensor) {
+  if (tensor == nullptr || tensor->data_type() != onnx::TensorProto::FLOAT) return std::nullopt;
+  if (tensor->float_data_size() > 0) return std::vector<float>(tensor->float_data().begin(), tensor->float_data().end());
+  if (!tensor->has_raw_data() || tensor->raw_data().size() % sizeof(float) != 0) return std::nullopt;
+  std::vector<float> values(tensor->raw_data().size() / sizeof(float));
+  std::memcpy(values.data(), tensor->raw_data().data(), tensor->raw_data().size());  // Little-endian hosts only, as ONNX stores.
+  return values;
+}
+
+// One axis of a Resize by the integer factor `factor`: output row k*f + r maps
+// to input coordinate k + frac(r), frac = num / den; it reads floor and ceil
+// of it (nearest, whatever nearest_mode) or floor and floor + 1 (linear).
+absl::StatusOr<Upsample> UpsampleAxis(int64_t factor, const std::string& transform, bool linear) {
+  Upsample axis{.factor = factor};
+  int64_t low = 0, high = 0;
+  for (int64_t r = 0; r < factor; ++r) {
+    int64_t num = 0, den = 0;
+    if (transform == "asymmetric") {
+      num = r, den = factor;
+    } else if (transform == "half_pixel" || transform == "pytorch_half_pixel") {
+      num = 2 * r + 1 - factor, den = 2 * factor;  // (r + 0.5) / f - 0.5
+    } else if (transform == "tf_half_pixel_for_nn") {
+      num = 2 * r + 1, den = 2 * factor;  // (r + 0.5) / f
+    } else {
+      return NotPatchable(absl::StrCat("Resize with coordinate_transformation_mode ", transform));
+    }
+    const int64_t floor = FloorDiv(num, den);
+    low = std::min(low, floor);
+    high = std::max(high, linear ? floor + 1 : CeilDiv(num, den));
+  }
+  axis.halo_begin = -low;
+  axis.halo_end = high;
+  return axis;
+}
+
+absl::StatusOr<SpatialOp> ResizeOf(const onnx::NodeProto& node, const std::vector<int64_t>& in,
+                                   const std::vector<int64_t>& out, const StaticLookup& is_static,
+                                   const ValueLookup& value_of) {
+  const std::string mode = StringAttribute(node, "mode").empty() ? "nearest" : StringAttribute(node, "mode");
+  if (mode != "nearest" && mode != "linear") return NotPatchable(absl::StrCat("Resize in mode ", mode));
+  if (IntAttribute(node, "antialias", 0) != 0) return NotPatchable("Resize with antialias");
+  if (FindAttribute(node, "axes") != nullptr) return NotPatchable("Resize with axes");
+  // Opset 10 has (X, scales) and no attribute for the transform: asymmetric.
+  const bool opset10 = node.input_size() == 2;
+  const std::string transform = opset10 || StringAttribute(node, "coordinate_transformation_mode").empty()
+                                    ? (opset10 ? "asymmetric" : "half_pixel")
+                                    : StringAttribute(node, "coordinate_transformation_mode");
+  const int scales_index = opset10 ? 1 : 2;
+  for (int i = 1; i < node.input_size(); ++i) {
+    if (!node.input(i).empty() && !is_static(node.input(i))) return NotPatchable("Resize with computed scales or sizes");
+  }
+  if (in[0] != out[0] || in[1] != out[1]) return NotPatchable("Resize over N or C");
+  SpatialOp result{.kind = SpatialKind::kUpsample};
+  std::vector<int64_t> factors;
+  for (int axis : {2, 3}) {
+    if (in[axis] < 1 || out[axis] % in[axis] != 0) return NotPatchable("Resize by a non-integer factor");
+    factors.push_back(out[axis] / in[axis]);
+  }
+  const bool has_sizes = node.input_size() > 3 && !node.input(3).empty();
+  if (!has_sizes) {
+    // The mapping uses the scales as given: they must be the integer factors exactly.
+    if (node.input_size() <= scales_index || node.input(scales_index).empty()) return NotPatchable("Resize without scales or sizes");
+    const std::optional<std::vector<float>> scales =
+        value_of == nullptr ? std::nullopt : FloatValues(value_of(node.input(scales_index)));
+    if (!scales.has_value()) return NotPatchable("Resize scales of unknown value");
+    if (scales->size() != 4 || (*scales)[0] != 1.0f || (*scales)[1] != 1.0f ||
+        (*scales)[2] != static_cast<float>(factors[0]) || (*scales)[3] != static_cast<float>(factors[1])) {
+      return NotPatchable("Resize scales are not integer factors over H and W");
+    }
+  }
+  absl::StatusOr<Upsample> h = UpsampleAxis(factors[0], transform, mode == "linear");
+  if (!h.ok()) return h.status();
+  absl::StatusOr<Upsample> w = UpsampleAxis(factors[1], transform, mode == "linear");
+  if (!w.ok()) return w.status();
+  result.up_h = *h;
+  result.up_w = *w;
+  return result;
+}
+
+absl::StatusOr<SpatialOp> ConvTransposeOf(const onnx::NodeProto& node, const std::vector<int64_t>& in,
+                                          const std::vector<int64_t>& out, const ShapeLookup& shape_of,
+                                          const StaticLookup& is_static) {
+  if (node.input_size() < 2 || !is_static(node.input(1))) return NotPatchable("ConvTranspose with a computed filter");
+  if (node.input_size() > 2 && !node.input(2).empty() && !is_static(node.input(2))) {
+    return NotPatchable("ConvTranspose with a computed bias");
+  }
+  const std::optional<std::vector<int64_t>> filter = shape_of(node.input(1));
+  if (!filter.has_value() || filter->size() != 4) return NotPatchable("ConvTranspose filter of unknown shape");
+  if (FindAttribute(node, "output_shape") != nullptr) return NotPatchable("ConvTranspose with output_shape");
+  const std::string auto_pad = StringAttribute(node, "auto_pad");
+  if (!auto_pad.empty() && auto_pad != "NOTSET" && auto_pad != "VALID") {
+    return NotPatchable(absl::StrCat("ConvTranspose with auto_pad ", auto_pad));
+  }
+  std::vector<int64_t> kernel = IntsAttribute(node, "kernel_shape");
+  if (kernel.empty()) kernel = {(*filter)[2], (*filter)[3]};
+  if (kernel.size() != 2) return NotPatchable("ConvTranspose is not 2-D");
+  const std::vector<int64_t> strides = IntsAttribute(node, "strides");
+  const std::vector<int64_t> dilations = IntsAttribute(node, "dilations");
+  const std::vector<int64_t> pads = auto_pad == "VALID" ? std::vector<int64_t>{} : IntsAttribute(node, "pads");
+  const std::vector<int64_t> output_padding = IntsAttribute(node, "output_padding");
+  SpatialOp result{.kind = SpatialKind::kTransposedWindow, .macs_per_input = (*filter)[1] * (*filter)[2] * (*filter)[3]};
+  for (int axis : {0, 1}) {
+    Window window{.kernel = kernel[axis]};
+    if (!strides.empty()) window.stride = strides[axis];
+    if (!dilations.empty()) window.dilation = dilations[axis];
+    if (pads.size() == 4) window.pad_begin = pads[axis], window.pad_end = pads[axis + 2];
+    if (output_padding.size() == 2) window.output_padding = output_padding[axis];
+    if (window.stride < 1 || window.dilation < 1 || window.kernel < 1) return NotPatchable("a stride, dilation or kernel below 1");
+    if (window.pad_begin < 0 || window.pad_end < 0 || window.output_padding < 0) return NotPatchable("negative padding");
+    const int64_t extent = (window.kernel - 1) * window.dilation + 1;
+    // Every output row must have an input row scattering into it: a patch's
+    // copy then ends where its rows end.
+    if (extent < window.stride) return NotPatchable("ConvTranspose with rows no input reaches (kernel shorter than stride)");
+    const int64_t in_size = in[2 + axis], out_size = out[2 + axis];
+    if (out_size != (in_size - 1) * window.stride + extent + window.output_padding - window.pad_begin - window.pad_end) {
+      return NotPatchable("ConvTranspose output size does not follow from its window");
+    }
+    (axis == 0 ? result.h : result.w) = window;
+  }
+  return result;
+}
+
 }  // namespace
+
+Span TransposedInputSpanOf(const Window& window, const Span& out) {
+  const int64_t reach = (window.kernel - 1) * window.dilation;
+  return {.begin = CeilDiv(out.begin + window.pad_begin - reach, window.stride),
+          .end = FloorDiv(out.end - 1 + window.pad_begin, window.stride) + 1};
+}
+
+Span UpsampledInputSpanOf(const Upsample& upsample, const Span& out) {
+  return {.begin = FloorDiv(out.begin, upsample.factor) - upsample.halo_begin,
+          .end = FloorDiv(out.end - 1, upsample.factor) + 1 + upsample.halo_end};
+}
 
 Span Hull(const Span& a, const Span& b) {
   if (a.size() <= 0) return b;
@@ -130,7 +268,7 @@ Span InputSpanOf(const Window& window, const Span& out) {
 }
 
 absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLookup& shape_of,
-                                      const StaticLookup& is_static) {
+                                      const StaticLookup& is_static, const ValueLookup& value_of) {
   const std::string& op = node.op_type();
   if (!node.domain().empty() && node.domain() != "ai.onnx") return NotPatchable(absl::StrCat("op of domain ", node.domain()));
   if (node.output_size() != 1 || node.output(0).empty()) return NotPatchable(absl::StrCat(op, " with several outputs"));
@@ -138,12 +276,14 @@ absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLo
   if (!out.has_value() || out->size() != 4) return NotPatchable(absl::StrCat(op, " output is not a 4-D NCHW tensor"));
   if (PointwiseOps().contains(op)) return PointwiseOf(node, *out, shape_of, is_static);
   const bool conv = op == "Conv";
-  if (!conv && op != "MaxPool" && op != "AveragePool" && op != "LpPool") {
-    return NotPatchable(absl::StrCat(op, " has no patch rule (Conv, pooling and pointwise ops only)"));
+  if (!conv && op != "MaxPool" && op != "AveragePool" && op != "LpPool" && op != "Resize" && op != "ConvTranspose") {
+    return NotPatchable(absl::StrCat(op, " has no patch rule (Conv, ConvTranspose, pooling, Resize and pointwise ops only)"));
   }
   if (node.input_size() < 1 || is_static(node.input(0))) return NotPatchable(absl::StrCat(op, " of a weight"));
   const std::optional<std::vector<int64_t>> in = shape_of(node.input(0));
   if (!in.has_value() || in->size() != 4) return NotPatchable(absl::StrCat(op, " input is not a 4-D NCHW tensor"));
+  if (op == "Resize") return ResizeOf(node, *in, *out, is_static, value_of);
+  if (op == "ConvTranspose") return ConvTransposeOf(node, *in, *out, shape_of, is_static);
   std::vector<int64_t> kernel = IntsAttribute(node, "kernel_shape");
   int64_t macs_per_output = 0;
   if (conv) {

@@ -6,13 +6,21 @@
 //   absl::StatusOr<SpatialOp> op = SpatialOpOf(node, shapes, is_static);
 //   Span rows = InputSpanOf(op->h, {.begin = 8, .end = 16});  // unclipped
 //
-// Two kinds, each exact:
+// Four kinds, each exact:
 // - window (Conv, MaxPool, AveragePool, LpPool): output row r reads input rows
 //   [r*s - pad_begin, r*s - pad_begin + (k-1)*d + 1);
 // - pointwise (activations, BatchNormalization, LRN, elementwise ops,
 //   Concat along channels): output pixel (y, x) reads the same pixel of
-//   every activation input.
-// Anything else (Resize, ConvTranspose, global pools, reshapes, 1-D or 3-D
+//   every activation input;
+// - transposed window (ConvTranspose without output_shape, no holes:
+//   (k-1)*d + 1 >= s): output rows [a, b) read input rows
+//   [ceil((a + pad_begin - (k-1)*d) / s), floor((b - 1 + pad_begin) / s) + 1);
+// - upsample (Resize nearest or linear by an integer factor f, coordinate
+//   transforms asymmetric, half_pixel, pytorch_half_pixel,
+//   tf_half_pixel_for_nn): output rows [a, b) read input rows
+//   [floor(a/f) - halo_begin, floor((b-1)/f) + 1 + halo_end); the patch
+//   computes f x its input rows, and its readers crop.
+// Anything else (align_corners, cubic, global pools, reshapes, 1-D or 3-D
 // windows, a weight with a spatial extent) is not patchable: the error says
 // why, and the segment ends before it.
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_SPATIAL_OPS_H_
@@ -47,30 +55,49 @@ struct Window {
   int64_t dilation = 1;
   int64_t pad_begin = 0;  // Effective padding (auto_pad resolved from the shapes).
   int64_t pad_end = 0;
+  int64_t output_padding = 0;  // ConvTranspose only: rows added after the last one.
 };
 
-enum class SpatialKind { kPointwise, kWindow };
+// One spatial axis of an upsampling by an integer factor (Resize).
+struct Upsample {
+  int64_t factor = 1;      // Output rows per input row.
+  int64_t halo_begin = 0;  // Input rows before floor(r/f) that output row r may read (linear: 1).
+  int64_t halo_end = 0;    // Input rows after it.
+};
+
+enum class SpatialKind { kPointwise, kWindow, kTransposedWindow, kUpsample };
 
 struct SpatialOp {
   SpatialKind kind = SpatialKind::kPointwise;
-  Window h;                       // kWindow: the H axis.
-  Window w;                       // kWindow: the W axis.
+  Window h;                       // kWindow, kTransposedWindow: the H axis.
+  Window w;                       // kWindow, kTransposedWindow: the W axis.
+  Upsample up_h;                  // kUpsample: the H axis.
+  Upsample up_w;                  // kUpsample: the W axis.
   int64_t macs_per_output = 0;    // Conv: (C_in / groups) x kh x kw per output element; 0 otherwise.
+  int64_t macs_per_input = 0;     // ConvTranspose: (C_out / groups) x kh x kw per input element.
 };
 
 // Input rows read by output rows `out` (may reach into the padding: below 0
 // or past the input's size).
 Span InputSpanOf(const Window& window, const Span& out);
+// The same for a transposed window (ConvTranspose): every input row that
+// scatters into `out` (may reach below 0 or past the input's size).
+Span TransposedInputSpanOf(const Window& window, const Span& out);
+// The same for an upsampling (Resize), its halo included.
+Span UpsampledInputSpanOf(const Upsample& upsample, const Span& out);
 
 // Static dims of a value, nullopt when unknown.
 using ShapeLookup = std::function<std::optional<std::vector<int64_t>>(const std::string&)>;
 // True for values that do not depend on any graph input (weights, folded values).
 using StaticLookup = std::function<bool(const std::string&)>;
+// The stored value of a weight (initializer or Constant), nullptr when unknown.
+using ValueLookup = std::function<const onnx::TensorProto*(const std::string&)>;
 
 // The node's spatial rule, or FailedPrecondition saying why it is not
-// patchable (one phrase: "Resize changes the spatial grid").
+// patchable (one phrase: "Resize by a non-integer factor"). `value_of` reads
+// Resize's scales (without it, a Resize given scales is not patchable).
 absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLookup& shape_of,
-                                      const StaticLookup& is_static);
+                                      const StaticLookup& is_static, const ValueLookup& value_of = nullptr);
 
 // Multiply-accumulates of a node at its full output size (Conv,
 // ConvTranspose, Gemm, MatMul; 0 for other ops or unknown shapes).

@@ -5,6 +5,9 @@
 # output's largest value) on the same random inputs, and ORT's measured run
 # peak (patch_compare.js: heap_shim.so, arena off) is lower than the
 # original's; `analyze` of the written model gives the option's arena within 5%.
+# The upsampling segmenters (upsampling_segmenter.py, written here with
+# Debian's /usr/bin/python3) need two segments: the first stage and the
+# Resize/ConvTranspose head.
 # Installs onnxruntime-node into ORT_DIR first when it is not there
 # (install_ort.sh); skipped (exit 77, one line saying why) only when it cannot
 # be installed or a tool is missing.
@@ -26,6 +29,12 @@ echo "host ISA: $host_isa ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 |
 checked=0
 while read -r name file flags; do
   model="$models/$file"
+  if [[ "$file" == @* ]]; then
+    # @SCRIPT:VARIANT: a model written here, with random weights.
+    script=${file#@}
+    model="$out/$name.onnx"
+    /usr/bin/python3 "$here/${script%%:*}.py" "$model" "${script#*:}" || rm -f "$model"
+  fi
   if [ ! -f "$model" ]; then
     echo "missing: $model (not checked)"
     continue
@@ -46,8 +55,13 @@ while read -r name file flags; do
          LD_PRELOAD="$out/heap_shim.so" timeout 300 node --expose-gc "$here/patch_compare.js" "$model" "$patched")
   read -r original_peak patched_peak relative ok <<< "$(jq -r '[.original_run_peak, .patched_run_peak, .relative_diff,
       (.relative_diff <= 1e-4)] | @tsv' <<< "$line")"
-  printf '%s: arena %s -> %s (patched, %s written); ORT run peak %s -> %s; relative output difference %s\n' \
-    "$name" "$given_arena" "$option_arena" "$written_arena" "$original_peak" "$patched_peak" "$relative"
+  segments=$(jq -r '[.options[] | select(.kind == "patch") | .segments[] | "\(.first_node)..\(.last_node) \(.patches[0])x\(.patches[1])"] | join("; ")' "$out/$name.fit.json")
+  printf '%s: arena %s -> %s (patched, %s written; %s); ORT run peak %s -> %s; relative output difference %s\n' \
+    "$name" "$given_arena" "$option_arena" "$written_arena" "$segments" "$original_peak" "$patched_peak" "$relative"
+  if [[ "$name" == segmenter_* ]] && [ "$(jq '[.options[] | select(.kind == "patch") | .segments[]] | length' "$out/$name.fit.json")" -ne 2 ]; then
+    echo "FAIL: $name: the patch option has not the two segments (first stage and head) it needs"
+    status=1
+  fi
   if [ "$ok" != "true" ]; then
     echo "FAIL: $name: outputs differ by $relative relative (limit 1e-4)"
     status=1
@@ -61,6 +75,8 @@ done <<'MODELS'
 slim-320 Linzaer_Ultra-Light-Fast-Generic-Face-Detector-1MB/version-slim-320_simplified.onnx
 fastestdet microsoft_onnxruntime-extensions/FastestDet.onnx
 super_resolution microsoft_onnxruntime-extensions/pytorch_super_resolution.onnx --dim batch_size=1
+segmenter_resize_last @upsampling_segmenter:resize_last
+segmenter_deconv_last @upsampling_segmenter:deconv_last
 MODELS
 if [ $checked -eq 0 ]; then
   echo "SKIP: none of the shared CNNs is in $models"
