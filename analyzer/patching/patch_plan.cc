@@ -327,198 +327,168 @@ std::vector<Segment> SegmentsAround(const GraphFacts& facts, int peak, const abs
   return around;
 }
 
-}  // namespace
-
-absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const AnalyzeOptions& options,
-                                        const Analysis& given, const PatchSearchOptions& search) {
-  PatchSearch result;
-  if (!given.memory.complete) {
-    result.reason = "some tensor has no known size (bind the input dims)";
-    return result;
-  }
-  absl::StatusOr<TensorShapes> shapes = ShapesOf(loaded, options);
-  if (!shapes.ok()) return shapes.status();
-  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(loaded.model->graph(), *shapes);
-  if (!facts.ok()) return facts.status();
-  const onnx::GraphProto& graph = loaded.model->graph();
+// The MACs of the model's nodes that run (not folded at load).
+int64_t ModelMacs(const GraphFacts& facts) {
+  const onnx::GraphProto& graph = *facts.graph;
   int64_t model_macs = 0;
-  for (int node : facts->order) {
-    if (!facts->IsStatic(graph.node(node).output_size() > 0 ? graph.node(node).output(0) : "")) {
-      model_macs += NodeMacs(graph.node(node), [&](const std::string& value) { return facts->ShapeOf(value); });
+  for (int node : facts.order) {
+    if (!facts.IsStatic(graph.node(node).output_size() > 0 ? graph.node(node).output(0) : "")) {
+      model_macs += NodeMacs(graph.node(node), [&](const std::string& value) { return facts.ShapeOf(value); });
     }
   }
-  if (model_macs == 0) {
-    result.reason = "the model has no Conv, Gemm or MatMul: nothing to patch";
-    return result;
-  }
-  const int64_t alignment = given.device.alignment_bytes > 0 ? given.device.alignment_bytes : 64;
-  // The larger side of each node (its activations in, or out): the part of
-  // the graph left whole never needs less at its step, even where it writes
-  // over an input (in-place).
+  return model_macs;
+}
+
+// The larger side of each node (its activations in, or out): the part of
+// the graph left whole never needs less at its step, even where it writes
+// over an input (in-place).
+std::vector<int64_t> SideBytes(const GraphFacts& facts, int64_t alignment) {
+  const onnx::GraphProto& graph = *facts.graph;
   std::vector<int64_t> side_bytes(graph.node_size(), 0);
-  for (int node : facts->order) {
+  for (int node : facts.order) {
     for (const auto* values : {&graph.node(node).input(), &graph.node(node).output()}) {
       int64_t side = 0;
       absl::flat_hash_set<std::string> counted;
       for (const std::string& value : *values) {
-        if (value.empty() || facts->IsStatic(value) || !facts->shapes.contains(value) || !counted.insert(value).second) continue;
-        side += AlignedBytes(facts->shapes.at(value), alignment);
+        if (value.empty() || facts.IsStatic(value) || !facts.shapes.contains(value) || !counted.insert(value).second) {
+          continue;
+        }
+        side += AlignedBytes(facts.shapes.at(value), alignment);
       }
       side_bytes[node] = std::max(side_bytes[node], side);
     }
   }
-  std::vector<std::pair<int64_t, Segment>> segments;  // (a bound on the patched arena, segment)
-  std::string reasons;
-  for (const onnx::ValueInfoProto& input : graph.input()) {
-    if (facts->IsStatic(input.name())) continue;
-    SegmentSearch found = SegmentsFrom(*facts, input.name());
-    if (found.segments.empty()) absl::StrAppend(&reasons, reasons.empty() ? "" : "; ", found.reason);
-    for (Segment& segment : found.segments) {
-      absl::flat_hash_set<int> members(segment.nodes.begin(), segment.nodes.end());
-      int64_t bound = 2 * AlignedBytes(facts->shapes.at(segment.output), alignment);  // Pieces + T at the assembly.
-      for (int node : facts->order) {
-        if (!members.contains(node)) bound = std::max(bound, side_bytes[node]);
+  return side_bytes;
+}
+
+// The search of PlanPatches, step by step: the prefix segments ranked by a
+// bound on their patched arena, the best prefix plan, then a second segment
+// around the peak that remains.
+class PatchSearcher {
+ public:
+  PatchSearcher(const LoadedModel& loaded, const AnalyzeOptions& options, const Analysis& given,
+                const PatchSearchOptions& search, const GraphFacts& facts, int64_t model_macs)
+      : loaded_(loaded),
+        options_(options),
+        given_(given),
+        search_(search),
+        facts_(facts),
+        graph_(*facts.graph),
+        alignment_(given.device.alignment_bytes > 0 ? given.device.alignment_bytes : 64),
+        side_bytes_(SideBytes(facts, alignment_)),
+        allowed_macs_(search.max_overhead_percent / 100.0 * static_cast<double>(model_macs)),
+        rewrite_(search.stream_input ? RewriteWithStreamedInput : RewriteWithPatches),
+        quick_(options) {
+    // Candidates are compared by the planner's heuristics (no exact search,
+    // whose result depends on the machine's load) and a short schedule search;
+    // the finalists are planned again with the user's budgets.
+    quick_.planner_time_limit = absl::ZeroDuration();
+    quick_.schedule_time_limit = absl::Milliseconds(10);
+    quick_.sample_unbound_dims = false;
+  }
+
+  // The segments from each graph input, by a bound on their patched arena
+  // (the assembly's pieces and T, and the larger side of each node left
+  // whole), lowest first.
+  void RankPrefixSegments() {
+    std::string reasons;
+    for (const onnx::ValueInfoProto& input : graph_.input()) {
+      if (facts_.IsStatic(input.name())) continue;
+      SegmentSearch found = SegmentsFrom(facts_, input.name());
+      if (found.segments.empty()) absl::StrAppend(&reasons, reasons.empty() ? "" : "; ", found.reason);
+      for (Segment& segment : found.segments) {
+        absl::flat_hash_set<int> members(segment.nodes.begin(), segment.nodes.end());
+        int64_t bound = 2 * AlignedBytes(facts_.shapes.at(segment.output), alignment_);  // Pieces + T at the assembly.
+        for (int node : facts_.order) {
+          if (!members.contains(node)) bound = std::max(bound, side_bytes_[node]);
+        }
+        segments_.emplace_back(bound, std::move(segment));
       }
-      segments.emplace_back(bound, std::move(segment));
     }
+    no_prefix_reason_ = segments_.empty() ? (reasons.empty() ? "the model has no NCHW graph input" : reasons) : "";
+    std::stable_sort(segments_.begin(), segments_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   }
-  const std::string no_prefix_reason =
-      segments.empty() ? (reasons.empty() ? "the model has no NCHW graph input" : reasons) : "";
-  std::stable_sort(segments.begin(), segments.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  const auto rewrite = search.stream_input ? RewriteWithStreamedInput : RewriteWithPatches;
-  AnalyzeOptions quick = options;
-  // Candidates are compared by the planner's heuristics (no exact search,
-  // whose result depends on the machine's load) and a short schedule search;
-  // the finalists are planned again with the user's budgets.
-  quick.planner_time_limit = absl::ZeroDuration();
-  quick.schedule_time_limit = absl::Milliseconds(10);
-  quick.sample_unbound_dims = false;
-  std::optional<Candidate> best;
-  std::vector<Candidate> finalists;  // The best few, planned again with the user's options.
-  int64_t within_budget = 0;
-  int64_t planned_candidates = 0;
-  const double allowed_macs = search.max_overhead_percent / 100.0 * static_cast<double>(model_macs);
-  for (const auto& [bound, segment] : segments) {
-    if (bound >= given.memory.arena_bytes) break;
-    if (best.has_value() && bound >= best->arena_bytes) break;
-    if (planned_candidates >= search.max_planned_candidates) break;
-    const std::vector<int64_t>& out = facts->shapes.at(segment.output);
-    std::vector<PatchGeometry> admissible;
-    // Coarsest first: finer grids along both axes only recompute more, so
-    // the first grid over the budget ends the segment's grids.
-    for (const Grid& grid : GridsFor(out[2], out[3], search.max_patches_per_axis)) {
-      PatchGeometry geometry = GeometryOf(*facts, segment, grid);
-      if (static_cast<double>(geometry.macs_after - geometry.macs_before) > allowed_macs) break;
-      admissible.push_back(std::move(geometry));
-    }
-    std::sort(admissible.begin(), admissible.end(), [](const PatchGeometry& a, const PatchGeometry& b) {
-      const int64_t patches_a = a.rows * a.cols, patches_b = b.rows * b.cols;
-      return patches_a != patches_b ? patches_a > patches_b : a.macs_after < b.macs_after;
-    });
-    if (admissible.size() > static_cast<size_t>(search.grids_per_segment)) admissible.resize(search.grids_per_segment);
-    within_budget += admissible.empty() ? 0 : 1;
-    for (PatchGeometry& geometry : admissible) {
-      PlannedSegment planned{.segment = segment, .geometry = std::move(geometry)};
-      absl::StatusOr<onnx::ModelProto> rewritten = rewrite(*loaded.model, *facts, {planned});
-      if (absl::IsFailedPrecondition(rewritten.status())) {
-        result.reason = std::string(rewritten.status().message());
-        return result;
+
+  // The best plan of one prefix segment into `plan`. `reason` says why there
+  // is none; `gave_up` when a rewrite refused the search (its message in
+  // `reason`, nothing more to try).
+  absl::Status SearchPrefix(PatchPlan& plan, std::string& reason, bool& gave_up) {
+    std::optional<Candidate> best;
+    std::vector<Candidate> finalists;  // The best few, planned again with the user's options.
+    int64_t within_budget = 0;
+    int64_t planned_candidates = 0;
+    for (const auto& [bound, segment] : segments_) {
+      if (bound >= given_.memory.arena_bytes) break;
+      if (best.has_value() && bound >= best->arena_bytes) break;
+      if (planned_candidates >= search_.max_planned_candidates) break;
+      std::vector<PatchGeometry> admissible = PrefixGrids(segment);
+      within_budget += admissible.empty() ? 0 : 1;
+      for (PatchGeometry& geometry : admissible) {
+        PlannedSegment planned{.segment = segment, .geometry = std::move(geometry)};
+        absl::StatusOr<onnx::ModelProto> rewritten = rewrite_(*loaded_.model, facts_, {planned});
+        if (absl::IsFailedPrecondition(rewritten.status())) {
+          reason = std::string(rewritten.status().message());
+          gave_up = true;
+          return absl::OkStatus();
+        }
+        if (!rewritten.ok()) return rewritten.status();
+        LoadedModel candidate_model = loaded_;
+        candidate_model.model = std::move(*rewritten);
+        absl::StatusOr<Analysis> analysis = AnalyzeModel(candidate_model, quick_);
+        if (!analysis.ok()) return analysis.status();
+        ++planned_candidates;
+        const int64_t extra = planned.geometry.macs_after - planned.geometry.macs_before;
+        Candidate candidate{.planned = std::move(planned), .arena_bytes = analysis->memory.arena_bytes, .extra_macs = extra};
+        if (!best.has_value() || Better(candidate, *best)) best = candidate;
+        KeepFinalist(std::move(candidate), finalists);
       }
-      if (!rewritten.ok()) return rewritten.status();
-      LoadedModel candidate_model = loaded;
-      candidate_model.model = std::move(*rewritten);
-      absl::StatusOr<Analysis> analysis = AnalyzeModel(candidate_model, quick);
-      if (!analysis.ok()) return analysis.status();
-      ++planned_candidates;
-      const int64_t extra = planned.geometry.macs_after - planned.geometry.macs_before;
-      Candidate candidate{.planned = std::move(planned), .arena_bytes = analysis->memory.arena_bytes, .extra_macs = extra};
-      if (!best.has_value() || Better(candidate, *best)) best = candidate;
-      KeepFinalist(std::move(candidate), finalists);
     }
-  }
-  std::string reason;  // Why the prefix search gives no option.
-  if (!no_prefix_reason.empty()) {
-    reason = no_prefix_reason;
-  } else if (!best.has_value()) {
-    reason = within_budget == 0 && segments.front().first < given.memory.arena_bytes
-                 ? absl::StrCat("every patch grid costs more than ", search.max_overhead_percent,
-                                "% extra MACs (--max-overhead)")
-                 : "the peak is outside every patchable segment: patching cannot lower the arena";
-  }
-  PatchPlan plan;
-  plan.model_macs = model_macs;
-  plan.stream_input = search.stream_input;
-  if (best.has_value()) {
-    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded, *facts, options, finalists, rewrite);
+    if (!no_prefix_reason_.empty()) {
+      reason = no_prefix_reason_;
+    } else if (!best.has_value()) {
+      reason = within_budget == 0 && segments_.front().first < given_.memory.arena_bytes
+                   ? absl::StrCat("every patch grid costs more than ", search_.max_overhead_percent,
+                                  "% extra MACs (--max-overhead)")
+                   : kPeakOutside;
+    }
+    if (!best.has_value()) return absl::OkStatus();
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, finalists, rewrite_);
     if (!chosen.ok()) return chosen.status();
-    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < given.memory.arena_bytes) {
-      plan.planned = std::move((*chosen)->planned);
-      plan.model = std::move((*chosen)->model);
-      plan.analysis = std::move((*chosen)->analysis);
+    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < given_.memory.arena_bytes) {
+      TakeFinalist(std::move(**chosen), plan);
     } else {
-      reason = "the peak is outside every patchable segment: patching cannot lower the arena";
+      reason = kPeakOutside;
     }
+    return absl::OkStatus();
   }
+
   // A second segment, around the node whose tensors make the peak once the
   // best prefix segment is patched (a detector's head, a later stage),
   // paired with each prefix segment (the best alone may end where its
   // assembly is as large as the head) or none; pairs by a lower bound on
-  // their arena, lowest first, each planned.
-  const Analysis& single = plan.planned.empty() ? given : plan.analysis;
-  absl::flat_hash_set<int> best_nodes;
-  absl::flat_hash_set<std::string> best_inner;
-  for (const PlannedSegment& planned : plan.planned) {
-    const Half half = MakeHalf(*facts, planned, alignment);
-    best_nodes.insert(half.nodes.begin(), half.nodes.end());
-    best_inner.insert(half.inner.begin(), half.inner.end());
-  }
-  const std::optional<int> peak = PeakNode(single, *facts, best_nodes);
-  std::vector<Half> seconds;
-  if (peak.has_value() && SpatialOpIn(*facts, graph.node(*peak)).ok()) {
-    for (Segment& segment : SegmentsAround(*facts, *peak, best_nodes, best_inner)) {
-      for (PatchGeometry& geometry : AdmissibleGrids(*facts, segment, allowed_macs, search)) {
-        seconds.push_back(MakeHalf(*facts, {.segment = segment, .geometry = std::move(geometry)}, alignment));
-      }
+  // their arena, lowest first, each planned. Replaces `plan` when a pair
+  // gives a lower arena.
+  absl::Status AddSecondSegment(PatchPlan& plan) {
+    const Analysis& single = plan.planned.empty() ? given_ : plan.analysis;
+    absl::flat_hash_set<int> best_nodes;
+    absl::flat_hash_set<std::string> best_inner;
+    for (const PlannedSegment& planned : plan.planned) {
+      const Half half = MakeHalf(facts_, planned, alignment_);
+      best_nodes.insert(half.nodes.begin(), half.nodes.end());
+      best_inner.insert(half.inner.begin(), half.inner.end());
     }
-  }
-  if (!seconds.empty()) {
-    constexpr size_t kFirstSegments = 24;   // Prefix segments paired, by their bound.
-    constexpr int64_t kPlannedPairs = 16;   // Pairs planned at most.
-    std::vector<std::optional<Half>> firsts{std::nullopt};
-    for (size_t k = 0; k < segments.size() && k < kFirstSegments; ++k) {
-      for (PatchGeometry& geometry : AdmissibleGrids(*facts, segments[k].second, allowed_macs, search)) {
-        firsts.push_back(MakeHalf(*facts, {.segment = segments[k].second, .geometry = std::move(geometry)}, alignment));
-      }
-    }
-    std::vector<int> by_side = facts->order;
-    std::stable_sort(by_side.begin(), by_side.end(), [&](int a, int b) { return side_bytes[a] > side_bytes[b]; });
-    struct Pair {
-      int64_t bound = 0;
-      size_t first = 0;
-      size_t second = 0;
-    };
-    std::vector<Pair> pairs;
-    for (size_t f = 0; f < firsts.size(); ++f) {
-      const Half* first = firsts[f].has_value() ? &*firsts[f] : nullptr;
-      for (size_t k = 0; k < seconds.size(); ++k) {
-        const Half& second = seconds[k];
-        if (first != nullptr) {
-          if (first->extra_macs + second.extra_macs > allowed_macs) continue;
-          if (first->inner.contains(second.planned.segment.input)) continue;
-          if (std::any_of(second.nodes.begin(), second.nodes.end(), [&](int node) { return first->nodes.contains(node); })) continue;
+    const std::optional<int> peak = PeakNode(single, facts_, best_nodes);
+    std::vector<Half> seconds;
+    if (peak.has_value() && SpatialOpIn(facts_, graph_.node(*peak)).ok()) {
+      for (Segment& segment : SegmentsAround(facts_, *peak, best_nodes, best_inner)) {
+        for (PatchGeometry& geometry : AdmissibleGrids(facts_, segment, allowed_macs_, search_)) {
+          seconds.push_back(MakeHalf(facts_, {.segment = segment, .geometry = std::move(geometry)}, alignment_));
         }
-        int64_t bound = std::max(first == nullptr ? 0 : first->inner_bound, second.inner_bound);
-        for (int node : by_side) {
-          if ((first == nullptr || !first->nodes.contains(node)) && !second.nodes.contains(node)) {
-            bound = std::max(bound, side_bytes[node]);
-            break;
-          }
-        }
-        if (bound < single.memory.arena_bytes) pairs.push_back({.bound = bound, .first = f, .second = k});
       }
     }
-    std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.bound < b.bound; });
+    if (seconds.empty()) return absl::OkStatus();
+    std::vector<std::optional<Half>> firsts = FirstHalves();
+    std::vector<Pair> pairs = RankPairs(firsts, seconds, single.memory.arena_bytes);
     std::vector<Candidate> pair_finalists;
     int64_t pair_arena = single.memory.arena_bytes;  // The best heuristic arena so far.
     int64_t planned_pairs = 0;
@@ -532,7 +502,7 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
       }
       both.push_back(seconds[candidate.second].planned);
       LoadedModel model;
-      absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded, *facts, quick, both, rewrite, model);
+      absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded_, facts_, quick_, both, rewrite_, model);
       if (!planned.ok()) return planned.status();
       ++planned_pairs;
       if (!planned->has_value()) continue;
@@ -541,23 +511,118 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
       pair_arena = std::min(pair_arena, arena);
       KeepFinalist(Candidate{.segments = std::move(both), .arena_bytes = arena, .extra_macs = extra}, pair_finalists);
     }
-    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded, *facts, options, pair_finalists, rewrite);
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, pair_finalists, rewrite_);
     if (!chosen.ok()) return chosen.status();
     if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < single.memory.arena_bytes) {
-      plan.planned = std::move((*chosen)->planned);
-      plan.model = std::move((*chosen)->model);
-      plan.analysis = std::move((*chosen)->analysis);
+      TakeFinalist(std::move(**chosen), plan);
     }
+    return absl::OkStatus();
   }
-  if (plan.planned.empty()) {
-    result.reason = reason;
-    return result;
+
+ private:
+  static constexpr const char* kPeakOutside =
+      "the peak is outside every patchable segment: patching cannot lower the arena";
+  static constexpr size_t kFirstSegments = 24;  // Prefix segments paired, by their bound.
+  static constexpr int64_t kPlannedPairs = 16;  // Pairs planned at most.
+
+  struct Pair {
+    int64_t bound = 0;  // A lower bound on the pair's arena.
+    size_t first = 0;   // Index in the first halves (0: no first segment).
+    size_t second = 0;  // Index in the second halves.
+  };
+
+  // A prefix segment's grids within the MAC budget, coarsest first until one
+  // is over (finer grids along both axes only recompute more); the
+  // grids_per_segment with the most patches.
+  std::vector<PatchGeometry> PrefixGrids(const Segment& segment) const {
+    const std::vector<int64_t>& out = facts_.shapes.at(segment.output);
+    std::vector<PatchGeometry> admissible;
+    for (const Grid& grid : GridsFor(out[2], out[3], search_.max_patches_per_axis)) {
+      PatchGeometry geometry = GeometryOf(facts_, segment, grid);
+      if (static_cast<double>(geometry.macs_after - geometry.macs_before) > allowed_macs_) break;
+      admissible.push_back(std::move(geometry));
+    }
+    std::sort(admissible.begin(), admissible.end(), [](const PatchGeometry& a, const PatchGeometry& b) {
+      const int64_t patches_a = a.rows * a.cols, patches_b = b.rows * b.cols;
+      return patches_a != patches_b ? patches_a > patches_b : a.macs_after < b.macs_after;
+    });
+    if (admissible.size() > static_cast<size_t>(search_.grids_per_segment)) {
+      admissible.resize(search_.grids_per_segment);
+    }
+    return admissible;
   }
-  // The segments in the order they run.
+
+  // No first segment, then the admissible grids of the best-ranked prefix segments.
+  std::vector<std::optional<Half>> FirstHalves() const {
+    std::vector<std::optional<Half>> firsts{std::nullopt};
+    for (size_t k = 0; k < segments_.size() && k < kFirstSegments; ++k) {
+      for (PatchGeometry& geometry : AdmissibleGrids(facts_, segments_[k].second, allowed_macs_, search_)) {
+        firsts.push_back(MakeHalf(facts_, {.segment = segments_[k].second, .geometry = std::move(geometry)}, alignment_));
+      }
+    }
+    return firsts;
+  }
+
+  // The pairs that fit the MAC budget and do not overlap, whose bound is
+  // below `arena_bytes`, lowest bound first.
+  std::vector<Pair> RankPairs(const std::vector<std::optional<Half>>& firsts, const std::vector<Half>& seconds,
+                              int64_t arena_bytes) const {
+    std::vector<int> by_side = facts_.order;
+    std::stable_sort(by_side.begin(), by_side.end(), [&](int a, int b) { return side_bytes_[a] > side_bytes_[b]; });
+    std::vector<Pair> pairs;
+    for (size_t f = 0; f < firsts.size(); ++f) {
+      const Half* first = firsts[f].has_value() ? &*firsts[f] : nullptr;
+      for (size_t k = 0; k < seconds.size(); ++k) {
+        const Half& second = seconds[k];
+        if (first != nullptr) {
+          if (first->extra_macs + second.extra_macs > allowed_macs_) continue;
+          if (first->inner.contains(second.planned.segment.input)) continue;
+          if (std::any_of(second.nodes.begin(), second.nodes.end(),
+                          [&](int node) { return first->nodes.contains(node); })) {
+            continue;
+          }
+        }
+        int64_t bound = std::max(first == nullptr ? 0 : first->inner_bound, second.inner_bound);
+        for (int node : by_side) {
+          if ((first == nullptr || !first->nodes.contains(node)) && !second.nodes.contains(node)) {
+            bound = std::max(bound, side_bytes_[node]);
+            break;
+          }
+        }
+        if (bound < arena_bytes) pairs.push_back({.bound = bound, .first = f, .second = k});
+      }
+    }
+    std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) { return a.bound < b.bound; });
+    return pairs;
+  }
+
+  static void TakeFinalist(Finalist chosen, PatchPlan& plan) {
+    plan.planned = std::move(chosen.planned);
+    plan.model = std::move(chosen.model);
+    plan.analysis = std::move(chosen.analysis);
+  }
+
+  const LoadedModel& loaded_;
+  const AnalyzeOptions& options_;
+  const Analysis& given_;
+  const PatchSearchOptions& search_;
+  const GraphFacts& facts_;
+  const onnx::GraphProto& graph_;
+  const int64_t alignment_;
+  const std::vector<int64_t> side_bytes_;
+  const double allowed_macs_;
+  const RewriteFunction rewrite_;
+  AnalyzeOptions quick_;
+  std::vector<std::pair<int64_t, Segment>> segments_;  // (a bound on the patched arena, segment)
+  std::string no_prefix_reason_;                       // Why there is no prefix segment.
+};
+
+// The plan's segments in the order they run, named, with their MACs.
+void DescribeSegments(const GraphFacts& facts, int64_t model_macs, PatchPlan& plan) {
   std::sort(plan.planned.begin(), plan.planned.end(), [&](const PlannedSegment& a, const PlannedSegment& b) {
-    return Position(*facts, a.segment.nodes.back()) < Position(*facts, b.segment.nodes.back());
+    return Position(facts, a.segment.nodes.back()) < Position(facts, b.segment.nodes.back());
   });
-  plan.shapes = std::move(*shapes);
+  const onnx::GraphProto& graph = *facts.graph;
   for (const PlannedSegment& planned : plan.planned) {
     const Segment& segment = planned.segment;
     plan.segments.push_back({.input = segment.input,
@@ -572,6 +637,45 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
     plan.extra_macs += planned.geometry.macs_after - planned.geometry.macs_before;
   }
   plan.extra_macs_percent = 100.0 * static_cast<double>(plan.extra_macs) / static_cast<double>(model_macs);
+}
+
+}  // namespace
+
+absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const AnalyzeOptions& options,
+                                        const Analysis& given, const PatchSearchOptions& search) {
+  PatchSearch result;
+  if (!given.memory.complete) {
+    result.reason = "some tensor has no known size (bind the input dims)";
+    return result;
+  }
+  absl::StatusOr<TensorShapes> shapes = ShapesOf(loaded, options);
+  if (!shapes.ok()) return shapes.status();
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(loaded.model->graph(), *shapes);
+  if (!facts.ok()) return facts.status();
+  const int64_t model_macs = ModelMacs(*facts);
+  if (model_macs == 0) {
+    result.reason = "the model has no Conv, Gemm or MatMul: nothing to patch";
+    return result;
+  }
+  PatchSearcher searcher(loaded, options, given, search, *facts, model_macs);
+  searcher.RankPrefixSegments();
+  PatchPlan plan;
+  plan.model_macs = model_macs;
+  plan.stream_input = search.stream_input;
+  std::string reason;  // Why the prefix search gives no option.
+  bool gave_up = false;
+  if (absl::Status status = searcher.SearchPrefix(plan, reason, gave_up); !status.ok()) return status;
+  if (gave_up) {
+    result.reason = reason;
+    return result;
+  }
+  if (absl::Status status = searcher.AddSecondSegment(plan); !status.ok()) return status;
+  if (plan.planned.empty()) {
+    result.reason = reason;
+    return result;
+  }
+  plan.shapes = std::move(*shapes);
+  DescribeSegments(*facts, model_macs, plan);
   result.plan = std::move(plan);
   return result;
 }
