@@ -380,10 +380,12 @@ class PatchSearcher {
         rewrite_(search.stream_input ? RewriteWithStreamedInput : RewriteWithPatches),
         quick_(options) {
     // Candidates are compared by the planner's heuristics (no exact search,
-    // whose result depends on the machine's load) and a short schedule search;
-    // the finalists are planned again with the user's budgets.
+    // whose result depends on the machine's load) and a short schedule search
+    // (none when the user asks for none, so that `--schedule-time-limit 0`
+    // gives the same choice on every run); the finalists are planned again
+    // with the user's budgets.
     quick_.planner_time_limit = absl::ZeroDuration();
-    quick_.schedule_time_limit = absl::Milliseconds(10);
+    quick_.schedule_time_limit = std::min(options.schedule_time_limit, absl::Milliseconds(10));
     quick_.sample_unbound_dims = false;
   }
 

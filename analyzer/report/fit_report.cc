@@ -87,6 +87,78 @@ std::vector<std::vector<std::string>> Rows(const FitReport& report) {
   return rows;
 }
 
+// The members only options of `option.kind` have.
+void WriteKindMembers(const FitOption& option, JsonWriter& json) {
+  if (option.kind == "dim") {
+    json.Key("dim").String(option.dim);
+    json.Key("largest_fitting");
+    if (option.largest_fitting.has_value()) {
+      json.Int(*option.largest_fitting);
+    } else {
+      json.Null();
+    }
+    json.Key("bindings");
+    WriteBindings(option.bindings, json);
+    json.Key("bindings_above");
+    WriteBindings(option.bindings_above, json);
+    json.Key("reason").String(option.reason);
+  } else if (option.kind == "dtype") {
+    json.Key("dtype").String(option.dtype);
+    json.Key("quantized_nodes").Int(option.quantized_nodes);
+    json.Key("float_ops");
+    WriteBindings(option.float_ops, json);
+  } else if (option.kind == "tiers") {
+    json.Key("ram_bytes").Int(option.ram_bytes);
+    json.Key("placement").BeginArray();
+    for (const FitTier& tier : option.placement) WriteTier(tier, json, true);
+    json.EndArray();
+  } else if (option.kind == "patch") {
+    json.Key("segments").BeginArray();
+    for (const FitPatchSegment& segment : option.segments) {
+      json.BeginObject();
+      json.Key("first_node").String(segment.first_node);
+      json.Key("last_node").String(segment.last_node);
+      json.Key("input").String(segment.input);
+      json.Key("output").String(segment.output);
+      json.Key("nodes").Int(segment.nodes);
+      json.Key("patches").BeginArray();
+      json.Int(segment.rows);
+      json.Int(segment.cols);
+      json.EndArray();
+      json.Key("macs_before").Int(segment.macs_before);
+      json.Key("macs_after").Int(segment.macs_after);
+      json.EndObject();
+    }
+    json.EndArray();
+    json.Key("model_macs").Int(option.model_macs);
+    json.Key("extra_macs").Int(option.extra_macs);
+    json.Key("extra_macs_percent").Double(option.extra_macs_percent);
+    json.Key("stream_input").Bool(option.stream_input);
+  }
+}
+
+void WriteOption(const FitOption& option, JsonWriter& json) {
+  json.BeginObject();
+  json.Key("kind").String(option.kind);
+  json.Key("description").String(option.description);
+  json.Key("change").String(option.change);
+  for (const auto& [key, value] : {std::pair{"peak_bytes", option.peak_bytes}, std::pair{"arena_bytes", option.arena_bytes},
+                                   std::pair{"weights_bytes", option.weights_bytes}}) {
+    json.Key(key);
+    if (option.planned) {
+      json.Int(value);
+    } else {
+      json.Null();
+    }
+  }
+  json.Key("complete").Bool(option.complete);
+  json.Key("fits");
+  WriteOptionalBool(option.fits, json);
+  json.Key("saved_bytes").Int(option.saved_bytes);
+  WriteKindMembers(option, json);
+  json.EndObject();
+}
+
 }  // namespace
 
 std::string RenderFitJson(const FitReport& report) {
@@ -116,72 +188,7 @@ std::string RenderFitJson(const FitReport& report) {
   for (const FitTier& tier : report.tiers) WriteTier(tier, json, false);
   json.EndArray();
   json.Key("options").BeginArray();
-  for (const FitOption& option : report.options) {
-    json.BeginObject();
-    json.Key("kind").String(option.kind);
-    json.Key("description").String(option.description);
-    json.Key("change").String(option.change);
-    for (const auto& [key, value] : {std::pair{"peak_bytes", option.peak_bytes}, std::pair{"arena_bytes", option.arena_bytes},
-                                     std::pair{"weights_bytes", option.weights_bytes}}) {
-      json.Key(key);
-      if (option.planned) {
-        json.Int(value);
-      } else {
-        json.Null();
-      }
-    }
-    json.Key("complete").Bool(option.complete);
-    json.Key("fits");
-    WriteOptionalBool(option.fits, json);
-    json.Key("saved_bytes").Int(option.saved_bytes);
-    if (option.kind == "dim") {
-      json.Key("dim").String(option.dim);
-      json.Key("largest_fitting");
-      if (option.largest_fitting.has_value()) {
-        json.Int(*option.largest_fitting);
-      } else {
-        json.Null();
-      }
-      json.Key("bindings");
-      WriteBindings(option.bindings, json);
-      json.Key("bindings_above");
-      WriteBindings(option.bindings_above, json);
-      json.Key("reason").String(option.reason);
-    } else if (option.kind == "dtype") {
-      json.Key("dtype").String(option.dtype);
-      json.Key("quantized_nodes").Int(option.quantized_nodes);
-      json.Key("float_ops");
-      WriteBindings(option.float_ops, json);
-    } else if (option.kind == "tiers") {
-      json.Key("ram_bytes").Int(option.ram_bytes);
-      json.Key("placement").BeginArray();
-      for (const FitTier& tier : option.placement) WriteTier(tier, json, true);
-      json.EndArray();
-    } else if (option.kind == "patch") {
-      json.Key("segments").BeginArray();
-      for (const FitPatchSegment& segment : option.segments) {
-        json.BeginObject();
-        json.Key("first_node").String(segment.first_node);
-        json.Key("last_node").String(segment.last_node);
-        json.Key("input").String(segment.input);
-        json.Key("output").String(segment.output);
-        json.Key("nodes").Int(segment.nodes);
-        json.Key("patches").BeginArray();
-        json.Int(segment.rows);
-        json.Int(segment.cols);
-        json.EndArray();
-        json.Key("macs_before").Int(segment.macs_before);
-        json.Key("macs_after").Int(segment.macs_after);
-        json.EndObject();
-      }
-      json.EndArray();
-      json.Key("model_macs").Int(option.model_macs);
-      json.Key("extra_macs").Int(option.extra_macs);
-      json.Key("extra_macs_percent").Double(option.extra_macs_percent);
-      json.Key("stream_input").Bool(option.stream_input);
-    }
-    json.EndObject();
-  }
+  for (const FitOption& option : report.options) WriteOption(option, json);
   json.EndArray();
   json.Key("notes").BeginArray();
   for (const std::string& note : report.notes) json.String(note);
