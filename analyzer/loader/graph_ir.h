@@ -49,8 +49,8 @@ struct IrValue {
   // `channel_block` when that is > 1. -1: sized by its own name.
   ValueId sized_as = -1;
   int64_t channel_block = 0;
-  // Held channels-last by a runtime's layout (ORT's NHWC kernels): the bytes
-  // of `sized_as`, its dims as (N, spatial..., C).
+  // Held channels-last by a runtime's layout (ORT's NHWC kernels): its own
+  // bytes or those of `sized_as`, its dims as (N, spatial..., C).
   bool channels_last = false;
   // The element type (TensorProto.DataType) a runtime profile holds this
   // value in when it differs from the model's (ORT runs float16 ops that

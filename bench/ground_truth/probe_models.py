@@ -19,7 +19,9 @@ overhead" and "Other measured rules"):
   qdq_int8_* quantize_static's default int8 activations: a Q -> DQ pair of one
              reader that ORT turns uint8 (QDQS8ToU8Transformer), the Conv fused;
              and float Convs on dequantized weights, ORT's order running each
-             weight's DequantizeLinear before the chain.
+             weight's DequantizeLinear before the chain;
+  qdq_channels_last_* a float op between QLinearConvs runs channels-last, its dims permuted:
+             an NCHW tensor of the same bytes never takes its buffer.
 Usage: /usr/bin/python3 probe_models.py DIR, then bash run.sh BUILD_DIR DIR
 (Debian's python3-onnx; the run prints ours next to ORT's).
 """
@@ -225,6 +227,24 @@ def qdq_probes(directory, rng):
         nodes.append(h.make_node('Conv', [x, f'wd{i}'], [f'y{i}']))
         x = f'y{i}'
     save(directory, 'qdq_int8_weight_chain', nodes, [('x', T.FLOAT, [1, 256, 4, 4])], [(x, T.FLOAT, [1, 256, 4, 4])],
+         inits)
+    # A float Add between two QLinearConvs runs channels-last (its dims permuted): the NCHW float tensor of the
+    # same bytes dequantized for an LRN at the end takes no buffer of it, none held across the 256-channel Conv.
+    inits = [nh.from_array(np.array(0.05, dtype=np.float32), 's'), nh.from_array(np.array(128, np.uint8), 'z'),
+             nh.from_array(np.array(0.01, dtype=np.float32), 'ws'), nh.from_array(np.array(0, np.int8), 'wz'),
+             nh.from_array(np.ones([16, 1, 1], dtype=np.float32), 'c')]
+    nodes = []
+    for name, cout, cin in (('wa', 16, 16), ('wb', 256, 16), ('wc', 16, 256)):
+        inits.append(nh.from_array(rng.integers(-100, 100, size=[cout, cin, 1, 1]).astype(np.int8), name))
+        nodes.append(h.make_node('DequantizeLinear', [name, 'ws', 'wz'], [name + 'd']))
+    for x, w, y in (('xq', 'wa', 'a'), ('sq', 'wb', 'b'), ('bq', 'wc', 'cc')):
+        nodes += [h.make_node('DequantizeLinear', [x, 's', 'z'], [x + 'd']), h.make_node('Conv', [x + 'd', w + 'd'], [y]),
+                  h.make_node('QuantizeLinear', [y, 's', 'z'], [y + 'q'])]
+        if y == 'a':
+            nodes += [h.make_node('DequantizeLinear', ['aq', 's', 'z'], ['ad']), h.make_node('Add', ['ad', 'c'], ['s_']),
+                      h.make_node('QuantizeLinear', ['s_', 's', 'z'], ['sq'])]
+    nodes += [h.make_node('DequantizeLinear', ['ccq', 's', 'z'], ['cd']), h.make_node('LRN', ['cd'], ['y'], size=3)]
+    save(directory, 'qdq_channels_last_add', nodes, [('xq', T.UINT8, [1, 16, 32, 32])], [('y', T.FLOAT, [1, 16, 32, 32])],
          inits)
 
 

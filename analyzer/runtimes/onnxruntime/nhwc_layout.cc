@@ -253,7 +253,17 @@ void ApplyNhwcLayout(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary&
           first_outside = reader;
         }
       }
-      if (!first_outside && !is_graph_output) continue;
+      if (!first_outside && !is_graph_output) {
+        // Read channels-last only: the value itself is channels-last. The
+        // transpose optimizer permutes the dims of each output it moves a
+        // Transpose past (TransposeOutput: PermuteDims(perm_inv)), and the
+        // planner's SameSize compares dims: an NCHW tensor of the same bytes
+        // never takes its buffer. Probe qdq_channels_last_add; the float
+        // AveragePool of light_densenet121's int8 copy, whose NCHW input
+        // takes block 1's early Concat buffers, not its Mul/Add chains' ones.
+        graph.values[output].channels_last = rank_four(output);
+        continue;
+      }
       // The node writes a channels-last copy; a Transpose writes the NCHW
       // value the outside readers (and the caller) read.
       const ValueId nchw = output;

@@ -11,7 +11,9 @@ namespace footprint::ort {
 
 // Rewrites `graph`: each channels-last node reads and writes channels-last
 // copies (new values of the same bytes, `NAME.nhwc`), with a Transpose where
-// an NCHW tensor enters or leaves; counted in summary.reorder_nodes.
+// an NCHW tensor enters or leaves; counted in summary.reorder_nodes. Every
+// value such a node writes is marked IrValue::channels_last (its dims are
+// permuted in ORT, so the planner never gives its buffer to an NCHW tensor).
 void ApplyNhwcLayout(const ShapeLookup& shape_of, IrGraph& graph, FusionSummary& summary);
 
 }  // namespace footprint::ort

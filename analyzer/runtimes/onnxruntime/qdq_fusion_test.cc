@@ -182,6 +182,52 @@ TEST(QdqFusionTest, TheTransposeBackToNchwCopiesTheUint8TensorBeforeAFloatOp) {
   EXPECT_FALSE(IsArenaTensor(*ort, "yd.nhwc"));
 }
 
+TEST(QdqFusionTest, AFloatTensorBetweenChannelsLastKernelsKeepsItsBufferFromNchwTensors) {
+  // xq (uint8 [1,16,32,32]) -> QDQ Conv 1x1 -> DQ -> Add of a [16,1,1]
+  // constant -> `sum` -> QDQ Conv 1x1 to 256 channels -> QDQ Conv 1x1 back
+  // to 16 -> DQ -> `cd` -> LRN (NCHW). The Add runs channels-last between
+  // the QLinearConvs, and the transpose optimizer permutes its output's dims
+  // (TransposeOutput), so `cd`, as many bytes but NCHW, cannot take `sum`'s
+  // freed buffer (SameSize compares dims): nothing holds it across the
+  // 256-channel QLinearConv. ORT 1.30 (AVX-512): 298,232 bytes at the run's
+  // peak (our 294,912 + 1,536 of overhead); held, it would be 65,536 more.
+  ModelBuilder builder;
+  builder.Opset("", 13)
+      .Input("xq", kUint8, {1, 16, 32, 32})
+      .Initializer("s", kFloat, {})
+      .Initializer("z", kUint8, {})
+      .Initializer("ws", kFloat, {})
+      .Initializer("wz", kInt8, {})
+      .Initializer("c", kFloat, {16, 1, 1})
+      .Initializer("wa", kInt8, {16, 16, 1, 1})
+      .Initializer("wb", kInt8, {256, 16, 1, 1})
+      .Initializer("wc", kInt8, {16, 256, 1, 1})
+      .Add("DequantizeLinear", {"xq", "s", "z"}, {"xd"})
+      .Add("DequantizeLinear", {"wa", "ws", "wz"}, {"wad"})
+      .Add("Conv", {"xd", "wad"}, {"a"})
+      .Add("QuantizeLinear", {"a", "s", "z"}, {"aq"})
+      .Add("DequantizeLinear", {"aq", "s", "z"}, {"ad"})
+      .Add("Add", {"ad", "c"}, {"sum"})
+      .Add("QuantizeLinear", {"sum", "s", "z"}, {"sq"})
+      .Add("DequantizeLinear", {"sq", "s", "z"}, {"sd"})
+      .Add("DequantizeLinear", {"wb", "ws", "wz"}, {"wbd"})
+      .Add("Conv", {"sd", "wbd"}, {"b"})
+      .Add("QuantizeLinear", {"b", "s", "z"}, {"bq"})
+      .Add("DequantizeLinear", {"bq", "s", "z"}, {"bd"})
+      .Add("DequantizeLinear", {"wc", "ws", "wz"}, {"wcd"})
+      .Add("Conv", {"bd", "wcd"}, {"cc"})
+      .Add("QuantizeLinear", {"cc", "s", "z"}, {"cq"})
+      .Add("DequantizeLinear", {"cq", "s", "z"}, {"cd"});
+  SetInt(builder.Node("LRN", {"cd"}, {"out"}), "size", 3);
+  builder.Output("out");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, Ort("avx512"));
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_TRUE(IsArenaTensor(*ort, "sum"));
+  EXPECT_TRUE(IsArenaTensor(*ort, "cd"));
+  // At the 256-channel QLinearConv: xq, its channels-last input, its output.
+  EXPECT_EQ(ort->memory.runtime_tensor_bytes, 16 * 1024 + 16 * 1024 + 256 * 1024);
+}
+
 TEST(QdqFusionTest, AWeightDequantizedAfterItsReadersInputRunsFirst) {
   // Two float Convs on dequantized weights (an op reads each weight's
   // DequantizeLinear, so nothing fuses): the second weight's
