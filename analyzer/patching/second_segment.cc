@@ -1,0 +1,192 @@
+#include "analyzer/patching/second_segment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace footprint::patching {
+namespace {
+
+// True when every path from a graph input to `node` passes through `value`
+// (the ancestors of `node` reached without crossing it hold no graph input).
+bool Dominates(const GraphFacts& facts, const std::string& value, int node) {
+  absl::flat_hash_set<int> seen{node};
+  std::vector<int> stack{node};
+  while (!stack.empty()) {
+    const int at = stack.back();
+    stack.pop_back();
+    for (const std::string& input : facts.graph->node(at).input()) {
+      if (input.empty() || input == value || facts.IsStatic(input)) continue;
+      auto producer = facts.producer.find(input);
+      if (producer == facts.producer.end()) return false;  // A graph input.
+      if (seen.insert(producer->second).second) stack.push_back(producer->second);
+    }
+  }
+  return true;
+}
+
+// A lower bound on the arena while `planned` runs: T assembled (its pieces
+// and itself), and in each patch each copy's larger side (its inputs or its
+// output: in-place may share one with the other).
+int64_t InnerBound(const GraphFacts& facts, const PlannedSegment& planned, int64_t alignment) {
+  const Segment& segment = planned.segment;
+  int64_t bound = 2 * AlignedBytes(facts.shapes.at(segment.output), alignment);
+  const auto region_bytes = [&](const std::string& value, const Region& region) {
+    std::vector<int64_t> dims = facts.shapes.at(value);
+    dims[2] = region.h.size();
+    dims[3] = region.w.size();
+    return AlignedBytes(dims, alignment);
+  };
+  for (const PatchGeometry::Patch& patch : planned.geometry.patches) {
+    for (size_t i = 0; i < segment.nodes.size(); ++i) {
+      const onnx::NodeProto& node = facts.graph->node(segment.nodes[i]);
+      int64_t inputs = 0;
+      absl::flat_hash_set<std::string> counted;
+      for (int j = 0; j < node.input_size(); ++j) {
+        if (patch.reads[i][j].h.size() > 0 && counted.insert(node.input(j)).second) {
+          inputs += region_bytes(node.input(j), patch.produced.at(node.input(j)));
+        }
+      }
+      bound = std::max({bound, inputs, region_bytes(node.output(0), patch.produced.at(node.output(0)))});
+    }
+  }
+  return bound;
+}
+
+}  // namespace
+
+int64_t AlignedBytes(const std::vector<int64_t>& dims, int64_t alignment) {
+  int64_t elements = 1;
+  for (int64_t dim : dims) elements *= dim;
+  const int64_t bytes = elements * 4;  // A bound only: float32, the dtype of the CNNs patched.
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
+// The grids tried for an output of height x width: up to `most` x `most`
+// patches, square ones and ones whose patches are about square; coarsest first.
+std::vector<Grid> GridsFor(int64_t height, int64_t width, int64_t most) {
+  std::vector<Grid> grids;
+  for (int64_t rows = 1; rows <= std::min(most, height); ++rows) {
+    const int64_t matched = std::llround(static_cast<double>(rows) * width / height);
+    for (int64_t cols : {rows, matched}) {
+      if (cols < 1 || cols > std::min(most, width) || rows * cols < 2) continue;
+      const Grid grid{.rows = rows, .cols = cols};
+      if (std::none_of(grids.begin(), grids.end(),
+                       [&](const Grid& g) { return g.rows == rows && g.cols == cols; })) {
+        grids.push_back(grid);
+      }
+    }
+  }
+  std::stable_sort(grids.begin(), grids.end(),
+                   [](const Grid& a, const Grid& b) { return a.rows * a.cols < b.rows * b.cols; });
+  return grids;
+}
+
+// The node of the original graph whose output is the largest original value
+// live at `analysis`'s peak (the first peak step that has one), outside the
+// segments `taken`.
+std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken) {
+  if (analysis.live_bytes_per_step.empty()) return std::nullopt;
+  const int64_t peak = *std::max_element(analysis.live_bytes_per_step.begin(), analysis.live_bytes_per_step.end());
+  for (size_t step = 0; step < analysis.live_bytes_per_step.size(); ++step) {
+    if (analysis.live_bytes_per_step[step] != peak) continue;
+    std::optional<int> node;
+    int64_t largest = -1;
+    for (const TensorRecord& tensor : analysis.tensors) {
+      if (tensor.first_step > static_cast<int64_t>(step) || tensor.last_step < static_cast<int64_t>(step)) continue;
+      auto producer = facts.producer.find(tensor.name);
+      if (producer == facts.producer.end() || taken.contains(producer->second)) continue;
+      if (tensor.aligned_bytes > largest) largest = tensor.aligned_bytes, node = producer->second;
+    }
+    if (node.has_value()) return node;
+  }
+  return std::nullopt;
+}
+
+Half MakeHalf(const GraphFacts& facts, PlannedSegment planned, int64_t alignment) {
+  Half half{.inner_bound = InnerBound(facts, planned, alignment),
+            .extra_macs = planned.geometry.macs_after - planned.geometry.macs_before};
+  for (int node : planned.segment.nodes) {
+    half.nodes.insert(node);
+    const std::string& output = facts.graph->node(node).output(0);
+    if (output != planned.segment.output) half.inner.insert(output);
+  }
+  half.planned = std::move(planned);
+  return half;
+}
+
+// `segment`'s grids within `allowed_extra` MACs, coarsest first until one is
+// over; the `most` finest of them.
+std::vector<PatchGeometry> AdmissibleGrids(const GraphFacts& facts, const Segment& segment, double allowed_extra,
+                                           const PatchSearchOptions& search) {
+  const std::vector<int64_t>& out = facts.shapes.at(segment.output);
+  std::vector<PatchGeometry> admissible;
+  for (const Grid& grid : GridsFor(out[2], out[3], search.max_patches_per_axis)) {
+    PatchGeometry geometry = GeometryOf(facts, segment, grid);
+    if (static_cast<double>(geometry.macs_after - geometry.macs_before) > allowed_extra) break;
+    admissible.push_back(std::move(geometry));
+  }
+  if (admissible.size() > static_cast<size_t>(search.grids_per_segment)) {
+    admissible.erase(admissible.begin(), admissible.end() - search.grids_per_segment);
+  }
+  return admissible;
+}
+
+// Segments around `peak` (docs/patching.md, the second segment): read from a
+// 4-D tensor that dominates it (the first segment's T, a backbone's
+// feature), nearest first, not inside `avoid`; T at the peak node or at a
+// patchable node after it.
+std::vector<Segment> SegmentsAround(const GraphFacts& facts, int peak, const absl::flat_hash_set<int>& avoid,
+                                    const absl::flat_hash_set<std::string>& avoid_values) {
+  constexpr int kNearNodes = 48;  // Nodes around the peak node, each way, where the segment may start and end.
+  constexpr int kInputs = 8;      // Dominating tensors tried as its input, nearest first.
+  const onnx::GraphProto& graph = *facts.graph;
+  std::vector<std::string> inputs;
+  {
+    absl::flat_hash_set<std::string> seen;
+    std::deque<int> queue{peak};
+    absl::flat_hash_set<int> visited{peak};
+    while (!queue.empty() && static_cast<int>(inputs.size()) < kInputs && static_cast<int>(visited.size()) <= kNearNodes) {
+      const int node = queue.front();
+      queue.pop_front();
+      for (const std::string& value : graph.node(node).input()) {
+        if (value.empty() || facts.IsStatic(value) || avoid_values.contains(value) || !seen.insert(value).second) continue;
+        const std::optional<std::vector<int64_t>> dims = facts.ShapeOf(value);
+        if (dims.has_value() && dims->size() == 4 && Dominates(facts, value, peak)) inputs.push_back(value);
+        auto producer = facts.producer.find(value);
+        if (producer == facts.producer.end() || avoid.contains(producer->second)) continue;
+        if (visited.insert(producer->second).second) queue.push_back(producer->second);
+      }
+    }
+  }
+  absl::flat_hash_set<int> lasts{peak};
+  {
+    std::deque<int> queue{peak};
+    while (!queue.empty() && static_cast<int>(lasts.size()) < kNearNodes) {
+      const int node = queue.front();
+      queue.pop_front();
+      for (const std::string& value : graph.node(node).output()) {
+        auto readers = facts.consumers.find(value);
+        if (readers == facts.consumers.end()) continue;
+        for (int reader : readers->second) {
+          if (avoid.contains(reader) || !SpatialOpIn(facts, graph.node(reader)).ok()) continue;
+          if (lasts.insert(reader).second) queue.push_back(reader);
+        }
+      }
+    }
+  }
+  std::vector<Segment> around;
+  for (const std::string& input : inputs) {
+    for (Segment& segment : SegmentsFrom(facts, input, &lasts).segments) {
+      if (std::find(segment.nodes.begin(), segment.nodes.end(), peak) == segment.nodes.end()) continue;
+      if (std::any_of(segment.nodes.begin(), segment.nodes.end(), [&](int node) { return avoid.contains(node); })) continue;
+      around.push_back(std::move(segment));
+    }
+  }
+  return around;
+}
+
+}  // namespace footprint::patching

@@ -1,0 +1,60 @@
+// The pieces of the patch search that a second segment needs: the grids of
+// a segment within the MAC budget, the node that makes the peak once the
+// first segment is patched, the segments around it, and a segment on a grid
+// with a lower bound on the arena while it runs (patch_plan.cc pairs them).
+// docs/patching.md, "The second segment".
+#ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_SECOND_SEGMENT_H_
+#define ONNX_FOOTPRINT_ANALYZER_PATCHING_SECOND_SEGMENT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "analyzer/memory/analysis.h"
+#include "analyzer/patching/patch_plan.h"
+#include "analyzer/patching/rewrite.h"
+#include "analyzer/patching/segment.h"
+
+namespace footprint::patching {
+
+// `dims` as float32 bytes rounded up to `alignment`: a bound only (float32,
+// the dtype of the CNNs patched).
+int64_t AlignedBytes(const std::vector<int64_t>& dims, int64_t alignment);
+
+// The grids tried for an output of height x width: up to `most` x `most`
+// patches, square ones and ones whose patches are about square; coarsest first.
+std::vector<Grid> GridsFor(int64_t height, int64_t width, int64_t most);
+
+// One segment on one grid, as a part of a plan of up to two.
+struct Half {
+  PlannedSegment planned;
+  int64_t inner_bound = 0;             // A lower bound on the arena while it runs (see InnerBound).
+  int64_t extra_macs = 0;
+  absl::flat_hash_set<int> nodes;      // Its nodes.
+  absl::flat_hash_set<std::string> inner;  // Values only it sees (all but T).
+};
+
+// `planned` as a Half, its bound and the values only it sees.
+Half MakeHalf(const GraphFacts& facts, PlannedSegment planned, int64_t alignment);
+
+// `segment`'s grids within `allowed_extra` MACs, coarsest first until one is
+// over; the search.grids_per_segment finest of them.
+std::vector<PatchGeometry> AdmissibleGrids(const GraphFacts& facts, const Segment& segment, double allowed_extra,
+                                           const PatchSearchOptions& search);
+
+// The node of the original graph whose output is the largest original value
+// live at `analysis`'s peak (the first peak step that has one), outside the
+// segments `taken`.
+std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken);
+
+// Segments around `peak`: read from a 4-D tensor that dominates it (the
+// first segment's T, a backbone's feature), nearest first, not inside
+// `avoid`; T at the peak node or at a patchable node after it.
+std::vector<Segment> SegmentsAround(const GraphFacts& facts, int peak, const absl::flat_hash_set<int>& avoid,
+                                    const absl::flat_hash_set<std::string>& avoid_values);
+
+}  // namespace footprint::patching
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_PATCHING_SECOND_SEGMENT_H_
