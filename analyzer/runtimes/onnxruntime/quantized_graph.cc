@@ -23,4 +23,18 @@ const onnx::TensorProto* ConstantTensor(const IrGraph& graph, ValueId id) {
   return nullptr;
 }
 
+void MarkFusedAway(IrGraph& graph, FusionSummary& summary, ValueId id) {
+  IrValue& value = graph.values[id];
+  value.origin = ValueOrigin::kFusedAway;
+  value.producer = -1;
+  value.consumers.clear();
+  summary.fused_tensors.push_back(value.name);
+}
+
+void EraseConsumer(IrValue& value, NodeId node) {
+  for (auto it = value.consumers.begin(); it != value.consumers.end();) {
+    it = *it == node ? value.consumers.erase(it) : it + 1;
+  }
+}
+
 }  // namespace footprint::ort

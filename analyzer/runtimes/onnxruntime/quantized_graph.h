@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/runtime_model.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
@@ -20,6 +21,12 @@ std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name)
 // The constant tensor behind a value (an initializer or a Constant's value);
 // nullptr for any other value.
 const onnx::TensorProto* ConstantTensor(const IrGraph& graph, ValueId id);
+
+// `id` removed by a fusion: no producer, no readers, listed in the summary.
+void MarkFusedAway(IrGraph& graph, FusionSummary& summary, ValueId id);
+
+// `node` no longer reads `value`.
+void EraseConsumer(IrValue& value, NodeId node);
 
 }  // namespace footprint::ort
 
