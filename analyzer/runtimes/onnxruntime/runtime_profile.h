@@ -58,7 +58,7 @@ std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const ShapeLookup& 
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name);
 
 // The scratch bytes ORT's kernel of `node` allocates for one run (0 when
-// none or when a shape it needs is unknown).
+// none or when a shape it needs is unknown); kernel_workspaces.cc.
 int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
                              const TensorLookup& tensor_of);
 
