@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
 
@@ -21,8 +22,6 @@ namespace {
 
 constexpr int32_t kFloat = 1;     // TensorProto.FLOAT.
 constexpr int32_t kFloat16 = 10;  // TensorProto.FLOAT16.
-
-bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 bool IsMicrosoftDomain(const onnx::NodeProto& node) { return node.domain() == "com.microsoft"; }
 

@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
 
@@ -149,8 +150,6 @@ const std::vector<Step>* ContribBodyOf(const onnx::NodeProto& node) {
   if (node.op_type() == "FastGelu" && node.input_size() == 1) return kFastGelu;
   return nullptr;
 }
-
-bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 // The body ORT inlines for `node` at `opset`, or nullptr.
 const std::vector<Step>* BodyOf(const onnx::NodeProto& node, int64_t opset) {

@@ -10,14 +10,13 @@
 
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
 namespace {
-
-bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 int64_t Product(const std::vector<int64_t>& dims, size_t from) {
   int64_t product = 1;

@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
 
@@ -23,8 +24,6 @@ namespace footprint::ort {
 namespace {
 
 constexpr char kNchwcDomain[] = "com.microsoft.nchwc";  // ORT's kMSNchwcDomain.
-
-bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 // ORT's NCHWc layout pass (core/optimizer/nchwc_transformer.cc, level 3 on
 // x86-64), followed rule by rule on our graph; the names in comments are its

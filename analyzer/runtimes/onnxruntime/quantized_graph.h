@@ -1,5 +1,6 @@
-// Internal to analyzer/runtimes/onnxruntime/: what the quantized-graph rules
-// (qdq_fusion.h, nhwc_layout.h, quantized_workspaces.h) ask of the graph.
+// Internal to analyzer/runtimes/onnxruntime/: what the rules of this folder
+// ask of the graph (first written for the quantized rules, qdq_fusion.h,
+// nhwc_layout.h and quantized_workspaces.h; the domain test serves them all).
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_GRAPH_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_GRAPH_H_
 

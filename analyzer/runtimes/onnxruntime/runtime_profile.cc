@@ -21,6 +21,7 @@
 #include "analyzer/runtimes/onnxruntime/fp16_casts.h"
 #include "analyzer/runtimes/onnxruntime/fp16_function_bodies.h"
 #include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/shared_constants.h"
 #include "analyzer/runtimes/onnxruntime/qdq_fusion.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
@@ -28,8 +29,6 @@
 
 namespace footprint::ort {
 namespace {
-
-bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 // A weight that scales or shifts each output channel of a Conv whose filter
 // has `filter_rank` dims and `channels` filters: a scalar, or [C, 1, ...] with
