@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "analyzer/loader/onnx_domain.h"
+
 namespace footprint {
 namespace {
 
@@ -22,7 +24,7 @@ void CollectBodies(const onnx::NodeProto& node, std::vector<const onnx::GraphPro
 }  // namespace
 
 bool IsConstantNode(const onnx::NodeProto& node) {
-  return node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
+  return node.op_type() == "Constant" && IsDefaultDomain(node);
 }
 
 absl::flat_hash_set<absl::string_view> FreeNames(const onnx::GraphProto& graph) {
@@ -274,7 +276,7 @@ void RelinkValues(IrGraph& graph) {
 bool IsViewOp(const onnx::NodeProto& node) {
   static const auto* const kOps =
       new absl::flat_hash_set<std::string>{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
-  return (node.domain().empty() || node.domain() == "ai.onnx") && kOps->contains(node.op_type());
+  return IsDefaultDomain(node) && kOps->contains(node.op_type());
 }
 
 }  // namespace footprint

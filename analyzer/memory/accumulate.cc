@@ -6,12 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/memory/folding.h"
 
 namespace footprint {
 namespace {
-
-bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 bool IsConv(const IrNode& node) { return IsDefaultDomain(*node.proto) && node.proto->op_type() == "Conv"; }
 

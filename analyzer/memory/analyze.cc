@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/memory/analyze_stages.h"
 #include "analyzer/memory/graph_analysis.h"
 #include "onnx/onnx_pb.h"
@@ -36,7 +37,7 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   const onnx::ModelProto& model = inputs->model();
   int64_t opset = 0;
   for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
-    if (import.domain().empty() || import.domain() == "ai.onnx") opset = import.version();
+    if (IsDefaultDomain(import.domain())) opset = import.version();
   }
   const Context context{.options = options,
                         .shapes = &shapes.shapes(),

@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/memory/analyze.h"
 #include "analyzer/memory/unbound_dims.h"
 #include "analyzer/runtimes/registry.h"
@@ -111,7 +112,7 @@ ModelSummary DescribeModel(const LoadedModel& loaded) {
   model.producer =
       absl::StrCat(source.producer_name(), source.producer_version().empty() ? "" : " ", source.producer_version());
   for (const onnx::OperatorSetIdProto& opset : source.opset_import()) {
-    model.opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] = opset.version();
+    model.opsets[OpsetKey(opset.domain())] = opset.version();
   }
   return model;
 }

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/memory/quantization.h"
 
 namespace footprint {
@@ -41,7 +42,7 @@ QuantizedForm FormFor(WhatIfDtype dtype, const onnx::NodeProto& node) {
   if (node.op_type() == "Shape" || node.op_type() == "Size") return QuantizedForm::kDataMovement;
   const QuantizedForm form = QuantizedFormOf(node.domain(), node.op_type());
   if (dtype == WhatIfDtype::kInt8 || form == QuantizedForm::kDataMovement) return form;
-  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  const bool default_domain = IsDefaultDomain(node);
   return default_domain ? QuantizedForm::kQuantized : QuantizedForm::kFloat;
 }
 
@@ -202,7 +203,7 @@ struct Rewriter {
     for (const onnx::NodeProto& node : source.node()) {
       for (const std::string& output : node.output()) names.insert(output);
       names.insert(node.name());
-      const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+      const bool default_domain = IsDefaultDomain(node);
       if (default_domain && (node.op_type() == "Constant" || node.op_type() == "ConstantOfShape") &&
           node.output_size() == 1 && weights.contains(node.output(0))) {
         constant_outputs.insert(node.output(0));

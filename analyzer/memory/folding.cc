@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_domain.h"
 
 namespace footprint {
 namespace {
@@ -24,7 +25,7 @@ bool IsWeight(ValueOrigin origin) {
 }  // namespace
 
 bool IsFoldableOp(const onnx::NodeProto& node) {
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+  if (!IsDefaultDomain(node)) return false;
   if (IsRandomOp(node.op_type())) return false;
   for (const onnx::AttributeProto& attribute : node.attribute()) {
     if (attribute.has_g() || attribute.graphs_size() > 0) return false;

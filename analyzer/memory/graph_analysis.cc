@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/memory/liveness.h"
 #include "analyzer/memory/modes.h"
 #include "analyzer/shapes/tensor_size.h"
@@ -35,7 +36,7 @@ constexpr int kMaxSubgraphDepth = 64;
 // Returns the taken branch's attribute name, or "" for both.
 std::string TakenBranchAttribute(const Context& context, const IrNode& node) {
   if (!context.options.fold_constants || node.proto->op_type() != "If") return "";
-  if (!node.proto->domain().empty() && node.proto->domain() != "ai.onnx") return "";
+  if (!IsDefaultDomain(*node.proto)) return "";
   if (context.shapes == nullptr || !context.shapes->has_value()) return "";
   for (const symbolic::IfDecision& decision : (*context.shapes)->if_decisions) {
     if (decision.proto != node.proto) continue;

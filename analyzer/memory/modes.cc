@@ -6,12 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "planner/validator.h"
 
+#include "analyzer/loader/onnx_domain.h"
+
 namespace footprint {
 namespace {
-
-bool IsDefaultDomain(const onnx::NodeProto& node) {
-  return node.domain().empty() || node.domain() == "ai.onnx";
-}
 
 // Ops whose inputs may be broadcast (variadic Sum, Max, Min, Mean too): only
 // an input as large as the output can be written over (the byte-size check

@@ -5,12 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/memory/quantization.h"
 
 namespace footprint {
 namespace {
-
-bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
 bool IsOp(const IrNode& node, std::string_view op_type) {
   return IsDefaultDomain(*node.proto) && node.proto->op_type() == op_type;

@@ -3,11 +3,10 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
+#include "analyzer/loader/onnx_domain.h"
 
 namespace footprint {
 namespace {
-
-bool IsDefault(std::string_view domain) { return domain.empty() || domain == "ai.onnx"; }
 
 int IntAttribute(const onnx::NodeProto& node, std::string_view name, int fallback) {
   for (const onnx::AttributeProto& attribute : node.attribute()) {
@@ -33,7 +32,7 @@ QuantizedForm QuantizedFormOf(std::string_view domain, std::string_view op_type)
   static const auto* const kDataMovement = new absl::flat_hash_set<std::string_view>{
       "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Transpose", "Slice",  "Gather",
       "Split",   "Pad",     "Tile",    "Expand",    "DepthToSpace", "SpaceToDepth", "Dropout"};
-  if (!IsDefault(domain)) return QuantizedForm::kFloat;
+  if (!IsDefaultDomain(domain)) return QuantizedForm::kFloat;
   if (kQuantized->contains(op_type)) return QuantizedForm::kQuantized;
   if (kDataMovement->contains(op_type)) return QuantizedForm::kDataMovement;
   return QuantizedForm::kFloat;

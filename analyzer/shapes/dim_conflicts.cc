@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/dim_ties.h"
 #include "analyzer/shapes/shape_engine.h"
 
@@ -144,7 +145,7 @@ std::vector<std::pair<Expr, Expr>> NeededEqualities(const onnx::NodeProto& node,
                                                       "Min",   "Sum",     "Mean", "Expand",  "PRelu"};
   std::vector<std::pair<Expr, Expr>> pairs;
   if (node.domain() == "com.microsoft") return AttentionEqualities(node, shapes);
-  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  const bool default_domain = IsDefaultDomain(node);
   if (!default_domain) return pairs;
   if (node.op_type() == "MatMul" && node.input_size() == 2) {
     const SymValue* a = shapes.Find(node.input(0));

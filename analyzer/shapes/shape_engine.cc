@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/engine/engine.h"
 #include "analyzer/shapes/op_context.h"
 #include "analyzer/shapes/tensor_size.h"
@@ -62,7 +63,7 @@ namespace {
 
 bool GraphNeedsOnnxFallback(const onnx::GraphProto& graph) {
   for (const onnx::NodeProto& node : graph.node()) {
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    const bool default_domain = IsDefaultDomain(node);
     if (default_domain && node.op_type() != "Constant" && node.op_type() != "If" && node.op_type() != "Loop" &&
         node.op_type() != "Scan" && FindStandardShapeFunction(node.op_type()) == nullptr) {
       return true;

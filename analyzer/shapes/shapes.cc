@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "analyzer/loader/isolated_call.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/tensor_size.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
@@ -15,7 +16,7 @@ namespace footprint {
 namespace {
 
 bool IsConstantNodeProto(const onnx::NodeProto& node) {
-  return node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
+  return node.op_type() == "Constant" && IsDefaultDomain(node);
 }
 
 void BindInShape(const DimBindings& dims, onnx::TypeProto& type, absl::flat_hash_set<std::string>* used) {
@@ -110,7 +111,7 @@ void InferOrWarn(onnx::ModelProto& model, bool data_propagation, std::vector<std
 
 bool HasNodeWithoutSchema(const onnx::GraphProto& graph, const std::map<std::string, int>& opsets) {
   for (const onnx::NodeProto& node : graph.node()) {
-    auto opset = opsets.find(node.domain() == "ai.onnx" ? "" : node.domain());
+    auto opset = opsets.find(OpsetKey(node.domain()));
     if (opset == opsets.end() ||
         onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain()) == nullptr) {
       return true;
@@ -152,7 +153,7 @@ void SkipUnsafeShapeNodes(onnx::GraphProto& graph, const onnx::GraphProto& infer
   for (int index = 0; index < count; ++index) {
     onnx::NodeProto& node = *graph.mutable_node(index);
     const onnx::NodeProto& inferred_node = inferred.node(index);
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    const bool default_domain = IsDefaultDomain(node);
     if (default_domain && (node.op_type() == "Shape" || node.op_type() == "Size") && node.input_size() > 0 &&
         !typed.contains(node.input(0))) {
       skipped.emplace_back(&node, node.domain());
@@ -179,7 +180,7 @@ std::vector<std::string> RunOnnxShapeInferenceInProcess(onnx::ModelProto& model)
   std::vector<std::string> warnings;
   std::map<std::string, int> opsets;
   for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
-    opsets[opset.domain() == "ai.onnx" ? "" : opset.domain()] = static_cast<int>(opset.version());
+    opsets[OpsetKey(opset.domain())] = static_cast<int>(opset.version());
   }
   std::vector<std::pair<onnx::NodeProto*, std::string>> skipped;
   if (HasNodeWithoutSchema(model.graph(), opsets)) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/engine/engine.h"
 #include "analyzer/shapes/op_context.h"
 
@@ -239,7 +240,7 @@ bool Engine::LargerValuesBoundTheReaders(const std::string& value) const {
     const bool sizes = (op == "Loop" && input == 0) || (op == "ConstantOfShape" && input == 0) ||
                        (op == "Expand" && input == 1) || (op == "Tile" && input == 1) ||
                        (op == "Resize" && input == 3);
-    if (!sizes || !(node->domain().empty() || node->domain() == "ai.onnx")) return false;
+    if (!sizes || !IsDefaultDomain(*node)) return false;
   }
   return true;
 }

@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/op_context.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "onnx/onnx_pb.h"
@@ -46,7 +47,7 @@ class Engine {
         symbol_values_(symbol_values),
         input_values_(input_values) {
     for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
-      opsets_[opset.domain() == "ai.onnx" ? "" : opset.domain()] = static_cast<int>(opset.version());
+      opsets_[OpsetKey(opset.domain())] = static_cast<int>(opset.version());
     }
   }
 

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/engine/engine.h"
 #include "analyzer/shapes/engine/proto_values.h"
 #include "analyzer/shapes/op_context.h"
@@ -18,8 +19,6 @@ namespace footprint::symbolic {
 namespace {
 
 constexpr int kMaxDepth = 64;
-
-bool IsDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 // True when `graph` or a body in it has an If node.
 bool HasIf(const onnx::GraphProto& graph) {
@@ -274,7 +273,7 @@ std::string Engine::UnknownValueChain(const onnx::NodeProto& node, const onnx::G
 
 void Engine::BoundSliceByExtent(const onnx::NodeProto& node, const Scope& scope,
                                 std::vector<SymValue>& outputs) const {
-  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  const bool default_domain = IsDefaultDomain(node);
   if (!default_domain || node.op_type() != "Slice" || node.input_size() == 0 || outputs.empty()) return;
   const SymValue* input = scope.Find(node.input(0));
   SymValue& sliced = outputs[0];
@@ -297,7 +296,7 @@ void Engine::BoundSliceByExtent(const onnx::NodeProto& node, const Scope& scope,
 void Engine::BroadcastBounds(const onnx::NodeProto& node, const Scope& scope, std::vector<SymValue>& outputs) const {
   static const auto* const kBroadcasting = new absl::flat_hash_set<std::string>{
       "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean", "Where", "And", "Or", "Equal", "Greater", "Less"};
-  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  const bool default_domain = IsDefaultDomain(node);
   if (!default_domain || !kBroadcasting->contains(node.op_type()) || outputs.empty()) return;
   SymValue& result = outputs[0];
   if (result.kind != SymValue::Kind::kTensor || !result.shape.has_value() || result.HasFullShape()) return;
@@ -327,7 +326,7 @@ void Engine::BroadcastBounds(const onnx::NodeProto& node, const Scope& scope, st
 }
 
 void Engine::InferNode(const onnx::NodeProto& node, const Scope& scope, int depth, std::vector<SymValue>& outputs) {
-  const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+  const std::string domain = OpsetKey(node.domain());
   auto opset = opsets_.find(domain);
   OpContext ctx{.node = node, .opset = opset == opsets_.end() ? 0 : opset->second, .engine = this, .scope = &scope};
   std::forward_list<SymValue> missing;  // Keeps the "undefined input" values alive (and in place).

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/engine/engine.h"
 #include "analyzer/shapes/engine/proto_values.h"
 #include "analyzer/shapes/op_context.h"
@@ -63,7 +64,7 @@ bool HasConstantData(const SymValue& v) {
 bool Engine::InferWithOnnx(const OpContext& ctx, std::vector<SymValue>& outputs) {
   if (!onnx_fallback_) return false;
   const onnx::NodeProto& node = ctx.node;
-  const std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+  const std::string domain = OpsetKey(node.domain());
   auto opset = opsets_.find(domain);
   if (opset == opsets_.end()) return false;
   const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, domain);
