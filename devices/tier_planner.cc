@@ -231,6 +231,44 @@ absl::StatusOr<std::optional<planner::PlanResult>> SpillToLimit(const std::vecto
   return plan;
 }
 
+// The largest arena tier `tier` can give activations: its capacity less the
+// weights placed there, and no more than its largest contiguous block.
+std::optional<Bytes> ArenaLimit(const TierPlan& tier, const Memory& memory) {
+  std::optional<Bytes> limit;
+  if (tier.capacity_bytes.has_value()) limit = std::max<Bytes>(0, *tier.capacity_bytes - tier.weights_bytes);
+  if (memory.has_contiguous_bytes()) limit = std::min(limit.value_or(memory.contiguous_bytes()), memory.contiguous_bytes());
+  return limit;
+}
+
+// A planned activation tier's verdict: it fails when its arena exceeds the
+// limit, and is unknown when it holds activations but has no capacity.
+void JudgeActivationTier(const TierPlan& tier, std::optional<Bytes> limit, const std::vector<std::string>& spilled_from,
+                         Verdicts& verdicts) {
+  if (limit.has_value() && tier.arena_bytes > *limit) {
+    std::string message = absl::StrCat("activations need ", FormatBytes(tier.arena_bytes),
+                                       " but the largest arena in `", tier.name, "` is ", FormatBytes(*limit));
+    if (!spilled_from.empty()) {
+      absl::StrAppend(&message, " (after spilling from ", absl::StrJoin(spilled_from, ", "), ")");
+    }
+    verdicts.failures.push_back(std::move(message));
+  } else if (!tier.capacity_bytes.has_value() && !tier.buffer_indices.empty()) {
+    verdicts.unknowns.push_back(absl::StrCat("`", tier.name, "` holds activations but has no capacity set"));
+  }
+}
+
+// fits and reason from every tier's verdict: any failure wins over unknowns.
+void SetVerdict(const Verdicts& verdicts, DevicePlan& result) {
+  if (!verdicts.failures.empty()) {
+    result.fits = false;
+    result.reason = absl::StrJoin(verdicts.failures, "; ");
+  } else if (!verdicts.unknowns.empty()) {
+    result.fits = std::nullopt;
+    result.reason = absl::StrCat("unknown: ", absl::StrJoin(verdicts.unknowns, "; "));
+  } else {
+    result.fits = true;
+  }
+}
+
 }  // namespace
 
 std::string_view SpillPolicyName(SpillPolicy policy) {
@@ -291,13 +329,10 @@ absl::StatusOr<DevicePlan> PlanOnDevice(const std::vector<planner::Buffer>& buff
   std::vector<std::string> spilled_from;
   for (size_t k = 0; k < activation_tiers.size(); ++k) {
     const int t = activation_tiers[k];
-    const Memory& memory = profile.memory(t);
     TierPlan& tier = result.tiers[t];
     const bool has_next = k + 1 < activation_tiers.size();
 
-    std::optional<Bytes> limit;
-    if (tier.capacity_bytes.has_value()) limit = std::max<Bytes>(0, *tier.capacity_bytes - tier.weights_bytes);
-    if (memory.has_contiguous_bytes()) limit = std::min(limit.value_or(memory.contiguous_bytes()), memory.contiguous_bytes());
+    const std::optional<Bytes> limit = ArenaLimit(tier, profile.memory(t));
     tier.arena_limit_bytes = limit;
     const std::vector<planner::Buffer> aligned = AlignedTo(buffers, incoming, tier.alignment_bytes);
     std::vector<int> members = incoming;
@@ -328,29 +363,12 @@ absl::StatusOr<DevicePlan> PlanOnDevice(const std::vector<planner::Buffer>& buff
     }
     if (k > 0) result.spilled_buffers += static_cast<int>(members.size());
 
-    if (limit.has_value() && tier.arena_bytes > *limit) {
-      std::string message = absl::StrCat("activations need ", FormatBytes(tier.arena_bytes),
-                                         " but the largest arena in `", tier.name, "` is ", FormatBytes(*limit));
-      if (!spilled_from.empty()) {
-        absl::StrAppend(&message, " (after spilling from ", absl::StrJoin(spilled_from, ", "), ")");
-      }
-      verdicts.failures.push_back(std::move(message));
-    } else if (!tier.capacity_bytes.has_value() && !members.empty()) {
-      verdicts.unknowns.push_back(absl::StrCat("`", tier.name, "` holds activations but has no capacity set"));
-    }
+    JudgeActivationTier(tier, limit, spilled_from, verdicts);
     if (!spilled.empty()) spilled_from.push_back(absl::StrCat("`", tier.name, "`"));
     incoming = std::move(spilled);
   }
 
-  if (!verdicts.failures.empty()) {
-    result.fits = false;
-    result.reason = absl::StrJoin(verdicts.failures, "; ");
-  } else if (!verdicts.unknowns.empty()) {
-    result.fits = std::nullopt;
-    result.reason = absl::StrCat("unknown: ", absl::StrJoin(verdicts.unknowns, "; "));
-  } else {
-    result.fits = true;
-  }
+  SetVerdict(verdicts, result);
   return result;
 }
 
