@@ -1,9 +1,11 @@
 #include "scheduler/segments.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace footprint::scheduler {
 
@@ -46,56 +48,104 @@ std::vector<bool> FindChokepoints(const DataflowGraph& graph, const std::vector<
   return FindChokepoints(Flatten(graph), order);
 }
 
+namespace {
+
+// A graph input read by nobody is live at step 0 only: then which node runs
+// first matters, and floating nodes are better left where they are.
+bool HasUnreadGraphInput(const FlatGraph& graph) {
+  for (int v = 0; v < graph.num_values(); ++v) {
+    if (graph.producer[v] == -1 && graph.consumers[v].empty() && !graph.is_graph_output[v] && graph.bytes[v] > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A node that may float: no workspace, and every output read by some node.
+bool OutputsAllRead(const FlatGraph& graph, int n) {
+  if (graph.extra_bytes[n] != 0 || graph.outputs[n].empty()) return false;
+  for (int v : graph.outputs[n]) {
+    if (graph.consumers[v].empty()) return false;
+  }
+  return true;
+}
+
+// The first floating node of a group reads no other node's output.
+bool MayStartAGroup(const FlatGraph& graph, int n) {
+  if (!OutputsAllRead(graph, n)) return false;
+  for (int v : graph.inputs[n]) {
+    if (graph.producer[v] != -1 || graph.bytes[v] != 0) return false;
+  }
+  return true;
+}
+
+// The one node that reads all of n's outputs, or -1 when there are several.
+int SoleReader(const FlatGraph& graph, int n) {
+  int reader = -1;
+  for (int v : graph.outputs[n]) {
+    for (int c : graph.consumers[v]) {
+      if (reader != -1 && c != reader) return -1;
+      reader = c;
+    }
+  }
+  return reader;
+}
+
+// The largest step of `group` run in its order, counting only the group's
+// own values (each read by the next member only).
+int64_t GroupPeak(const FlatGraph& graph, const std::vector<int>& group) {
+  int64_t live = 0;
+  int64_t group_peak = 0;
+  std::vector<int> inputs;
+  for (int m : group) {
+    int64_t outputs = 0;
+    for (int v : graph.outputs[m]) outputs += graph.bytes[v];
+    group_peak = std::max(group_peak, live + outputs);
+    live += outputs;
+    inputs.assign(graph.inputs[m].begin(), graph.inputs[m].end());
+    std::sort(inputs.begin(), inputs.end());
+    inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+    for (int v : inputs) {
+      if (graph.producer[v] != -1) live -= graph.bytes[v];  // Read by m only.
+    }
+  }
+  return group_peak;
+}
+
+// The smallest step (outputs plus workspace) among the readers of n.
+int64_t LeastReaderStep(const FlatGraph& graph, int n) {
+  int64_t least_reader_step = -1;
+  for (int v : graph.outputs[n]) {
+    for (int c : graph.consumers[v]) {
+      int64_t step = graph.extra_bytes[c];
+      for (int w : graph.outputs[c]) step += graph.bytes[w];
+      if (least_reader_step == -1 || step < least_reader_step) least_reader_step = step;
+    }
+  }
+  return least_reader_step;
+}
+
+}  // namespace
+
 void FindFloatingGroups(const FlatGraph& graph, const std::vector<int>& order, std::vector<int>& root) {
   const int num_nodes = graph.num_nodes();
   root.assign(num_nodes, -1);
-  for (int v = 0; v < graph.num_values(); ++v) {
-    // A graph input read by nobody is live at step 0 only: then which node
-    // runs first matters, and floating nodes are better left where they are.
-    if (graph.producer[v] == -1 && graph.consumers[v].empty() && !graph.is_graph_output[v] &&
-        graph.bytes[v] > 0) {
-      return;
-    }
-  }
-  // The first floating node reads no other node's output: without such a
-  // node there is none (most segments).
-  auto may_start_a_group = [&](int n) {
-    if (graph.extra_bytes[n] != 0 || graph.outputs[n].empty()) return false;
-    for (int v : graph.outputs[n]) {
-      if (graph.consumers[v].empty()) return false;
-    }
-    for (int v : graph.inputs[n]) {
-      if (graph.producer[v] != -1 || graph.bytes[v] != 0) return false;
-    }
-    return true;
-  };
-  if (std::none_of(order.begin(), order.end(), may_start_a_group)) return;
-  // Distinct readers of all of a node's outputs, when there is exactly one.
-  auto sole_reader = [&](int n) {
-    int reader = -1;
-    for (int v : graph.outputs[n]) {
-      for (int c : graph.consumers[v]) {
-        if (reader != -1 && c != reader) return -1;
-        reader = c;
-      }
-    }
-    return reader;
-  };
+  if (HasUnreadGraphInput(graph)) return;
+  // Without a node that may start a group there is none (most segments).
+  if (std::none_of(order.begin(), order.end(), [&](int n) { return MayStartAGroup(graph, n); })) return;
   std::vector<int> position(num_nodes, 0);
   for (size_t k = 0; k < order.size(); ++k) position[order[k]] = static_cast<int>(k);
   std::vector<std::vector<int>> members(num_nodes);  // Of each root.
   std::vector<int> absorbed;  // Roots of the groups that feed only the node.
   std::vector<int> group;
-  std::vector<int> inputs;
   for (int n : order) {
-    bool floating = graph.extra_bytes[n] == 0 && !graph.outputs[n].empty();
-    for (int v : graph.outputs[n]) floating = floating && !graph.consumers[v].empty();
+    bool floating = OutputsAllRead(graph, n);
     absorbed.clear();
     for (int v : graph.inputs[n]) {
       const int producer = graph.producer[v];
       if (producer == -1) {
         floating = floating && graph.bytes[v] == 0;
-      } else if (root[producer] != producer || sole_reader(producer) != n) {
+      } else if (root[producer] != producer || SoleReader(graph, producer) != n) {
         floating = false;
       } else if (std::find(absorbed.begin(), absorbed.end(), producer) == absorbed.end()) {
         absorbed.push_back(producer);
@@ -106,34 +156,11 @@ void FindFloatingGroups(const FlatGraph& graph, const std::vector<int>& order, s
     // values, must stay within what n keeps plus any reader's own step.
     group.clear();
     for (int r : absorbed) group.insert(group.end(), members[r].begin(), members[r].end());
-    std::sort(group.begin(), group.end(),
-              [&](int a, int b) { return position[a] < position[b]; });
+    std::sort(group.begin(), group.end(), [&](int a, int b) { return position[a] < position[b]; });
     group.push_back(n);
-    int64_t live = 0;
-    int64_t group_peak = 0;
-    for (int m : group) {
-      int64_t outputs = 0;
-      for (int v : graph.outputs[m]) outputs += graph.bytes[v];
-      group_peak = std::max(group_peak, live + outputs);
-      live += outputs;
-      inputs.assign(graph.inputs[m].begin(), graph.inputs[m].end());
-      std::sort(inputs.begin(), inputs.end());
-      inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
-      for (int v : inputs) {
-        if (graph.producer[v] != -1) live -= graph.bytes[v];  // Read by m only.
-      }
-    }
     int64_t kept = 0;
     for (int v : graph.outputs[n]) kept += graph.bytes[v];
-    int64_t least_reader_step = -1;
-    for (int v : graph.outputs[n]) {
-      for (int c : graph.consumers[v]) {
-        int64_t step = graph.extra_bytes[c];
-        for (int w : graph.outputs[c]) step += graph.bytes[w];
-        if (least_reader_step == -1 || step < least_reader_step) least_reader_step = step;
-      }
-    }
-    if (group_peak > kept + least_reader_step) continue;
+    if (GroupPeak(graph, group) > kept + LeastReaderStep(graph, n)) continue;
     for (int m : group) root[m] = n;
     members[n] = group;
   }
