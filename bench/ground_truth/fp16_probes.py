@@ -16,7 +16,9 @@ docs/ground-truth.md:
   run); matmul_chain_overridable: initializers listed as graph inputs (IR 4);
 - cos_same / cos_diff: equal and different ConstantOfShape weights (shared or not);
 - big_<Op>_{edge,mid}: ops ORT inlines as their float32 function body (LeakyRelu, PRelu,
-  HardSwish, Softmax) next to ones it runs as one float32 kernel (Sigmoid, Relu).
+  HardSwish, Softmax) next to ones it runs as one float32 kernel (Sigmoid, Relu);
+- groupnorm_<opset>_{float32,float16}: GroupNormalization between two Relus (4 MiB), which ORT
+  runs as its function body in every type (no kernel); float32 between two Casts from 21.
 """
 import os
 import sys
@@ -170,6 +172,20 @@ def inlined(out):
         save(out, "big_%s_mid" % op, mid, x, y, inits)
 
 
+def groupnorm(out):
+    """groupnorm_<opset>_<type>: Relu -> GroupNormalization (8 groups) -> Relu on [1, 64, 128, 128]."""
+    for opset in (18, 21):
+        for elem, np_type, label in ((F, np.float32, "float32"), (H, np.float16, "float16")):
+            size = 64 if opset >= 21 else 8  # Scale and bias: per channel from 21, per group before.
+            inits = [nh.from_array(np.ones(size, np_type), "scale"), nh.from_array(np.zeros(size, np_type), "bias")]
+            nodes = [h.make_node("Relu", ["x"], ["r"]),
+                     h.make_node("GroupNormalization", ["r", "scale", "bias"], ["g"], num_groups=8, epsilon=1e-5),
+                     h.make_node("Relu", ["g"], ["y"])]
+            x = [h.make_tensor_value_info("x", elem, [1, 64, 128, 128])]
+            y = [h.make_tensor_value_info("y", elem, [1, 64, 128, 128])]
+            save(out, "groupnorm_%d_%s" % (opset, label), nodes, x, y, inits, opset=opset, ir=8 if opset < 21 else 10)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -177,6 +193,7 @@ def main():
     chains(out)
     weights(out)
     inlined(out)
+    groupnorm(out)
 
 
 if __name__ == "__main__":

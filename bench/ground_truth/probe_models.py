@@ -250,7 +250,8 @@ def qdq_probes(directory, rng):
 
 def float16_body_probes(directory):
     """Float16 ops ORT inlines as their ONNX function body (fp16_function_bodies.h), a 1 MiB tensor between two
-    Sigmoids or behind the model's Casts, and Where's two selection buffers (float32 too). Opsets past Debian's
+    Sigmoids or behind the model's Casts, Where's two selection buffers (float32 too) and GroupNormalization's
+    body (every type). Opsets past Debian's
     onnx (17) are not checked by it."""
     f, half = T.FLOAT, T.FLOAT16
     shape = [1, 16, 128, 128]
@@ -290,5 +291,17 @@ def float16_body_probes(directory):
     onnx.save(model, os.path.join(directory, 'fp16_conv_leakyrelu_opset17.onnx'))
     write('where_float32', [h.make_node('Greater', ['x', 'x'], ['b']), h.make_node('Where', ['b', 'x', 'x'], ['y'])],
           shape, 17)
+    # GroupNormalization has no kernel in any type: ORT runs its body (the input, its deviation and its
+    # square live together), in float32 between two Casts from opset 21.
+    for opset, elem, np_type in ((18, f, np.float32), (21, half, np.float16)):
+        size = 16 if opset >= 21 else 4  # Scale and bias per channel from 21, per group before.
+        consts = [h.make_node('Constant', [], [n], value=nh.from_array(np.full(size, v, np_type), n + '_value'))
+                  for n, v in (('scale', 1), ('bias', 0))]
+        into, out = ([], []) if elem == f else ([cast('x', 'x16', half)], [cast('y16', 'y', f)])
+        x, y = ('x', 'y') if elem == f else ('x16', 'y16')
+        write('groupnorm_opset%d_%s' % (opset, 'float32' if elem == f else 'float16'),
+              into + consts + [h.make_node('Relu', [x], ['r']),
+                               h.make_node('GroupNormalization', ['r', 'scale', 'bias'], ['g'], num_groups=4),
+                               h.make_node('Relu', ['g'], [y])] + out, shape, opset)
 
 main()

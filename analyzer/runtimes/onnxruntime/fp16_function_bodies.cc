@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,7 @@
 namespace footprint::ort {
 namespace {
 
+constexpr int32_t kFloat = 1;     // TensorProto.FLOAT.
 constexpr int32_t kBool = 9;      // TensorProto.BOOL.
 constexpr int32_t kFloat16 = 10;  // TensorProto.FLOAT16.
 constexpr int64_t kAnyLater = 1 << 30;
@@ -32,9 +34,11 @@ constexpr int kSecond = -2;
 constexpr int kRest = -3;
 
 // What a step writes: the node's output (the last step), or a new value
-// with the dims of the node's input 0 in its type, or in bool, or with the
-// output's dims and type.
-enum class Writes { kOutput, kLikeInput, kBoolLikeInput, kLikeOutput };
+// with the dims of the node's input 0 in its type, in bool or in float32, or
+// with the output's dims and type, or a value of a few elements (a
+// reduction's, such as GroupNormalization's [N, groups, 1] mean) sized as
+// the node's input 1, in the type of the step's first operand.
+enum class Writes { kOutput, kLikeInput, kBoolLikeInput, kFloatLikeInput, kLikeOutput, kSmall };
 
 struct Step {
   const char* op;             // Default-domain op.
@@ -151,6 +155,41 @@ const std::vector<Step>* ContribBodyOf(const onnx::NodeProto& node) {
   return nullptr;
 }
 
+// GroupNormalization has no CPU kernel in any type: ORT always runs its
+// body (onnx/defs/nn/defs.cc, measured: ORT 1.30's optimized models of
+// float and float16 GroupNormalization at opsets 18 and 21). The mean and
+// variance come from the input and its square, so the input, its deviation
+// and its square are live together: four full tensors with the node's
+// input and output, where one op holds two. From opset 21 the body computes
+// in float32 (stash_type) between two Casts. Its Reshapes (views) are kept,
+// as ORT's NCHWc pass does not take a Mul that reads a Reshape; the scale
+// and bias's Cast and Reshape (a few bytes) are left out.
+const std::vector<Step>* GroupNormalizationSteps(int64_t opset) {
+  using W = Writes;
+  static const auto* const kOpset18 = new std::vector<Step>{
+      {"Reshape", {kX}, W::kLikeInput},  {"ReduceMean", {0}, W::kSmall}, {"Sub", {0, 1}, W::kLikeInput},
+      {"Mul", {1, 1}, W::kSmall},        {"Mul", {0, 0}, W::kLikeInput}, {"ReduceMean", {4}, W::kSmall},
+      {"Sub", {5, 3}, W::kSmall},        {"Add", {6}, W::kSmall},        {"Sqrt", {7}, W::kSmall},
+      {"Div", {2, 8}, W::kLikeInput},    {"Mul", {9}, W::kLikeInput},    {"Add", {10}, W::kLikeInput},
+      {"Reshape", {11}, W::kOutput}};
+  static const auto* const kOpset21 = new std::vector<Step>{
+      {"Cast", {kX}, W::kFloatLikeInput}, {"Reshape", {0}, W::kFloatLikeInput}, {"ReduceMean", {1}, W::kSmall},
+      {"Sub", {1, 2}, W::kFloatLikeInput}, {"Mul", {2, 2}, W::kSmall},          {"Mul", {1, 1}, W::kFloatLikeInput},
+      {"ReduceMean", {5}, W::kSmall},     {"Sub", {6, 4}, W::kSmall},           {"Add", {7}, W::kSmall},
+      {"Sqrt", {8}, W::kSmall},           {"Div", {3, 9}, W::kFloatLikeInput},  {"Reshape", {10}, W::kFloatLikeInput},
+      {"Cast", {11}, W::kLikeInput},      {"Mul", {12}, W::kLikeInput},         {"Add", {13}, W::kLikeInput},
+      {"Reshape", {14}, W::kOutput}};
+  if (opset < 18) return nullptr;
+  return opset < 21 ? kOpset18 : kOpset21;
+}
+
+// The body ORT inlines for `node` at `opset` whatever its element type (ops
+// with no CPU kernel at all), or nullptr.
+const std::vector<Step>* AnyTypeBodyOf(const onnx::NodeProto& node, int64_t opset) {
+  if (IsDefaultDomain(node) && node.op_type() == "GroupNormalization") return GroupNormalizationSteps(opset);
+  return nullptr;
+}
+
 // The body ORT inlines for `node` at `opset`, or nullptr.
 const std::vector<Step>* BodyOf(const onnx::NodeProto& node, int64_t opset) {
   if (node.domain() == "com.microsoft") return ContribBodyOf(node);
@@ -191,15 +230,22 @@ class Inliner {
     return shape.has_value() ? shape->data_type : 0;
   }
 
+  // The element type `id` is held in: a value this pass added has its own.
+  int32_t ElementType(ValueId id) const {
+    const int32_t added = graph_.values[id].runtime_data_type;
+    return added != 0 ? added : TypeOf(id);
+  }
+
   // Appends `node` to `out`, or the nodes of its body (each expanded in
   // turn); whether it had one.
   bool Expand(IrNode node, std::vector<IrNode>& out) {
-    const std::vector<Step>* steps =
-        node.bodies.empty() && !node.inputs.empty() && node.outputs.size() == 1 ? BodyOf(*node.proto, opset_) : nullptr;
+    const bool inlinable = node.bodies.empty() && !node.inputs.empty() && node.outputs.size() == 1;
     bool float16_input = false;
     for (ValueId input : node.inputs) float16_input = float16_input || TypeOf(input) == kFloat16;
+    const std::vector<Step>* steps = inlinable ? AnyTypeBodyOf(*node.proto, opset_) : nullptr;
+    if (inlinable && steps == nullptr && float16_input) steps = BodyOf(*node.proto, opset_);
     const bool needs_second = steps != nullptr && UsesSecond(*steps);
-    if (steps == nullptr || !float16_input || (needs_second && node.inputs.size() < 2)) {
+    if (steps == nullptr || (needs_second && node.inputs.size() < 2)) {
       out.push_back(std::move(node));
       return false;
     }
@@ -222,7 +268,9 @@ class Inliner {
         }
       }
       const ValueId output =
-          step.writes == Writes::kOutput ? y : AddValue(prefix + "/" + std::to_string(index), step.writes, x, y);
+          step.writes == Writes::kOutput
+              ? y
+              : AddValue(prefix + "/" + std::to_string(index), step.writes, x, y, node.inputs[1], inputs.front());
       written.push_back(output);
       Expand(MakeNode(prefix + "/" + step.op + "_" + std::to_string(index), step.op, std::move(inputs), output), out);
     }
@@ -231,6 +279,7 @@ class Inliner {
 
   static bool UsesSecond(const std::vector<Step>& steps) {
     for (const Step& step : steps) {
+      if (step.writes == Writes::kSmall) return true;
       for (int operand : step.operands) {
         if (operand == kSecond) return true;
       }
@@ -238,9 +287,14 @@ class Inliner {
     return false;
   }
 
-  ValueId AddValue(const std::string& name, Writes writes, ValueId x, ValueId y) {
-    const ValueId like = writes == Writes::kLikeOutput ? y : x;
-    int32_t data_type = writes == Writes::kBoolLikeInput ? kBool : TypeOf(like);
+  // `second` is the node's input 1 (when it has one), `operand` the step's
+  // first input.
+  ValueId AddValue(const std::string& name, Writes writes, ValueId x, ValueId y, ValueId second, ValueId operand) {
+    const ValueId like = writes == Writes::kLikeOutput ? y : writes == Writes::kSmall ? second : x;
+    int32_t data_type = writes == Writes::kBoolLikeInput    ? kBool
+                        : writes == Writes::kFloatLikeInput ? kFloat
+                        : writes == Writes::kSmall          ? ElementType(operand)
+                                                            : TypeOf(like);
     if (data_type == 0) data_type = kFloat16;
     const ValueId id = static_cast<ValueId>(graph_.values.size());
     graph_.values.push_back(
@@ -254,6 +308,12 @@ class Inliner {
     proto->set_name(name);
     for (ValueId input : inputs) proto->add_input(graph_.values[input].name);
     proto->add_output(graph_.values[output].name);
+    if (std::string_view(op) == "Cast") {  // A body's Cast (GroupNormalization's stash_type): what it casts to.
+      onnx::AttributeProto* to = proto->add_attribute();
+      to->set_name("to");
+      to->set_type(onnx::AttributeProto::INT);
+      to->set_i(graph_.values[output].runtime_data_type != 0 ? graph_.values[output].runtime_data_type : TypeOf(output));
+    }
     IrNode node;
     node.proto = proto.get();
     node.proto_index = -1;
@@ -275,7 +335,7 @@ class Inliner {
 bool InlinesFloat16Body(const std::string& op, int64_t opset) {
   onnx::NodeProto node;
   node.set_op_type(op);
-  return BodyOf(node, opset) != nullptr;
+  return AnyTypeBodyOf(node, opset) != nullptr || BodyOf(node, opset) != nullptr;
 }
 
 void InlineFloat16FunctionBodies(int64_t opset, const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph) {

@@ -16,6 +16,10 @@
 // Selu's ... only at 18. Softmax and LogSoftmax (13 and later) are inlined
 // too but left as one op here: their body's reductions have a shape no value
 // of the model has, and its peak (two full tensors) equals the op's.
+//
+// GroupNormalization (opset 18 on) has no CPU kernel in any type, so ORT
+// inlines its body in float32 models too; it is expanded here whatever its
+// type (its input, deviation and square live together).
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_FP16_FUNCTION_BODIES_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_FP16_FUNCTION_BODIES_H_
 
@@ -32,7 +36,7 @@ namespace footprint::ort {
 bool InlinesFloat16Body(const std::string& op, int64_t opset);
 
 // Replaces each default-domain node with a float16 input for which
-// InlinesFloat16Body holds by its body's nodes (new protos in
+// InlinesFloat16Body holds, and each GroupNormalization, by its body's nodes (new protos in
 // graph.runtime_protos), repeatedly, as a body may hold such an op
 // (HardSwish's HardSigmoid at opset 18). The body's scalar constants, folded
 // by ORT into a few bytes of weights, are left out. Intermediate values are

@@ -191,5 +191,36 @@ TEST(Float16FunctionBodiesTest, MultiHeadAttentionHoldsItsCopiesAndScores) {
   EXPECT_EQ(WorkspaceOf(*with_past, "mha"), 3 * 8 * 64 * 4 + 4 * 4 * 8 * (100 + 8 + 16));
 }
 
+TEST(Float16FunctionBodiesTest, GroupNormalizationIsItsBodyInEveryType) {
+  // ORT has no GroupNormalization kernel: it runs the body, float32 too
+  // (probes gn18, gn21: four tensors of the input's size at the peak, the
+  // graph input, the Relu's output, the deviation and the square).
+  for (const int64_t opset : {18, 21}) {
+    for (const int32_t type : {kFloat, kFloat16}) {
+      const int64_t groups_or_channels = opset >= 21 ? 64 : 8;
+      ModelBuilder builder;
+      builder.Opset("", opset).Input("x", type, {1, 64, 32, 32});
+      builder.Initializer("scale", type, {groups_or_channels}).Initializer("bias", type, {groups_or_channels});
+      builder.Node("Relu", {"x"}, {"r"});
+      SetInt(builder.Node("GroupNormalization", {"r", "scale", "bias"}, {"y"}, "gn"), "num_groups", 8);
+      builder.Output("y", type, {1, 64, 32, 32});
+      absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+      ASSERT_TRUE(ort.ok()) << ort.status();
+      SCOPED_TRACE(::testing::Message() << "opset " << opset << ", type " << type);
+      EXPECT_GE(CountWrittenBy(*ort, "Sub"), 1);
+      EXPECT_GE(CountWrittenBy(*ort, "ReduceMean"), 2);
+      // The deviation is float32 in either type: at opset 21 the body works
+      // in float32, and at 18 the float16 Sub has no kernel (ORT's optimized
+      // gn18_fp16 runs it behind Casts).
+      const TensorRecord* deviation =
+          Find(*ort, opset >= 21 ? "_inlfunc_GroupNormalization_gn/3" : "_inlfunc_GroupNormalization_gn/2");
+      ASSERT_NE(deviation, nullptr);
+      EXPECT_EQ(deviation->bytes, 64 * 32 * 32 * 4);
+    }
+  }
+  EXPECT_TRUE(ort::InlinesFloat16Body("GroupNormalization", 18));
+  EXPECT_FALSE(ort::InlinesFloat16Body("GroupNormalization", 17));  // Before opset 18 there is none.
+}
+
 }  // namespace
 }  // namespace footprint
