@@ -24,6 +24,7 @@
 #include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/shared_constants.h"
 #include "analyzer/runtimes/onnxruntime/qdq_fusion.h"
+#include "analyzer/runtimes/onnxruntime/quick_gelu_fusion.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
 #include "onnx/onnx_pb.h"
 
@@ -356,6 +357,8 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   // body's nodes (fp16_function_bodies.h), which no fusion below sees as
   // the op (a Conv + LeakyRelu is not fused then).
   InlineFloat16FunctionBodies(opset, shape_of, summary, graph);
+  // Level 2: float32 SiLU / Swish pairs become QuickGelu (quick_gelu_fusion.h).
+  FuseQuickGelu(shape_of, summary, graph);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
   RunChains(/*allow_conv_add=*/false, shape_of, graph, summary, absorbed_of);
   std::vector<bool> has_activation(absorbed_of.size());
