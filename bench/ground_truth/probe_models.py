@@ -21,7 +21,8 @@ overhead" and "Other measured rules"):
              and float Convs on dequantized weights, ORT's order running each
              weight's DequantizeLinear before the chain;
   qdq_channels_last_* a float op between QLinearConvs runs channels-last, its dims permuted:
-             an NCHW tensor of the same bytes never takes its buffer.
+             an NCHW tensor of the same bytes never takes its buffer;
+  fusion_*   float32 SiLU / Swish that ORT fuses into QuickGelu, and a zero Pad taken into a Conv.
 Usage: /usr/bin/python3 probe_models.py DIR, then bash run.sh BUILD_DIR DIR
 (Debian's python3-onnx; the run prints ours next to ORT's).
 """
@@ -166,6 +167,7 @@ def main():
         save(directory, name, nodes, inputs, [('y', f, [])], [w for _, w in steps if w is not None])
     qdq_probes(directory, rng)
     float16_body_probes(directory)
+    float32_fusion_probes(directory, rng)
 
 
 def qdq_probes(directory, rng):
@@ -303,5 +305,27 @@ def float16_body_probes(directory):
               into + consts + [h.make_node('Relu', [x], ['r']),
                                h.make_node('GroupNormalization', ['r', 'scale', 'bias'], ['g'], num_groups=4),
                                h.make_node('Relu', ['g'], [y])] + out, shape, opset)
+
+def float32_fusion_probes(directory, rng):
+    """ORT's QuickGeluFusion (a SiLU, a Swish with a constant alpha, and a Sigmoid read twice, which stays) and
+    PadFusion (a zero Pad into the Conv after it) on a 1 MiB tensor between two Negs."""
+    f = T.FLOAT
+    x = [('x', f, [1, 16, 128, 128])]
+    y = [('y', f, [1, 16, 128, 128])]
+    neg = h.make_node('Neg', ['x'], ['a'])
+    save(directory, 'fusion_silu', [neg, h.make_node('Sigmoid', ['a'], ['s']), h.make_node('Mul', ['a', 's'], ['m']),
+                                    h.make_node('Neg', ['m'], ['y'])], x, y)
+    save(directory, 'fusion_swish_alpha',
+         [neg, h.make_node('Mul', ['a', 'alpha'], ['b']), h.make_node('Sigmoid', ['b'], ['s']),
+          h.make_node('Mul', ['s', 'a'], ['m']), h.make_node('Neg', ['m'], ['y'])], x, y,
+         [nh.from_array(np.array(1.702, np.float32), 'alpha')])
+    save(directory, 'fusion_sigmoid_read_twice',
+         [neg, h.make_node('Sigmoid', ['a'], ['s']), h.make_node('Mul', ['a', 's'], ['m']),
+          h.make_node('Add', ['m', 's'], ['y'])], x, y)
+    pads = nh.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), 'pads')
+    save(directory, 'fusion_pad_conv',
+         [neg, h.make_node('Pad', ['a', 'pads'], ['p']), h.make_node('Conv', ['p', 'w'], ['c']),
+          h.make_node('Neg', ['c'], ['y'])], x, y, [pads, weight('w', [16, 16, 3, 3], rng)])
+
 
 main()

@@ -23,6 +23,7 @@
 #include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
 #include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/shared_constants.h"
+#include "analyzer/runtimes/onnxruntime/pad_fusion.h"
 #include "analyzer/runtimes/onnxruntime/qdq_fusion.h"
 #include "analyzer/runtimes/onnxruntime/quick_gelu_fusion.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
@@ -348,6 +349,8 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   if (!summary.refused.empty()) return summary;
   // Level 1: equal ConstantOfShape values are one weight (shared_constants.h).
   ShareEqualConstantsOfShape(summary, graph);
+  // Level 1: a zero Pad is taken into the Conv or MaxPool it feeds (pad_fusion.h).
+  FusePads(opset, summary, graph);
   // Level 2's QDQ and dynamic-quantization rules come before the float
   // fusions below can see the float ops they replace.
   ApplyQuantizedRewrites(isa, shape_of, graph, summary);
