@@ -322,10 +322,16 @@ def float32_fusion_probes(directory, rng):
     save(directory, 'fusion_sigmoid_read_twice',
          [neg, h.make_node('Sigmoid', ['a'], ['s']), h.make_node('Mul', ['a', 's'], ['m']),
           h.make_node('Add', ['m', 's'], ['y'])], x, y)
+    # A SiLU between NCHWc Convs runs on the blocked tensor (no reorder around its QuickGelu).
+    w = weight('w', [16, 16, 3, 3], rng)
+    save(directory, 'fusion_conv_silu_add',
+         [h.make_node('Conv', ['x', 'w'], ['c'], pads=[1, 1, 1, 1]), h.make_node('Sigmoid', ['c'], ['s']),
+          h.make_node('Mul', ['c', 's'], ['a']), h.make_node('Conv', ['a', 'w'], ['c2'], pads=[1, 1, 1, 1]),
+          h.make_node('Add', ['a', 'c2'], ['y'])], x, y, [w])
     pads = nh.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), 'pads')
     save(directory, 'fusion_pad_conv',
          [neg, h.make_node('Pad', ['a', 'pads'], ['p']), h.make_node('Conv', ['p', 'w'], ['c']),
-          h.make_node('Neg', ['c'], ['y'])], x, y, [pads, weight('w', [16, 16, 3, 3], rng)])
+          h.make_node('Neg', ['c'], ['y'])], x, y, [pads, w])
 
 
 main()

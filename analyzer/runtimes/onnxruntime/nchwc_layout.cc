@@ -261,10 +261,16 @@ class NchwcLayout {
 
   void Transform(NodeId node_id) {
     const IrNode& node = graph_.nodes[node_id];
-    if (!IsDefaultDomain(*node.proto) || !node.bodies.empty() || node.inputs.empty() || node.outputs.empty()) {
+    if (!node.bodies.empty() || node.inputs.empty() || node.outputs.empty()) return;
+    const std::string& op = node.proto->op_type();
+    // QuickGelu (a fused SiLU, quick_gelu_fusion.h) runs on the blocked
+    // tensor, not fused into the Conv: ORT 1.30's optimized YOLOv5-shaped
+    // model has NchwcConv -> QuickGelu -> NchwcConv with no reorder between.
+    if (node.proto->domain() == "com.microsoft" && op == "QuickGelu") {
+      TransformActivation(node_id, /*fusable=*/false);
       return;
     }
-    const std::string& op = node.proto->op_type();
+    if (!IsDefaultDomain(*node.proto)) return;
     if (op == "Conv") {
       TransformConv(node_id);
     } else if (op == "MaxPool" || op == "AveragePool") {
@@ -278,7 +284,7 @@ class NchwcLayout {
     } else if (op == "Concat") {
       TransformConcat(node_id);
     } else if (op == "Relu" || op == "Sigmoid" || op == "Tanh") {
-      TransformActivation(node_id);
+      TransformActivation(node_id, /*fusable=*/true);
     } else if (op == "BatchNormalization") {
       TransformBatchNormalization(node_id);
     } else if (op == "Transpose") {
@@ -442,13 +448,15 @@ class NchwcLayout {
     CreateArg(node_id, channels);
   }
 
-  void TransformActivation(NodeId node_id) {
+  // An elementwise op on a blocked tensor; `fusable`: one MLAS can run as
+  // the Conv's activation when the Conv is its only producer and reader.
+  void TransformActivation(NodeId node_id, bool fusable) {
     const IrNode& node = graph_.nodes[node_id];
     Arg* arg = FindArg(node.inputs[0]);
     if (arg == nullptr || node.outputs.size() != 1) return;
     UseBlocked(node_id, *arg);
     NodeState& conv = state_[arg->producer];
-    if (conv.nchwc_conv && arg->starting_uses == 1 && !conv.has_activation) {
+    if (fusable && conv.nchwc_conv && arg->starting_uses == 1 && !conv.has_activation) {
       conv.has_activation = true;
       FuseInto(node_id, *arg);
       return;

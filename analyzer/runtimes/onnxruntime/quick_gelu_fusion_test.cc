@@ -81,6 +81,24 @@ TEST(QuickGeluFusionTest, ASigmoidReadTwiceStays) {
   EXPECT_EQ(ort->modes.fused_nodes, 0);
 }
 
+TEST(QuickGeluFusionTest, BetweenNchwcConvsItRunsOnTheBlockedTensor) {
+  // conv_silu_add (ORT 1.30, AVX-512): Conv, SiLU, Conv, Add of the SiLU's
+  // output: 3,150,480 bytes, three tensors of 1 MiB; with a ReorderOutput
+  // before the QuickGelu and a ReorderInput after it, four.
+  ModelBuilder builder;
+  builder.Opset("", 13).Input("x", kFloat, {1, 16, 128, 128});
+  builder.Initializer("w", kFloat, {16, 16, 3, 3});
+  testing::SetInts(builder.Node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  builder.Node("Sigmoid", {"c"}, {"s"});
+  builder.Node("Mul", {"c", "s"}, {"a"});
+  testing::SetInts(builder.Node("Conv", {"a", "w"}, {"c2"}), "pads", {1, 1, 1, 1});
+  builder.Node("Add", {"a", "c2"}, {"y"});
+  builder.Output("y", kFloat, {1, 16, 128, 128});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(ort->memory.runtime_tensor_bytes, 3 * kMiB);
+}
+
 TEST(QuickGeluFusionTest, Float16IsLeftToTheFloat16Rules) {
   // QuickGelu's CPU kernel is float32 only.
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(Silu(kFloat16, /*alpha=*/false), kOrt);
