@@ -356,6 +356,7 @@ class PatchSearcher {
     std::vector<PatchGeometry> admissible;
     for (const Grid& grid : GridsFor(out[2], out[3], search_.max_patches_per_axis)) {
       PatchGeometry geometry = GeometryOf(facts_, segment, grid);
+      if (geometry.empty_read) continue;
       if (static_cast<double>(geometry.macs_after - geometry.macs_before) > allowed_macs_) break;
       admissible.push_back(std::move(geometry));
     }

@@ -195,6 +195,80 @@ TEST(SpatialOpsTest, SamePaddingIsResolvedFromTheShapes) {
   EXPECT_EQ(op->macs_per_output, 16);
 }
 
+// The rule of `builder`'s node `index`, shapes from the analysis.
+absl::StatusOr<SpatialOp> RuleOfBuilt(ModelBuilder& builder, int index) {
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
+  if (!facts.ok()) return facts.status();
+  return SpatialOpIn(*facts, builder.graph().node(index));
+}
+
+TEST(SpatialOpsTest, SplitAndSliceOverChannelsArePointwise) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 8, 6, 6})
+      .Int64Initializer("halves", {4, 4})
+      .Int64Initializer("starts", {2})
+      .Int64Initializer("ends", {6})
+      .Int64Initializer("channel_axis", {1})
+      .Int64Initializer("row_axis", {2})
+      .Int64Initializer("starts3", {0, 0, 1})
+      .Int64Initializer("ends3", {1, 8, 5});
+  SetInt(builder.Node("Split", {"x", "halves"}, {"a", "b"}), "axis", 1);
+  SetInt(builder.Node("Split", {"x", "halves"}, {"c", "d"}), "axis", 3);  // Along W, 6 = 4 + 4 is no matter: refused first.
+  builder.Node("Slice", {"x", "starts", "ends", "channel_axis"}, {"e"});
+  builder.Node("Slice", {"x", "starts", "ends", "row_axis"}, {"f"});
+  builder.Node("Slice", {"x", "starts3", "ends3"}, {"g"});  // Axes 0, 1, 2 by default.
+  for (const char* output : {"a", "b", "e", "f", "g"}) builder.Output(output);
+  absl::StatusOr<SpatialOp> split = RuleOfBuilt(builder, 0);
+  ASSERT_TRUE(split.ok()) << split.status();
+  EXPECT_EQ(split->kind, SpatialKind::kPointwise);
+  EXPECT_THAT(RuleOfBuilt(builder, 1).status().message(), HasSubstr("Split not along channels"));
+  absl::StatusOr<SpatialOp> slice = RuleOfBuilt(builder, 2);
+  ASSERT_TRUE(slice.ok()) << slice.status();
+  EXPECT_EQ(slice->kind, SpatialKind::kPointwise);
+  EXPECT_THAT(RuleOfBuilt(builder, 3).status().message(), HasSubstr("Slice over H or W"));
+  EXPECT_THAT(RuleOfBuilt(builder, 4).status().message(), HasSubstr("Slice over H or W"));
+}
+
+TEST(SpatialOpsTest, PadIsAOneRowWindowPaddedAtTheBorder) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 4, 8, 8})
+      .Int64Initializer("after", {0, 0, 0, 0, 0, 0, 1, 2})
+      .Int64Initializer("channels", {0, 1, 0, 0, 0, 0, 0, 0});
+  builder.Node("Pad", {"x", "after"}, {"p"});
+  SetString(builder.Node("Pad", {"x", "after"}, {"r"}), "mode", "reflect");
+  builder.Node("Pad", {"x", "channels"}, {"c"});
+  for (const char* output : {"p", "r", "c"}) builder.Output(output);
+  absl::StatusOr<SpatialOp> pad = RuleOfBuilt(builder, 0);
+  ASSERT_TRUE(pad.ok()) << pad.status();
+  EXPECT_EQ(pad->kind, SpatialKind::kWindow);
+  EXPECT_EQ(pad->h.kernel, 1);
+  EXPECT_EQ(pad->h.pad_end, 1);
+  EXPECT_EQ(pad->w.pad_end, 2);
+  // Output rows [4, 9) of the padded 9 rows read input rows [4, 9): the last is padding.
+  EXPECT_EQ(InputSpanOf(pad->h, {4, 9}), (Span{4, 9}));
+  EXPECT_THAT(RuleOfBuilt(builder, 1).status().message(), HasSubstr("Pad in mode reflect"));
+  EXPECT_THAT(RuleOfBuilt(builder, 2).status().message(), HasSubstr("Pad over N or C"));
+}
+
+TEST(SpatialOpsTest, DepthToSpaceUpsamplesAndSpaceToDepthIsAWindow) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 16, 6, 6});
+  SetInt(builder.Node("DepthToSpace", {"x"}, {"up"}), "blocksize", 2);
+  SetInt(builder.Node("SpaceToDepth", {"x"}, {"down"}), "blocksize", 2);
+  builder.Output("up").Output("down");
+  absl::StatusOr<SpatialOp> up = RuleOfBuilt(builder, 0);
+  ASSERT_TRUE(up.ok()) << up.status();
+  EXPECT_EQ(up->kind, SpatialKind::kUpsample);
+  EXPECT_EQ(up->up_h.factor, 2);
+  EXPECT_EQ(up->up_h.halo_begin + up->up_h.halo_end, 0);
+  // Output rows [3, 8) are input rows 1 to 3: no halo.
+  EXPECT_EQ(UpsampledInputSpanOf(up->up_h, {3, 8}), (Span{1, 4}));
+  absl::StatusOr<SpatialOp> down = RuleOfBuilt(builder, 1);
+  ASSERT_TRUE(down.ok()) << down.status();
+  EXPECT_EQ(down->kind, SpatialKind::kWindow);
+  EXPECT_EQ(InputSpanOf(down->w, {1, 3}), (Span{2, 6}));  // Blocks of 2 columns, no overlap.
+}
+
 // x 1x3x32x32 -> conv3x3 (8 ch) -> relu -> conv3x3 s2 (8 ch) -> GlobalAveragePool.
 ModelBuilder TwoConvModel() {
   ModelBuilder builder;
@@ -387,6 +461,85 @@ TEST(PatchPlanTest, APeakInTheHeadGetsASecondSegment) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
   EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
+}
+
+// A detector's first stage with the ops YOLO, SSD and CenterNet add: a
+// TF-style Pad before a stride-2 conv, SiLU (Sigmoid * Mul), a C2f block
+// (Split along channels, a 3x3 conv on one half, Concat), a Slice of
+// channels, HardSwish, a stride-1 MaxPool (SPPF), DepthToSpace; then a
+// GlobalAveragePool no patch runs.
+ModelBuilder DetectorStemModel() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 96, 96})
+      .Int64Initializer("tf_pads", {0, 0, 0, 0, 0, 0, 1, 1})
+      .Int64Initializer("halves", {8, 8})
+      .Int64Initializer("first", {0})
+      .Int64Initializer("last", {16})
+      .Int64Initializer("channel_axis", {1});
+  AddConv(builder, "x", "a", 3, 16, 3, 1, 1);
+  builder.Node("Sigmoid", {"a"}, {"a_sig"}, "a_sig");
+  builder.Node("Mul", {"a", "a_sig"}, {"a_silu"}, "a_silu");
+  builder.Node("Pad", {"a_silu", "tf_pads"}, {"padded"}, "tf_pad");
+  AddConv(builder, "padded", "b", 16, 16, 3, 2, 0);  // 97 -> 48
+  SetInt(builder.Node("Split", {"b", "halves"}, {"b1", "b2"}, "split"), "axis", 1);
+  AddConv(builder, "b2", "m", 8, 8, 3, 1, 1);
+  builder.Node("HardSwish", {"m"}, {"m_hs"}, "m_hs");
+  SetInt(builder.Node("Concat", {"b1", "b2", "m_hs"}, {"cat"}, "cat"), "axis", 1);
+  builder.Node("Slice", {"cat", "first", "last", "channel_axis"}, {"kept"}, "keep");
+  onnx::NodeProto& pool = builder.Node("MaxPool", {"kept"}, {"pooled"}, "sppf_pool");
+  SetInts(pool, "kernel_shape", {5, 5});
+  SetInts(pool, "pads", {2, 2, 2, 2});
+  SetInt(builder.Node("DepthToSpace", {"pooled"}, {"d2s"}, "d2s"), "blocksize", 2);  // 4 x 96 x 96
+  AddConv(builder, "d2s", "c", 4, 32, 3, 4, 1);  // 24 x 24
+  builder.Node("GlobalAveragePool", {"c"}, {"y"}, "gap");
+  builder.Output("y", kFloat, {1, 32, 1, 1});
+  return builder;
+}
+
+TEST(PatchPlanTest, DetectorOpsArePatchedAndWrittenCopiesCheck) {
+  ModelBuilder builder = DetectorStemModel();
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
+  ASSERT_TRUE(facts.ok());
+  const SegmentSearch found = SegmentsFrom(*facts, "x");
+  ASSERT_FALSE(found.segments.empty()) << found.reason;
+  const Segment& segment = found.segments.back();
+  EXPECT_EQ(segment.output, "c");  // Every node before the GlobalAveragePool.
+  const PatchGeometry geometry = GeometryOf(*facts, segment, {.rows = 2, .cols = 2});
+  EXPECT_FALSE(geometry.empty_read);
+  // The Pad's copies pad only at the bottom and right border: patch (0, 0) none, (1, 1) one row and column.
+  size_t pad_index = 0;
+  while (builder.graph().node(segment.nodes[pad_index]).op_type() != "Pad") ++pad_index;
+  EXPECT_EQ(geometry.patches[0].pads[pad_index].h_end, 0);
+  EXPECT_EQ(geometry.patches[3].pads[pad_index].h_end, 1);
+  EXPECT_EQ(geometry.patches[3].pads[pad_index].w_end, 1);
+  absl::StatusOr<onnx::ModelProto> patched = RewriteWithPatches(builder.Build(), *facts, {{segment, geometry}});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+  int splits = 0;
+  for (const onnx::NodeProto& node : patched->graph().node()) {
+    if (node.op_type() == "Split") {
+      ++splits;
+      EXPECT_EQ(node.output_size(), 2);
+      EXPECT_NE(node.output(0), "b1");  // Renamed per patch.
+    }
+    if (node.op_type() == "SpaceToDepth" || node.op_type() == "DepthToSpace") {
+      for (const onnx::AttributeProto& attribute : node.attribute()) EXPECT_NE(attribute.name(), "pads");
+    }
+  }
+  EXPECT_EQ(splits, 4);
+  // The plan: lower than half the arena, and the written model analyzed again gives its figure.
+  const LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> planned = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  ASSERT_TRUE(planned->plan.has_value()) << planned->reason;
+  EXPECT_LT(planned->plan->analysis.memory.arena_bytes, given->memory.arena_bytes / 2)
+      << planned->plan->analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
+  absl::StatusOr<Analysis> again = AnalyzeModel(planned->plan->model, DefaultModes());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->memory.arena_bytes, planned->plan->analysis.memory.arena_bytes);
+  EXPECT_TRUE(CheckModel(*planned->plan->model.model).ok()) << CheckModel(*planned->plan->model.model);
 }
 
 TEST(PatchPlanTest, AStreamedInputIsLiveOnlyPatchByPatch) {

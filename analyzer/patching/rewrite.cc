@@ -136,6 +136,21 @@ void SetScales(onnx::NodeProto& node, const SpatialOp& op, Writer& writer) {
   node.mutable_input()->RemoveLast();
 }
 
+// A Pad copy pads only where the patch touches the border: its pads input
+// (opset >= 11) or attribute, N and C unpadded.
+void SetPadPads(onnx::NodeProto& node, const Pads& pads, Writer& writer) {
+  const std::vector<int64_t> values{0, 0, pads.h_begin, pads.w_begin, 0, 0, pads.h_end, pads.w_end};
+  if (node.input_size() > 1) {
+    node.set_input(1, writer.IndexTensor(values));
+    return;
+  }
+  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+    if (attribute.name() != "pads") continue;
+    attribute.clear_ints();
+    for (int64_t value : values) attribute.add_ints(value);
+  }
+}
+
 // One segment, patch by patch, appended to `out`.
 void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer& writer,
                   std::vector<onnx::NodeProto>& out) {
@@ -184,12 +199,19 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
         }
         node.set_input(j, source);
       }
-      const std::string& output = graph.node(segment.nodes[i]).output(0);
-      renamed[output] = writer.Unique(output + suffix);
-      node.set_output(0, renamed[output]);
-      if (segment.ops[i].kind == SpatialKind::kWindow) SetPads(node, patch.pads[i]);
+      for (int k = 0; k < node.output_size(); ++k) {
+        const std::string& output = graph.node(segment.nodes[i]).output(k);
+        if (output.empty()) continue;
+        renamed[output] = writer.Unique(output + suffix);
+        node.set_output(k, renamed[output]);
+      }
+      if (node.op_type() == "Pad") {
+        SetPadPads(node, patch.pads[i], writer);
+      } else if (segment.ops[i].kind == SpatialKind::kWindow && node.op_type() != "SpaceToDepth") {
+        SetPads(node, patch.pads[i]);  // SpaceToDepth's windows never reach past the tensor: no pads.
+      }
       if (segment.ops[i].kind == SpatialKind::kTransposedWindow) SetTransposedPads(node, patch.pads[i]);
-      if (segment.ops[i].kind == SpatialKind::kUpsample) SetScales(node, segment.ops[i], writer);
+      if (node.op_type() == "Resize") SetScales(node, segment.ops[i], writer);
       out.push_back(std::move(node));
     }
     std::string piece = renamed.at(segment.output);
@@ -246,8 +268,9 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
       if (!segment_of.emplace(node, static_cast<int>(s)).second) {
         return absl::InvalidArgumentError("patch segments share a node");
       }
-      const std::string& output = model.graph().node(node).output(0);
-      if (output != segment.output) inner_values.insert(output);
+      for (const std::string& output : model.graph().node(node).output()) {
+        if (output != segment.output) inner_values.insert(output);
+      }
     }
   }
   if (stream_input) {

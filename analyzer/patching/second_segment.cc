@@ -50,7 +50,12 @@ int64_t InnerBound(const GraphFacts& facts, const PlannedSegment& planned, int64
           inputs += region_bytes(node.input(j), patch.produced.at(node.input(j)));
         }
       }
-      bound = std::max({bound, inputs, region_bytes(node.output(0), patch.produced.at(node.output(0)))});
+      bound = std::max(bound, inputs);
+      for (const std::string& output : node.output()) {
+        if (auto it = patch.produced.find(output); it != patch.produced.end()) {
+          bound = std::max(bound, region_bytes(output, it->second));
+        }
+      }
     }
   }
   return bound;
@@ -111,8 +116,9 @@ Half MakeHalf(const GraphFacts& facts, PlannedSegment planned, int64_t alignment
             .extra_macs = planned.geometry.macs_after - planned.geometry.macs_before};
   for (int node : planned.segment.nodes) {
     half.nodes.insert(node);
-    const std::string& output = facts.graph->node(node).output(0);
-    if (output != planned.segment.output) half.inner.insert(output);
+    for (const std::string& output : facts.graph->node(node).output()) {
+      if (output != planned.segment.output) half.inner.insert(output);
+    }
   }
   half.planned = std::move(planned);
   return half;
@@ -126,6 +132,7 @@ std::vector<PatchGeometry> AdmissibleGrids(const GraphFacts& facts, const Segmen
   std::vector<PatchGeometry> admissible;
   for (const Grid& grid : GridsFor(out[2], out[3], search.max_patches_per_axis)) {
     PatchGeometry geometry = GeometryOf(facts, segment, grid);
+    if (geometry.empty_read) continue;
     if (static_cast<double>(geometry.macs_after - geometry.macs_before) > allowed_extra) break;
     admissible.push_back(std::move(geometry));
   }

@@ -147,6 +147,7 @@ SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input, co
       }
       continue;
     }
+    if (graph.node(last).output_size() != 1) continue;  // T is the one output of its producer (a Split is inside).
     // Its ancestors that depend on X.
     absl::flat_hash_set<int> members{last};
     std::vector<int> stack{last};
@@ -230,7 +231,11 @@ PatchGeometry GeometryOf(const GraphFacts& facts, const Segment& segment, const 
       for (size_t i = segment.nodes.size(); i-- > 0;) {
         const onnx::NodeProto& node = graph.node(segment.nodes[i]);
         const SpatialOp& op = segment.ops[i];
-        const Region out = patch.produced.at(node.output(0));
+        // The rows computed: what its readers need of its outputs (a Split's, all of them).
+        Region out;
+        for (const std::string& output : node.output()) {
+          if (auto it = patch.produced.find(output); it != patch.produced.end()) out = HullOf(out, it->second);
+        }
         patch.reads[i].resize(node.input_size());
         Region first_read = out;
         for (int j = 0; j < node.input_size(); ++j) {
@@ -250,6 +255,7 @@ PatchGeometry GeometryOf(const GraphFacts& facts, const Segment& segment, const 
               break;
           }
           const Region read{.h = Clip(need.h, dims[2]), .w = Clip(need.w, dims[3])};
+          geometry.empty_read |= read.h.size() <= 0 || read.w.size() <= 0;
           if (op.kind == SpatialKind::kWindow) {
             patch.pads[i] = {.h_begin = read.h.begin - need.h.begin, .w_begin = read.w.begin - need.w.begin,
                              .h_end = need.h.end - read.h.end, .w_end = need.w.end - read.w.end};

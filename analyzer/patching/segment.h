@@ -94,6 +94,7 @@ struct PatchGeometry {
   std::vector<Patch> patches;       // Row-major: the order they run.
   int64_t macs_before = 0;          // The segment's multiply-accumulates unpatched.
   int64_t macs_after = 0;           // Over all patches (the overlaps recomputed).
+  bool empty_read = false;          // Some copy would read no row or column (a Pad's patch all padding): not usable.
 };
 
 struct Grid {

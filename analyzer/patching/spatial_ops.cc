@@ -242,6 +242,131 @@ absl::StatusOr<SpatialOp> ConvTransposeOf(const onnx::NodeProto& node, const std
   return result;
 }
 
+// The int64 values of a stored tensor, nullopt when they are not in the model.
+std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto* tensor) {
+  if (tensor == nullptr || tensor->data_type() != onnx::TensorProto::INT64) return std::nullopt;
+  if (tensor->int64_data_size() > 0) return std::vector<int64_t>(tensor->int64_data().begin(), tensor->int64_data().end());
+  if (!tensor->has_raw_data() || tensor->raw_data().size() % sizeof(int64_t) != 0) return std::nullopt;
+  std::vector<int64_t> values(tensor->raw_data().size() / sizeof(int64_t));
+  std::memcpy(values.data(), tensor->raw_data().data(), tensor->raw_data().size());  // Little-endian, as ONNX stores.
+  return values;
+}
+
+// Every activation input and output of `node` is NCHW with `in`'s H x W.
+absl::Status SameImage(const onnx::NodeProto& node, const std::vector<int64_t>& in, const ShapeLookup& shape_of) {
+  for (const std::string& output : node.output()) {
+    if (output.empty()) continue;
+    const std::optional<std::vector<int64_t>> dims = shape_of(output);
+    if (!dims.has_value() || dims->size() != 4 || (*dims)[0] != in[0] || (*dims)[2] != in[2] || (*dims)[3] != in[3]) {
+      return NotPatchable(absl::StrCat(node.op_type(), " output '", output, "' is not an NCHW tensor of its input's N x H x W"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Split along channels (any split sizes, given or even): each output pixel
+// is the same pixel of the input, a range of its channels.
+absl::StatusOr<SpatialOp> SplitOf(const onnx::NodeProto& node, const std::vector<int64_t>& in,
+                                  const ShapeLookup& shape_of, const StaticLookup& is_static) {
+  const int64_t axis = IntAttribute(node, "axis", 0);
+  if (axis != 1 && axis != -3) return NotPatchable("Split not along channels");
+  if (node.input_size() > 1 && !node.input(1).empty() && !is_static(node.input(1))) {
+    return NotPatchable("Split with computed sizes");
+  }
+  if (absl::Status same = SameImage(node, in, shape_of); !same.ok()) return same;
+  return SpatialOp{.kind = SpatialKind::kPointwise};
+}
+
+// Slice over channels (or N) only: starts, ends, axes and steps stored in
+// the model (or attributes before opset 10), no spatial axis among them.
+absl::StatusOr<SpatialOp> SliceOf(const onnx::NodeProto& node, const std::vector<int64_t>& in,
+                                  const ShapeLookup& shape_of, const StaticLookup& is_static,
+                                  const ValueLookup& value_of) {
+  std::vector<int64_t> axes;
+  size_t count = 0;  // Axes sliced.
+  if (node.input_size() == 1) {  // Opset < 10: attributes.
+    axes = IntsAttribute(node, "axes");
+    count = IntsAttribute(node, "starts").size();
+  } else {
+    for (int i = 1; i < node.input_size(); ++i) {
+      if (!node.input(i).empty() && !is_static(node.input(i))) return NotPatchable("Slice with computed bounds");
+    }
+    const std::optional<std::vector<int64_t>> starts =
+        value_of == nullptr ? std::nullopt : IntValues(value_of(node.input(1)));
+    if (!starts.has_value()) return NotPatchable("Slice bounds of unknown value");
+    count = starts->size();
+    if (node.input_size() > 3 && !node.input(3).empty()) {
+      const std::optional<std::vector<int64_t>> given =
+          value_of == nullptr ? std::nullopt : IntValues(value_of(node.input(3)));
+      if (!given.has_value()) return NotPatchable("Slice axes of unknown value");
+      axes = *given;
+    }
+  }
+  if (axes.empty()) {
+    for (size_t i = 0; i < count; ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  for (int64_t axis : axes) {
+    const int64_t resolved = axis < 0 ? axis + 4 : axis;
+    if (resolved == 2 || resolved == 3) return NotPatchable("Slice over H or W");
+    if (resolved < 0 || resolved > 3) return NotPatchable("Slice axis out of range");
+  }
+  if (absl::Status same = SameImage(node, in, shape_of); !same.ok()) return same;
+  return SpatialOp{.kind = SpatialKind::kPointwise};
+}
+
+// Pad in constant mode over H and W only: a window of one row and column,
+// stride 1, padded as the Pad pads (a patch's copy pads only at the border).
+absl::StatusOr<SpatialOp> PadOf(const onnx::NodeProto& node, const std::vector<int64_t>& in,
+                                const std::vector<int64_t>& out, const StaticLookup& is_static,
+                                const ValueLookup& value_of) {
+  const std::string mode = StringAttribute(node, "mode");
+  if (!mode.empty() && mode != "constant") return NotPatchable(absl::StrCat("Pad in mode ", mode));
+  std::vector<int64_t> pads;
+  if (node.input_size() == 1) {  // Opset < 11: attribute.
+    pads = IntsAttribute(node, "pads");
+  } else {
+    for (int i = 1; i < node.input_size(); ++i) {
+      if (!node.input(i).empty() && !is_static(node.input(i))) return NotPatchable("Pad with computed pads or value");
+    }
+    if (node.input_size() > 3 && !node.input(3).empty()) return NotPatchable("Pad with axes");
+    const std::optional<std::vector<int64_t>> given =
+        value_of == nullptr ? std::nullopt : IntValues(value_of(node.input(1)));
+    if (!given.has_value()) return NotPatchable("Pad pads of unknown value");
+    pads = *given;
+  }
+  if (pads.size() != 8) return NotPatchable("Pad of a tensor that is not 4-D");
+  if (pads[0] != 0 || pads[1] != 0 || pads[4] != 0 || pads[5] != 0) return NotPatchable("Pad over N or C");
+  SpatialOp result{.kind = SpatialKind::kWindow};
+  result.h = {.pad_begin = pads[2], .pad_end = pads[6]};
+  result.w = {.pad_begin = pads[3], .pad_end = pads[7]};
+  if (pads[2] < 0 || pads[3] < 0 || pads[6] < 0 || pads[7] < 0) return NotPatchable("Pad with negative pads (a crop)");
+  if (out[2] != in[2] + pads[2] + pads[6] || out[3] != in[3] + pads[3] + pads[7] || out[1] != in[1]) {
+    return NotPatchable("Pad output size does not follow from its pads");
+  }
+  return result;
+}
+
+// DepthToSpace by block b: output row r is row floor(r/b) of the input (its
+// channels rearranged), an upsampling by b without halo. SpaceToDepth by b:
+// output row r reads input rows [r*b, r*b + b), a window of b with stride b.
+absl::StatusOr<SpatialOp> BlockOf(const onnx::NodeProto& node, const std::vector<int64_t>& in,
+                                  const std::vector<int64_t>& out) {
+  const int64_t block = IntAttribute(node, "blocksize", 0);
+  if (block < 1) return NotPatchable(absl::StrCat(node.op_type(), " without a blocksize"));
+  if (node.op_type() == "DepthToSpace") {
+    if (out[2] != in[2] * block || out[3] != in[3] * block) return NotPatchable("DepthToSpace output size does not follow");
+    SpatialOp result{.kind = SpatialKind::kUpsample};
+    result.up_h = {.factor = block};
+    result.up_w = {.factor = block};
+    return result;
+  }
+  if (in[2] != out[2] * block || in[3] != out[3] * block) return NotPatchable("SpaceToDepth of a size its block does not divide");
+  SpatialOp result{.kind = SpatialKind::kWindow};
+  result.h = {.kernel = block, .stride = block};
+  result.w = {.kernel = block, .stride = block};
+  return result;
+}
+
 }  // namespace
 
 Span TransposedInputSpanOf(const Window& window, const Span& out) {
@@ -271,18 +396,27 @@ absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLo
                                       const StaticLookup& is_static, const ValueLookup& value_of) {
   const std::string& op = node.op_type();
   if (!node.domain().empty() && node.domain() != "ai.onnx") return NotPatchable(absl::StrCat("op of domain ", node.domain()));
-  if (node.output_size() != 1 || node.output(0).empty()) return NotPatchable(absl::StrCat(op, " with several outputs"));
+  if (node.output_size() < 1 || node.output(0).empty() || (node.output_size() != 1 && op != "Split")) {
+    return NotPatchable(absl::StrCat(op, " with several outputs"));
+  }
   const std::optional<std::vector<int64_t>> out = shape_of(node.output(0));
   if (!out.has_value() || out->size() != 4) return NotPatchable(absl::StrCat(op, " output is not a 4-D NCHW tensor"));
   if (PointwiseOps().contains(op)) return PointwiseOf(node, *out, shape_of, is_static);
   const bool conv = op == "Conv";
-  if (!conv && op != "MaxPool" && op != "AveragePool" && op != "LpPool" && op != "Resize" && op != "ConvTranspose") {
-    return NotPatchable(absl::StrCat(op, " has no patch rule (Conv, ConvTranspose, pooling, Resize and pointwise ops only)"));
+  static const auto* kRuled = new absl::flat_hash_set<std::string>{
+      "MaxPool", "AveragePool", "LpPool", "Resize", "ConvTranspose", "Split", "Slice", "Pad", "DepthToSpace", "SpaceToDepth"};
+  if (!conv && !kRuled->contains(op)) {
+    return NotPatchable(absl::StrCat(op, " has no patch rule (Conv, ConvTranspose, pooling, Resize, Pad, Split, Slice over "
+                                     "channels, DepthToSpace, SpaceToDepth and pointwise ops only)"));
   }
   if (node.input_size() < 1 || is_static(node.input(0))) return NotPatchable(absl::StrCat(op, " of a weight"));
   const std::optional<std::vector<int64_t>> in = shape_of(node.input(0));
   if (!in.has_value() || in->size() != 4) return NotPatchable(absl::StrCat(op, " input is not a 4-D NCHW tensor"));
   if (op == "Resize") return ResizeOf(node, *in, *out, is_static, value_of);
+  if (op == "Split") return SplitOf(node, *in, shape_of, is_static);
+  if (op == "Slice") return SliceOf(node, *in, shape_of, is_static, value_of);
+  if (op == "Pad") return PadOf(node, *in, *out, is_static, value_of);
+  if (op == "DepthToSpace" || op == "SpaceToDepth") return BlockOf(node, *in, *out);
   if (op == "ConvTranspose") return ConvTransposeOf(node, *in, *out, shape_of, is_static);
   std::vector<int64_t> kernel = IntsAttribute(node, "kernel_shape");
   int64_t macs_per_output = 0;

@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""Writes detector-shaped models with random weights (issue 25's held-out
+detectors, which cannot be downloaded here): the ops and layouts of common
+detectors, so that fit's patch option can be checked on them.
+
+VARIANT yolo: a YOLOv8-n-like detector, input [1, 3, 320, 320]. Conv + SiLU
+  (Sigmoid * Mul) everywhere; backbone Conv 3x3 s2 stem, stride-2 convs and
+  C2f blocks (Conv 1x1, Split along channels, bottlenecks of two Conv 3x3
+  with a residual Add, Concat, Conv 1x1); SPPF (Conv 1x1, three chained
+  MaxPool 5x5 s1 p2, Concat, Conv 1x1); a PAN neck (Resize nearest x2 +
+  Concat up, Conv s2 + Concat down) and decoupled heads at strides 8, 16, 32
+  (box 64 + class 80 channels), each flattened (Reshape) and concatenated.
+VARIANT ssd: an SSD-MobileNet-like detector, input [1, 3, 300, 300]:
+  TF-style Pad (bottom/right) before stride-2 convs, inverted residuals with
+  depthwise convs and Relu6 (Clip 0..6), HardSwish in the last stages, extra
+  layers down to 1x1 and box/class heads at six scales (Transpose, Reshape,
+  Concat).
+VARIANT centernet: a CenterNet/RetinaFace-like detector, input
+  [1, 3, 256, 256]: a ResNet-18-like backbone (BatchNormalization, Relu,
+  stride-2 residual blocks with a projection shortcut) to stride 32, an
+  upsampling neck (ConvTranspose 4x4 s2, Resize linear x2, DepthToSpace 2)
+  back to stride 4 and heads at stride 4 (heatmap with Sigmoid, size,
+  offset).
+Weights are random (numpy, seed 25), opset 13 (HardSwish needs 14: ssd is
+opset 14). Run with Debian's /usr/bin/python3:
+  /usr/bin/python3 detector_models.py OUT.onnx yolo|ssd|centernet
+"""
+
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class Builder:
+  def __init__(self):
+    self.rng = np.random.default_rng(25)
+    self.initializers = []
+    self.nodes = []
+    self.count = 0
+
+  def name(self, base):
+    self.count += 1
+    return f"{base}_{self.count}"
+
+  def weight(self, name, shape, scale=1.0):
+    fan_in = int(np.prod(shape[1:]))
+    self.initializers.append(numpy_helper.from_array(
+        (scale * self.rng.standard_normal(shape) / np.sqrt(fan_in)).astype(np.float32), name))
+    return name
+
+  def const(self, name, values, dtype):
+    self.initializers.append(numpy_helper.from_array(np.array(values, dtype), name))
+    return name
+
+  def node(self, op, inputs, outputs=None, **attrs):
+    out = outputs or [self.name(op.lower())]
+    self.nodes.append(helper.make_node(op, inputs, out, name=out[0], **attrs))
+    return out[0] if len(out) == 1 else out
+
+  def conv(self, x, c_in, c_out, k, s=1, groups=1, pads=None, bias=True):
+    name = self.name("conv")
+    inputs = [x, self.weight(name + "_w", [c_out, c_in // groups, k, k])]
+    if bias:
+      inputs.append(self.weight(name + "_b", [c_out]))
+    p = k // 2 if pads is None else pads
+    return self.node("Conv", inputs, [name], kernel_shape=[k, k], strides=[s, s], group=groups,
+                     pads=[p] * 4 if isinstance(p, int) else p)
+
+  def silu(self, x):
+    return self.node("Mul", [x, self.node("Sigmoid", [x])])
+
+  def conv_silu(self, x, c_in, c_out, k, s=1):
+    return self.silu(self.conv(x, c_in, c_out, k, s))
+
+  def bn(self, x, c):
+    name = self.name("bn")
+    scale = self.const(name + "_s", 1 + 0.1 * self.rng.standard_normal(c), np.float32)
+    bias = self.const(name + "_b", 0.1 * self.rng.standard_normal(c), np.float32)
+    mean = self.const(name + "_m", 0.1 * self.rng.standard_normal(c), np.float32)
+    var = self.const(name + "_v", 1 + 0.1 * self.rng.random(c), np.float32)
+    return self.node("BatchNormalization", [x, scale, bias, mean, var], [name])
+
+  def relu6(self, x):
+    return self.node("Clip", [x, self.const(self.name("zero"), 0.0, np.float32),
+                              self.const(self.name("six"), 6.0, np.float32)])
+
+
+def yolo(b):
+  def c2f(x, c_in, c_out, n, shortcut=True):
+    hidden = c_out // 2
+    y = b.conv_silu(x, c_in, 2 * hidden, 1)
+    parts = b.node("Split", [y, b.const(b.name("split"), [hidden, hidden], np.int64)],
+                   [b.name("split_a"), b.name("split_b")], axis=1)
+    outs = list(parts)
+    last = parts[1]
+    for _ in range(n):
+      m = b.conv_silu(b.conv_silu(last, hidden, hidden, 3), hidden, hidden, 3)
+      last = b.node("Add", [last, m]) if shortcut else m
+      outs.append(last)
+    cat = b.node("Concat", outs, axis=1)
+    return b.conv_silu(cat, (2 + n) * hidden, c_out, 1)
+
+  def sppf(x, c):
+    hidden = c // 2
+    y = b.conv_silu(x, c, hidden, 1)
+    pools = [y]
+    for _ in range(3):
+      pools.append(b.node("MaxPool", [pools[-1]], kernel_shape=[5, 5], strides=[1, 1], pads=[2, 2, 2, 2]))
+    return b.conv_silu(b.node("Concat", pools, axis=1), 4 * hidden, c, 1)
+
+  scales = b.const("up_scales", [1, 1, 2, 2], np.float32)
+
+  def up(x):
+    return b.node("Resize", [x, "", scales], mode="nearest", coordinate_transformation_mode="asymmetric",
+                  nearest_mode="floor")
+
+  x = b.conv_silu("images", 3, 16, 3, 2)        # 160
+  x = b.conv_silu(x, 16, 32, 3, 2)              # 80
+  x = c2f(x, 32, 32, 1)
+  x = b.conv_silu(x, 32, 64, 3, 2)              # 40
+  p3 = c2f(x, 64, 64, 2)
+  x = b.conv_silu(p3, 64, 128, 3, 2)            # 20
+  p4 = c2f(x, 128, 128, 2)
+  x = b.conv_silu(p4, 128, 256, 3, 2)           # 10
+  x = c2f(x, 256, 256, 1)
+  p5 = sppf(x, 256)
+  n4 = c2f(b.node("Concat", [up(p5), p4], axis=1), 384, 128, 1, shortcut=False)
+  n3 = c2f(b.node("Concat", [up(n4), p3], axis=1), 192, 64, 1, shortcut=False)
+  m4 = c2f(b.node("Concat", [b.conv_silu(n3, 64, 64, 3, 2), n4], axis=1), 192, 128, 1, shortcut=False)
+  m5 = c2f(b.node("Concat", [b.conv_silu(m4, 128, 128, 3, 2), p5], axis=1), 384, 256, 1, shortcut=False)
+  flat = []
+  for feature, c in ((n3, 64), (m4, 128), (m5, 256)):
+    box = b.conv(b.conv_silu(b.conv_silu(feature, c, 64, 3), 64, 64, 3), 64, 64, 1)
+    cls = b.conv(b.conv_silu(b.conv_silu(feature, c, 80, 3), 80, 80, 3), 80, 80, 1)
+    head = b.node("Concat", [box, cls], axis=1)
+    flat.append(b.node("Reshape", [head, b.const(b.name("shape"), [1, 144, -1], np.int64)]))
+  b.node("Concat", flat, ["output0"], axis=2)
+  return [1, 3, 320, 320], {"output0": [1, 144, 2100]}, 13
+
+
+def ssd(b):
+  def tf_pad(x):
+    # TF "SAME" for a stride-2 3x3 on an even size: one row and column after.
+    return b.node("Pad", [x, b.const(b.name("pads"), [0, 0, 0, 0, 0, 0, 1, 1], np.int64)], mode="constant")
+
+  def act(x, hard):
+    return b.node("HardSwish", [x]) if hard else b.relu6(x)
+
+  def inverted(x, c_in, c_out, expand, s, hard):
+    hidden = c_in * expand
+    y = act(b.bn(b.conv(x, c_in, hidden, 1, bias=False), hidden), hard) if expand != 1 else x
+    if s == 2:
+      y = b.conv(tf_pad(y), hidden, hidden, 3, 2, groups=hidden, pads=0, bias=False)
+    else:
+      y = b.conv(y, hidden, hidden, 3, 1, groups=hidden, bias=False)
+    y = act(b.bn(y, hidden), hard)
+    y = b.bn(b.conv(y, hidden, c_out, 1, bias=False), c_out)
+    return b.node("Add", [x, y]) if s == 1 and c_in == c_out else y
+
+  x = b.relu6(b.bn(b.conv(tf_pad("image"), 3, 32, 3, 2, pads=0, bias=False), 32))  # 150
+  x = inverted(x, 32, 16, 1, 1, False)
+  x = inverted(x, 16, 24, 6, 2, False)   # 75
+  x = inverted(x, 24, 24, 6, 1, False)
+  x = inverted(x, 24, 32, 6, 2, False)   # 38 (75 padded to 76)
+  x = inverted(x, 32, 32, 6, 1, False)
+  x = inverted(x, 32, 64, 6, 2, True)    # 19
+  x = inverted(x, 64, 64, 6, 1, True)
+  f1 = inverted(x, 64, 96, 6, 1, True)
+  x = inverted(f1, 96, 160, 6, 2, True)  # 10
+  f2 = inverted(x, 160, 160, 6, 1, True)
+  features = [(f1, 96), (f2, 160)]
+  x = f2
+  for c_mid, c_out in ((128, 256), (64, 128), (64, 128), (32, 64)):  # 5, 3, 2, 1
+    y = b.relu6(b.conv(x, features[-1][1], c_mid, 1))
+    x = b.relu6(b.conv(y, c_mid, c_out, 3, 2))
+    features.append((x, c_out))
+  boxes, scores = [], []
+  for feature, c in features:
+    for channels, out in ((4 * 6, boxes), (91 * 6, scores)):
+      y = b.node("Transpose", [b.conv(feature, c, channels, 3)], perm=[0, 2, 3, 1])
+      out.append(b.node("Reshape", [y, b.const(b.name("shape"), [1, -1, channels // 6], np.int64)]))
+  b.node("Concat", boxes, ["boxes"], axis=1)
+  b.node("Softmax", [b.node("Concat", scores, axis=1)], ["scores"], axis=-1)
+  return [1, 3, 300, 300], {"boxes": None, "scores": None}, 14
+
+
+def centernet(b):
+  def block(x, c_in, c_out, s):
+    y = b.node("Relu", [b.bn(b.conv(x, c_in, c_out, 3, s, bias=False), c_out)])
+    y = b.bn(b.conv(y, c_out, c_out, 3, bias=False), c_out)
+    skip = x if s == 1 and c_in == c_out else b.bn(b.conv(x, c_in, c_out, 1, s, pads=0, bias=False), c_out)
+    return b.node("Relu", [b.node("Add", [y, skip])])
+
+  x = b.node("Relu", [b.bn(b.conv("input", 3, 64, 7, 2, bias=False), 64)])   # 128
+  x = b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])  # 64
+  x = block(block(x, 64, 64, 1), 64, 64, 1)     # ResNet-18's widths
+  x = block(block(x, 64, 128, 2), 128, 128, 1)  # 32
+  x = block(block(x, 128, 256, 2), 256, 256, 1)  # 16
+  x = block(block(x, 256, 256, 2), 256, 256, 1)  # 8 (ResNet-18 has 512 here: a smaller file)
+  # Neck: ConvTranspose 4x4 s2 (CenterNet's), Resize linear, DepthToSpace.
+  name = b.name("deconv")
+  x = b.node("ConvTranspose", [x, b.weight(name + "_w", [256, 128, 4, 4]), b.weight(name + "_b", [128])], [name],
+             kernel_shape=[4, 4], strides=[2, 2], pads=[1, 1, 1, 1])  # 16
+  x = b.node("Relu", [b.bn(x, 128)])
+  x = b.node("Resize", [x, "", b.const("linear_scales", [1, 1, 2, 2], np.float32)], mode="linear",
+             coordinate_transformation_mode="half_pixel")  # 32
+  x = b.node("Relu", [b.bn(b.conv(x, 128, 256, 3, bias=False), 256)])
+  x = b.node("DepthToSpace", [x], blocksize=2, mode="DCR")  # 64 x 64, 64 channels
+  x = b.node("Relu", [b.bn(b.conv(x, 64, 64, 3, bias=False), 64)])
+  outputs = {}
+  for head, channels in (("heatmap", 80), ("wh", 2), ("reg", 2)):
+    y = b.conv(b.node("Relu", [b.conv(x, 64, 64, 3)]), 64, channels, 1)
+    if head == "heatmap":
+      y = b.node("Sigmoid", [y])
+    b.node("Identity", [y], [head])
+    outputs[head] = [1, channels, 64, 64]
+  return [1, 3, 256, 256], outputs, 13
+
+
+def main():
+  variants = {"yolo": (yolo, "images"), "ssd": (ssd, "image"), "centernet": (centernet, "input")}
+  if len(sys.argv) != 3 or sys.argv[2] not in variants:
+    sys.exit("usage: detector_models.py OUT.onnx yolo|ssd|centernet")
+  build, input_name = variants[sys.argv[2]]
+  b = Builder()
+  input_shape, outputs, opset = build(b)
+  graph = helper.make_graph(b.nodes, f"{sys.argv[2]}_like",
+                            [helper.make_tensor_value_info(input_name, TensorProto.FLOAT, input_shape)],
+                            [helper.make_tensor_value_info(k, TensorProto.FLOAT, v) for k, v in outputs.items()],
+                            b.initializers)
+  model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="onnx-footprint")
+  model.ir_version = 7
+  # Output shapes as onnx infers them (the sizes follow from the strides).
+  inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(model).graph.output}
+  for output in model.graph.output:
+    if not output.type.tensor_type.HasField("shape"):
+      output.type.CopyFrom(inferred[output.name].type)
+  onnx.checker.check_model(model, full_check=True)
+  onnx.save(model, sys.argv[1])
+
+
+if __name__ == "__main__":
+  main()
