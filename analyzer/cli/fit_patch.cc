@@ -1,10 +1,12 @@
 #include "analyzer/cli/fit_patch.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -22,6 +24,37 @@ std::string ShortCount(int64_t count) {
   if (count >= 1000000) return absl::StrFormat("%.1fM", count / 1e6);
   if (count >= 1000) return absl::StrFormat("%.1fk", count / 1e3);
   return absl::StrCat(count);
+}
+
+// Where the patched model peaks, in one line: inside a patch (a finer grid or
+// more --max-overhead lowers it), at the assembly of a segment's output (a
+// cut elsewhere would), or at a node no segment holds (patching stops there).
+std::string PeakNote(const LoadedModel& original, const patching::PatchPlan& plan, const std::string& label) {
+  const std::vector<int64_t>& live = plan.analysis.live_bytes_per_step;
+  if (live.empty() || live.size() != plan.analysis.schedule.size()) return "";
+  const size_t step = std::max_element(live.begin(), live.end()) - live.begin();
+  const std::string& name = plan.analysis.schedule[step];
+  const onnx::GraphProto& written = plan.model.model->graph();
+  const onnx::NodeProto* peak = nullptr;
+  for (int i = 0; i < written.node_size() && peak == nullptr; ++i) {
+    const onnx::NodeProto& node = written.node(i);
+    if ((node.name().empty() ? absl::StrCat(node.op_type(), "_", i) : node.name()) == name) peak = &node;
+  }
+  if (peak == nullptr || peak->output_size() == 0) return "";
+  const std::string prefix = absl::StrCat(label, ": the patched arena peaks (", live[step], " bytes live) ");
+  for (const patching::SegmentChoice& segment : plan.segments) {
+    if (peak->output(0) == segment.output) {
+      return absl::StrCat(prefix, "at the Concat assembling '", segment.output, "' (its pieces and itself)");
+    }
+  }
+  absl::flat_hash_set<int> patched;
+  for (const patching::PlannedSegment& planned : plan.planned) patched.insert(planned.segment.nodes.begin(), planned.segment.nodes.end());
+  const onnx::GraphProto& graph = original.model->graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (patched.contains(i) || graph.node(i).output_size() == 0 || graph.node(i).output(0) != peak->output(0)) continue;
+    return absl::StrCat(prefix, "at node '", name, "' (", peak->op_type(), "), outside every patch segment");
+  }
+  return absl::StrCat(prefix, "inside a patch ('", name, "')");
 }
 
 }  // namespace
@@ -69,6 +102,7 @@ absl::StatusOr<patching::PatchSearch> AddOne(const LoadedModel& loaded, const An
   option.change = stream_input ? "a runtime fed the input patch by patch (not written by --emit-model)"
                                : "--emit-model OUT.onnx writes the patched model";
   report.options.push_back(std::move(option));
+  if (std::string note = PeakNote(loaded, plan, label); !note.empty()) report.notes.push_back(std::move(note));
   return found;
 }
 

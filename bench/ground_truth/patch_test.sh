@@ -7,7 +7,9 @@
 # original's; `analyze` of the written model gives the option's arena within 5%.
 # The upsampling segmenters (upsampling_segmenter.py, written here with
 # Debian's /usr/bin/python3) need two segments: the first stage and the
-# Resize/ConvTranspose head.
+# Resize/ConvTranspose head. detector_ssd (detector_models.py) is an
+# SSD-MobileNet-shaped detector: its first stage's TF-style Pads, Relu6
+# (Clip) and HardSwish are patched too.
 # Installs onnxruntime-node into ORT_DIR first when it is not there
 # (install_ort.sh); skipped (exit 77, one line saying why) only when it cannot
 # be installed or a tool is missing.
@@ -77,6 +79,7 @@ fastestdet microsoft_onnxruntime-extensions/FastestDet.onnx
 super_resolution microsoft_onnxruntime-extensions/pytorch_super_resolution.onnx --dim batch_size=1
 segmenter_resize_last @upsampling_segmenter:resize_last
 segmenter_deconv_last @upsampling_segmenter:deconv_last
+detector_ssd @detector_models:ssd
 MODELS
 if [ $checked -eq 0 ]; then
   echo "SKIP: none of the shared CNNs is in $models"
