@@ -240,7 +240,10 @@ class PatchSearcher {
       if (planned_candidates >= search_.max_planned_candidates) break;
       std::vector<PatchGeometry> admissible = PrefixGrids(segment);
       within_budget += admissible.empty() ? 0 : 1;
-      for (PatchGeometry& geometry : admissible) {
+      const size_t counted = admissible.size();  // The finer grid below is planned beside the cap.
+      if (std::optional<PatchGeometry> finer = FinerGrid(segment); finer.has_value()) admissible.push_back(*std::move(finer));
+      for (size_t g = 0; g < admissible.size(); ++g) {
+        PatchGeometry& geometry = admissible[g];
         PlannedSegment planned{.segment = segment, .geometry = std::move(geometry)};
         absl::StatusOr<onnx::ModelProto> rewritten = rewrite_(*loaded_.model, facts_, {planned});
         if (absl::IsFailedPrecondition(rewritten.status())) {
@@ -253,7 +256,7 @@ class PatchSearcher {
         candidate_model.model = std::move(*rewritten);
         absl::StatusOr<Analysis> analysis = AnalyzeModel(candidate_model, quick_);
         if (!analysis.ok()) return analysis.status();
-        ++planned_candidates;
+        if (g < counted) ++planned_candidates;
         const int64_t extra = planned.geometry.macs_after - planned.geometry.macs_before;
         Candidate candidate{.planned = std::move(planned), .arena_bytes = analysis->memory.arena_bytes, .extra_macs = extra};
         if (!best.has_value() || Better(candidate, *best)) best = candidate;
@@ -368,6 +371,22 @@ class PatchSearcher {
       admissible.resize(search_.grids_per_segment);
     }
     return admissible;
+  }
+
+  // The finest grid of `segment` with more than max_patches_per_axis patches
+  // along an axis (up to max_fine_patches_per_axis) within the MAC budget,
+  // coarsest first until one is over; nullopt when there is none.
+  std::optional<PatchGeometry> FinerGrid(const Segment& segment) const {
+    const std::vector<int64_t>& out = facts_.shapes.at(segment.output);
+    std::optional<PatchGeometry> finest;
+    for (const Grid& grid : GridsFor(out[2], out[3], search_.max_fine_patches_per_axis)) {
+      if (std::max(grid.rows, grid.cols) <= search_.max_patches_per_axis) continue;
+      PatchGeometry geometry = GeometryOf(facts_, segment, grid);
+      if (geometry.empty_read) continue;
+      if (static_cast<double>(geometry.macs_after - geometry.macs_before) > allowed_macs_) break;
+      finest = std::move(geometry);
+    }
+    return finest;
   }
 
   // No first segment, then the admissible grids of the best-ranked prefix segments.

@@ -38,6 +38,9 @@ namespace footprint::patching {
 struct PatchSearchOptions {
   double max_overhead_percent = 20;  // --max-overhead: extra MACs allowed, % of the model's.
   int64_t max_patches_per_axis = 8;  // Finer grids recompute more than they save on these models.
+  int64_t max_fine_patches_per_axis = 16;  // A prefix segment also tries its finest grid up to this, within the
+                                           // MACs: with the input held whole, the last patches' pieces and
+                                           // working set sit beside it (a 640x640 face detector).
   int64_t grids_per_segment = 4;     // The finest admissible grids planned per segment.
   int64_t max_planned_candidates = 24;  // Analyses of candidates at most (segments by their bound, lowest first).
   bool stream_input = false;         // --stream-input: plan RewriteWithStreamedInput's model (rewrite.h).

@@ -542,6 +542,33 @@ TEST(PatchPlanTest, DetectorOpsArePatchedAndWrittenCopiesCheck) {
   EXPECT_TRUE(CheckModel(*planned->plan->model.model).ok()) << CheckModel(*planned->plan->model.model);
 }
 
+TEST(PatchPlanTest, APrefixTriesAGridFinerThanEightWithinTheMacs) {
+  // A large input held whole beside thin, cheap stages (a 640x640 face
+  // detector's MobileNet-0.25): the last patches' pieces and working set sit
+  // beside it, and a 16x16 grid costs few MACs.
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 256, 256});
+  AddConv(builder, "x", "a", 3, 8, 3, 2, 1);  // 128
+  builder.Node("Relu", {"a"}, {"ar"}, "relu_a");
+  AddConv(builder, "ar", "b", 8, 16, 1, 1, 0);
+  builder.Node("Relu", {"b"}, {"br"}, "relu_b");
+  AddConv(builder, "br", "c", 16, 16, 3, 2, 1);  // 64
+  AddConv(builder, "c", "d", 16, 32, 1, 1, 0);
+  builder.Node("GlobalAveragePool", {"d"}, {"y"}, "gap");
+  builder.Output("y", kFloat, {1, 32, 1, 1});
+  const LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> coarse = PlanPatches(loaded, DefaultModes(), *given, {.max_fine_patches_per_axis = 8});
+  absl::StatusOr<PatchSearch> fine = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(coarse.ok() && fine.ok());
+  ASSERT_TRUE(coarse->plan.has_value() && fine->plan.has_value());
+  EXPECT_LE(std::max(coarse->plan->segments[0].rows, coarse->plan->segments[0].cols), 8);
+  EXPECT_GT(std::max(fine->plan->segments[0].rows, fine->plan->segments[0].cols), 8);
+  EXPECT_LT(fine->plan->analysis.memory.arena_bytes, coarse->plan->analysis.memory.arena_bytes);
+  EXPECT_LE(fine->plan->extra_macs_percent, 20.0);
+}
+
 TEST(PatchPlanTest, AStreamedInputIsLiveOnlyPatchByPatch) {
   const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
   absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());

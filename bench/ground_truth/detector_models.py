@@ -21,9 +21,15 @@ VARIANT centernet: a CenterNet/RetinaFace-like detector, input
   upsampling neck (ConvTranspose 4x4 s2, Resize linear x2, DepthToSpace 2)
   back to stride 4 and heads at stride 4 (heatmap with Sigmoid, size,
   offset).
+VARIANT retinaface: a RetinaFace-MobileNet-0.25-like face detector, input
+  [1, 3, 640, 640]: depthwise-separable convs with BatchNormalization and
+  LeakyRelu, an FPN (1x1 laterals, Resize nearest to stored sizes, Add),
+  SSH context modules (Concat of 3x3 branches, Relu) and box, class and
+  landmark heads at strides 8, 16, 32 (Transpose, Reshape, Concat,
+  Softmax).
 Weights are random (numpy, seed 25), opset 13 (HardSwish needs 14: ssd is
 opset 14). Run with Debian's /usr/bin/python3:
-  /usr/bin/python3 detector_models.py OUT.onnx yolo|ssd|centernet
+  /usr/bin/python3 detector_models.py OUT.onnx yolo|ssd|centernet|retinaface
 """
 
 import sys
@@ -219,10 +225,59 @@ def centernet(b):
   return [1, 3, 256, 256], outputs, 13
 
 
+def retinaface(b):
+  def conv_bn(x, c_in, c_out, k, s=1, groups=1, leaky=True):
+    y = b.bn(b.conv(x, c_in, c_out, k, s, groups=groups, bias=False), c_out)
+    return b.node("LeakyRelu", [y], alpha=0.1) if leaky else y
+
+  def dw(x, c_in, c_out, s):
+    return conv_bn(conv_bn(x, c_in, c_in, 3, s, groups=c_in), c_in, c_out, 1)
+
+  def up_to(x, size):
+    sizes = b.const(b.name("sizes"), size, np.int64)
+    return b.node("Resize", [x, "", "", sizes], mode="nearest", coordinate_transformation_mode="asymmetric",
+                  nearest_mode="floor")
+
+  def ssh(x, c):
+    a = conv_bn(x, c, c // 2, 3, leaky=False)
+    t = conv_bn(x, c, c // 4, 3)
+    bb = conv_bn(t, c // 4, c // 4, 3, leaky=False)
+    cc = conv_bn(conv_bn(t, c // 4, c // 4, 3), c // 4, c // 4, 3, leaky=False)
+    return b.node("Relu", [b.node("Concat", [a, bb, cc], axis=1)])
+
+  # MobileNet-0.25 backbone at 640 x 640.
+  x = conv_bn("input", 3, 8, 3, 2)      # 320
+  x = dw(x, 8, 16, 1)
+  x = dw(x, 16, 32, 2)                  # 160
+  x = dw(x, 32, 32, 1)
+  x = dw(x, 32, 64, 2)                  # 80
+  c3 = dw(x, 64, 64, 1)
+  x = dw(c3, 64, 128, 2)                # 40
+  for _ in range(5):
+    x = dw(x, 128, 128, 1)
+  c4 = x
+  c5 = dw(dw(c4, 128, 256, 2), 256, 256, 1)  # 20
+  # FPN (static sizes, as onnx-simplified exports have them) and SSH.
+  o3, o4, o5 = conv_bn(c3, 64, 64, 1), conv_bn(c4, 128, 64, 1), conv_bn(c5, 256, 64, 1)
+  o4 = conv_bn(b.node("Add", [o4, up_to(o5, [1, 64, 40, 40])]), 64, 64, 3)
+  o3 = conv_bn(b.node("Add", [o3, up_to(o4, [1, 64, 80, 80])]), 64, 64, 3)
+  heads = {"loc": 4, "conf": 2, "landms": 10}
+  flat = {k: [] for k in heads}
+  for feature in (ssh(o3, 64), ssh(o4, 64), ssh(o5, 64)):
+    for head, channels in heads.items():
+      y = b.node("Transpose", [b.conv(feature, 64, 2 * channels, 1, pads=0)], perm=[0, 2, 3, 1])
+      flat[head].append(b.node("Reshape", [y, b.const(b.name("shape"), [1, -1, channels], np.int64)]))
+  b.node("Concat", flat["loc"], ["loc"], axis=1)
+  b.node("Softmax", [b.node("Concat", flat["conf"], axis=1)], ["conf"], axis=-1)
+  b.node("Concat", flat["landms"], ["landms"], axis=1)
+  return [1, 3, 640, 640], {"loc": None, "conf": None, "landms": None}, 13
+
+
 def main():
-  variants = {"yolo": (yolo, "images"), "ssd": (ssd, "image"), "centernet": (centernet, "input")}
+  variants = {"yolo": (yolo, "images"), "ssd": (ssd, "image"), "centernet": (centernet, "input"),
+              "retinaface": (retinaface, "input")}
   if len(sys.argv) != 3 or sys.argv[2] not in variants:
-    sys.exit("usage: detector_models.py OUT.onnx yolo|ssd|centernet")
+    sys.exit("usage: detector_models.py OUT.onnx " + "|".join(variants))
   build, input_name = variants[sys.argv[2]]
   b = Builder()
   input_shape, outputs, opset = build(b)
