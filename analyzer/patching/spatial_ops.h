@@ -10,8 +10,10 @@
 // - window (Conv, MaxPool, AveragePool, LpPool): output row r reads input rows
 //   [r*s - pad_begin, r*s - pad_begin + (k-1)*d + 1);
 // - pointwise (activations, BatchNormalization, LRN, elementwise ops,
-//   Concat along channels): output pixel (y, x) reads the same pixel of
-//   every activation input;
+//   Concat along channels, Split along channels, Slice over channels):
+//   output pixel (y, x) reads the same pixel of every activation input;
+// - Pad (constant mode, over H and W) and SpaceToDepth are windows too:
+//   one row, stride 1, padded as the Pad pads; b rows, stride b;
 // - transposed window (ConvTranspose without output_shape, no holes:
 //   (k-1)*d + 1 >= s): output rows [a, b) read input rows
 //   [ceil((a + pad_begin - (k-1)*d) / s), floor((b - 1 + pad_begin) / s) + 1);
@@ -19,7 +21,8 @@
 //   transforms asymmetric, half_pixel, pytorch_half_pixel,
 //   tf_half_pixel_for_nn): output rows [a, b) read input rows
 //   [floor(a/f) - halo_begin, floor((b-1)/f) + 1 + halo_end); the patch
-//   computes f x its input rows, and its readers crop.
+//   computes f x its input rows, and its readers crop. DepthToSpace by b
+//   is an upsample by b without halo.
 // Anything else (align_corners, cubic, global pools, reshapes, 1-D or 3-D
 // windows, a weight with a spatial extent) is not patchable: the error says
 // why, and the segment ends before it.
