@@ -1,5 +1,6 @@
 #include "analyzer/patching/rewrite.h"
 
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -151,6 +152,38 @@ void SetPadPads(onnx::NodeProto& node, const Pads& pads, Writer& writer) {
   }
 }
 
+// A Slice copy over H or W reads exactly the rows its patch needs: it starts
+// at row 0 of its input region and runs to its end on those axes; its
+// bounds over N and C are the original's. (Its rule was checked: the
+// bounds are stored.)
+void SetSliceBounds(onnx::NodeProto& node, const GraphFacts& facts, Writer& writer) {
+  const auto value_of = [&](const std::string& value) -> const onnx::TensorProto* {
+    auto it = facts.stored.find(value);
+    return it == facts.stored.end() ? nullptr : it->second;
+  };
+  absl::StatusOr<SliceBounds> bounds = SliceBoundsOf(node, [&](const std::string& v) { return facts.IsStatic(v); }, value_of);
+  if (!bounds.ok()) return;
+  for (size_t i = 0; i < bounds->axes.size(); ++i) {
+    const int64_t axis = bounds->axes[i] < 0 ? bounds->axes[i] + 4 : bounds->axes[i];
+    if (axis < 2) continue;
+    bounds->starts[i] = 0;
+    bounds->ends[i] = std::numeric_limits<int64_t>::max();
+  }
+  if (node.input_size() > 1) {
+    node.set_input(1, writer.IndexTensor(bounds->starts));
+    node.set_input(2, writer.IndexTensor(bounds->ends));
+    return;
+  }
+  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+    const std::vector<int64_t>* values = attribute.name() == "starts" ? &bounds->starts
+                                         : attribute.name() == "ends" ? &bounds->ends
+                                                                      : nullptr;
+    if (values == nullptr) continue;
+    attribute.clear_ints();
+    for (int64_t value : *values) attribute.add_ints(value);
+  }
+}
+
 // One segment, patch by patch, appended to `out`.
 void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer& writer,
                   std::vector<onnx::NodeProto>& out) {
@@ -207,6 +240,8 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
       }
       if (node.op_type() == "Pad") {
         SetPadPads(node, patch.pads[i], writer);
+      } else if (node.op_type() == "Slice") {
+        if (segment.ops[i].kind == SpatialKind::kWindow) SetSliceBounds(node, facts, writer);
       } else if (segment.ops[i].kind == SpatialKind::kWindow && node.op_type() != "SpaceToDepth") {
         SetPads(node, patch.pads[i]);  // SpaceToDepth's windows never reach past the tensor: no pads.
       }

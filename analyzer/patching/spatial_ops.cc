@@ -242,7 +242,8 @@ absl::StatusOr<SpatialOp> ConvTransposeOf(const onnx::NodeProto& node, const std
   return result;
 }
 
-// The int64 values of a stored tensor, nullopt when they are not in the model.
+}  // namespace
+
 std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto* tensor) {
   if (tensor == nullptr || tensor->data_type() != onnx::TensorProto::INT64) return std::nullopt;
   if (tensor->int64_data_size() > 0) return std::vector<int64_t>(tensor->int64_data().begin(), tensor->int64_data().end());
@@ -251,6 +252,39 @@ std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto* tensor) {
   std::memcpy(values.data(), tensor->raw_data().data(), tensor->raw_data().size());  // Little-endian, as ONNX stores.
   return values;
 }
+
+absl::StatusOr<SliceBounds> SliceBoundsOf(const onnx::NodeProto& node, const StaticLookup& is_static,
+                                          const ValueLookup& value_of) {
+  SliceBounds bounds;
+  if (node.input_size() == 1) {  // Opset < 10: attributes, step 1.
+    bounds.starts = IntsAttribute(node, "starts");
+    bounds.ends = IntsAttribute(node, "ends");
+    bounds.axes = IntsAttribute(node, "axes");
+  } else {
+    for (int i = 1; i < node.input_size(); ++i) {
+      if (!node.input(i).empty() && !is_static(node.input(i))) return NotPatchable("Slice with computed bounds");
+    }
+    std::vector<int64_t>* fields[] = {&bounds.starts, &bounds.ends, &bounds.axes, &bounds.steps};
+    for (int i = 1; i < node.input_size() && i <= 4; ++i) {
+      if (node.input(i).empty()) continue;
+      const std::optional<std::vector<int64_t>> values =
+          value_of == nullptr ? std::nullopt : IntValues(value_of(node.input(i)));
+      if (!values.has_value()) return NotPatchable("Slice bounds of unknown value");
+      *fields[i - 1] = *values;
+    }
+  }
+  if (bounds.axes.empty()) {
+    for (size_t i = 0; i < bounds.starts.size(); ++i) bounds.axes.push_back(static_cast<int64_t>(i));
+  }
+  if (bounds.steps.empty()) bounds.steps.assign(bounds.starts.size(), 1);
+  if (bounds.ends.size() != bounds.starts.size() || bounds.axes.size() != bounds.starts.size() ||
+      bounds.steps.size() != bounds.starts.size()) {
+    return NotPatchable("Slice bounds of different lengths");
+  }
+  return bounds;
+}
+
+namespace {
 
 // Every activation input and output of `node` is NCHW with `in`'s H x W.
 absl::Status SameImage(const onnx::NodeProto& node, const std::vector<int64_t>& in, const ShapeLookup& shape_of) {
@@ -277,41 +311,35 @@ absl::StatusOr<SpatialOp> SplitOf(const onnx::NodeProto& node, const std::vector
   return SpatialOp{.kind = SpatialKind::kPointwise};
 }
 
-// Slice over channels (or N) only: starts, ends, axes and steps stored in
-// the model (or attributes before opset 10), no spatial axis among them.
+// Slice: over N or C only it is pointwise. Over H or W, with a step s >= 1
+// and a start st (negative ones counted from the end, clamped as ONNX
+// does), output row r is input row st + r*s: a window of one row, stride s,
+// that starts st rows in (pad_begin = -st; YOLOv5's Focus). Bounds stored in
+// the model (or attributes before opset 10).
 absl::StatusOr<SpatialOp> SliceOf(const onnx::NodeProto& node, const std::vector<int64_t>& in,
-                                  const ShapeLookup& shape_of, const StaticLookup& is_static,
-                                  const ValueLookup& value_of) {
-  std::vector<int64_t> axes;
-  size_t count = 0;  // Axes sliced.
-  if (node.input_size() == 1) {  // Opset < 10: attributes.
-    axes = IntsAttribute(node, "axes");
-    count = IntsAttribute(node, "starts").size();
-  } else {
-    for (int i = 1; i < node.input_size(); ++i) {
-      if (!node.input(i).empty() && !is_static(node.input(i))) return NotPatchable("Slice with computed bounds");
-    }
-    const std::optional<std::vector<int64_t>> starts =
-        value_of == nullptr ? std::nullopt : IntValues(value_of(node.input(1)));
-    if (!starts.has_value()) return NotPatchable("Slice bounds of unknown value");
-    count = starts->size();
-    if (node.input_size() > 3 && !node.input(3).empty()) {
-      const std::optional<std::vector<int64_t>> given =
-          value_of == nullptr ? std::nullopt : IntValues(value_of(node.input(3)));
-      if (!given.has_value()) return NotPatchable("Slice axes of unknown value");
-      axes = *given;
-    }
+                                  const std::vector<int64_t>& out, const ShapeLookup& shape_of,
+                                  const StaticLookup& is_static, const ValueLookup& value_of) {
+  absl::StatusOr<SliceBounds> bounds = SliceBoundsOf(node, is_static, value_of);
+  if (!bounds.ok()) return bounds.status();
+  SpatialOp result{.kind = SpatialKind::kPointwise};
+  for (size_t i = 0; i < bounds->axes.size(); ++i) {
+    const int64_t axis = bounds->axes[i] < 0 ? bounds->axes[i] + 4 : bounds->axes[i];
+    if (axis < 0 || axis > 3) return NotPatchable("Slice axis out of range");
+    if (axis < 2) continue;
+    const int64_t step = bounds->steps[i];
+    if (step < 1) return NotPatchable("Slice over H or W with a step below 1");
+    const int64_t size = in[axis];
+    const auto resolve = [size](int64_t index) { return std::clamp<int64_t>(index < 0 ? index + size : index, 0, size); };
+    const int64_t first = resolve(bounds->starts[i]), last = resolve(bounds->ends[i]);
+    const int64_t count = last > first ? (last - first + step - 1) / step : 0;
+    if (count < 1 || count != out[axis]) return NotPatchable("Slice output size does not follow from its bounds");
+    result.kind = SpatialKind::kWindow;
+    (axis == 2 ? result.h : result.w) = {.kernel = 1, .stride = step, .pad_begin = -first};
   }
-  if (axes.empty()) {
-    for (size_t i = 0; i < count; ++i) axes.push_back(static_cast<int64_t>(i));
+  if (result.kind == SpatialKind::kPointwise) {
+    if (absl::Status same = SameImage(node, in, shape_of); !same.ok()) return same;
   }
-  for (int64_t axis : axes) {
-    const int64_t resolved = axis < 0 ? axis + 4 : axis;
-    if (resolved == 2 || resolved == 3) return NotPatchable("Slice over H or W");
-    if (resolved < 0 || resolved > 3) return NotPatchable("Slice axis out of range");
-  }
-  if (absl::Status same = SameImage(node, in, shape_of); !same.ok()) return same;
-  return SpatialOp{.kind = SpatialKind::kPointwise};
+  return result;
 }
 
 // Pad in constant mode over H and W only: a window of one row and column,
@@ -414,7 +442,7 @@ absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLo
   if (!in.has_value() || in->size() != 4) return NotPatchable(absl::StrCat(op, " input is not a 4-D NCHW tensor"));
   if (op == "Resize") return ResizeOf(node, *in, *out, is_static, value_of);
   if (op == "Split") return SplitOf(node, *in, shape_of, is_static);
-  if (op == "Slice") return SliceOf(node, *in, shape_of, is_static, value_of);
+  if (op == "Slice") return SliceOf(node, *in, *out, shape_of, is_static, value_of);
   if (op == "Pad") return PadOf(node, *in, *out, is_static, value_of);
   if (op == "DepthToSpace" || op == "SpaceToDepth") return BlockOf(node, *in, *out);
   if (op == "ConvTranspose") return ConvTransposeOf(node, *in, *out, shape_of, is_static);

@@ -12,8 +12,9 @@
 // - pointwise (activations, BatchNormalization, LRN, elementwise ops,
 //   Concat along channels, Split along channels, Slice over channels):
 //   output pixel (y, x) reads the same pixel of every activation input;
-// - Pad (constant mode, over H and W) and SpaceToDepth are windows too:
-//   one row, stride 1, padded as the Pad pads; b rows, stride b;
+// - Pad (constant mode, over H and W), SpaceToDepth and a Slice over H or
+//   W are windows too: one row, stride 1, padded as the Pad pads; b rows,
+//   stride b; one row, stride `step`, starting `start` rows in;
 // - transposed window (ConvTranspose without output_shape, no holes:
 //   (k-1)*d + 1 >= s): output rows [a, b) read input rows
 //   [ceil((a + pad_begin - (k-1)*d) / s), floor((b - 1 + pad_begin) / s) + 1);
@@ -101,6 +102,21 @@ using ValueLookup = std::function<const onnx::TensorProto*(const std::string&)>;
 // Resize's scales (without it, a Resize given scales is not patchable).
 absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLookup& shape_of,
                                       const StaticLookup& is_static, const ValueLookup& value_of = nullptr);
+
+// The int64 values of a stored tensor, nullopt when they are not in the model.
+std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto* tensor);
+
+// A Slice's bounds, one entry per axis sliced (axes and steps filled in
+// when the model leaves them out).
+struct SliceBounds {
+  std::vector<int64_t> starts;
+  std::vector<int64_t> ends;
+  std::vector<int64_t> axes;
+  std::vector<int64_t> steps;
+};
+// Errors: bounds computed or not stored in the model.
+absl::StatusOr<SliceBounds> SliceBoundsOf(const onnx::NodeProto& node, const StaticLookup& is_static,
+                                          const ValueLookup& value_of);
 
 // Multiply-accumulates of a node at its full output size (Conv,
 // ConvTranspose, Gemm, MatMul; 0 for other ops or unknown shapes).

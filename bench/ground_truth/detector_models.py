@@ -10,6 +10,10 @@ VARIANT yolo: a YOLOv8-n-like detector, input [1, 3, 320, 320]. Conv + SiLU
   MaxPool 5x5 s1 p2, Concat, Conv 1x1); a PAN neck (Resize nearest x2 +
   Concat up, Conv s2 + Concat down) and decoupled heads at strides 8, 16, 32
   (box 64 + class 80 channels), each flattened (Reshape) and concatenated.
+VARIANT yolov5: a YOLOv5-s-like detector before v6 (s widths), input
+  [1, 3, 320, 320]: Focus (four strided Slices over H and W, Concat), C3
+  blocks, SPP (parallel MaxPool 5, 9, 13), an FPN/PAN neck and anchor heads
+  (Reshape, Transpose, Sigmoid, Concat).
 VARIANT ssd: an SSD-MobileNet-like detector, input [1, 3, 300, 300]:
   TF-style Pad (bottom/right) before stride-2 convs, inverted residuals with
   depthwise convs and Relu6 (Clip 0..6), HardSwish in the last stages, extra
@@ -146,6 +150,55 @@ def yolo(b):
   return [1, 3, 320, 320], {"output0": [1, 144, 2100]}, 13
 
 
+def yolov5(b):
+  def c3(x, c_in, c_out, n, shortcut=True):
+    hidden = c_out // 2
+    m = b.conv_silu(x, c_in, hidden, 1)
+    for _ in range(n):
+      y = b.conv_silu(b.conv_silu(m, hidden, hidden, 1), hidden, hidden, 3)
+      m = b.node("Add", [m, y]) if shortcut else y
+    return b.conv_silu(b.node("Concat", [m, b.conv_silu(x, c_in, hidden, 1)], axis=1), 2 * hidden, c_out, 1)
+
+  scales = b.const("up_scales", [1, 1, 2, 2], np.float32)
+
+  def up(x):
+    return b.node("Resize", [x, "", scales], mode="nearest", coordinate_transformation_mode="asymmetric",
+                  nearest_mode="floor")
+
+  # Focus: the four pixel phases as channels (strided Slices over H and W), then a Conv.
+  phases = []
+  for h0, w0 in ((0, 0), (1, 0), (0, 1), (1, 1)):
+    phases.append(b.node("Slice", ["images", b.const(b.name("starts"), [h0, w0], np.int64),
+                                   b.const(b.name("ends"), [320, 320], np.int64),
+                                   b.const(b.name("axes"), [2, 3], np.int64),
+                                   b.const(b.name("steps"), [2, 2], np.int64)]))
+  w = [32, 64, 128, 256, 512]  # YOLOv5-s's widths.
+  x = b.conv_silu(b.node("Concat", phases, axis=1), 12, w[0], 3)  # 160
+  x = b.conv_silu(x, w[0], w[1], 3, 2)                             # 80
+  x = c3(x, w[1], w[1], 1)
+  x = b.conv_silu(x, w[1], w[2], 3, 2)                             # 40
+  p3 = c3(x, w[2], w[2], 3)
+  x = b.conv_silu(p3, w[2], w[3], 3, 2)                            # 20
+  p4 = c3(x, w[3], w[3], 3)
+  x = b.conv_silu(p4, w[3], w[4], 3, 2)                            # 10
+  y = b.conv_silu(x, w[4], w[3], 1)                                # SPP: parallel 5, 9, 13
+  pools = [y] + [b.node("MaxPool", [y], kernel_shape=[k, k], strides=[1, 1], pads=[k // 2] * 4) for k in (5, 9, 13)]
+  x = c3(b.conv_silu(b.node("Concat", pools, axis=1), 4 * w[3], w[4], 1), w[4], w[4], 1, shortcut=False)
+  h5 = b.conv_silu(x, w[4], w[3], 1)
+  x = c3(b.node("Concat", [up(h5), p4], axis=1), 2 * w[3], w[3], 1, shortcut=False)
+  h4 = b.conv_silu(x, w[3], w[2], 1)
+  n3 = c3(b.node("Concat", [up(h4), p3], axis=1), 2 * w[2], w[2], 1, shortcut=False)
+  n4 = c3(b.node("Concat", [b.conv_silu(n3, w[2], w[2], 3, 2), h4], axis=1), 2 * w[2], w[3], 1, shortcut=False)
+  n5 = c3(b.node("Concat", [b.conv_silu(n4, w[3], w[3], 3, 2), h5], axis=1), 2 * w[3], w[4], 1, shortcut=False)
+  flat = []
+  for feature, c, size in ((n3, w[2], 40), (n4, w[3], 20), (n5, w[4], 10)):
+    y = b.node("Reshape", [b.conv(feature, c, 255, 1, pads=0), b.const(b.name("shape"), [1, 3, 85, size * size], np.int64)])
+    y = b.node("Sigmoid", [b.node("Transpose", [y], perm=[0, 1, 3, 2])])
+    flat.append(b.node("Reshape", [y, b.const(b.name("shape"), [1, -1, 85], np.int64)]))
+  b.node("Concat", flat, ["output"], axis=1)
+  return [1, 3, 320, 320], {"output": None}, 13
+
+
 def ssd(b):
   def tf_pad(x):
     # TF "SAME" for a stride-2 3x3 on an even size: one row and column after.
@@ -274,7 +327,7 @@ def retinaface(b):
 
 
 def main():
-  variants = {"yolo": (yolo, "images"), "ssd": (ssd, "image"), "centernet": (centernet, "input"),
+  variants = {"yolo": (yolo, "images"), "yolov5": (yolov5, "images"), "ssd": (ssd, "image"), "centernet": (centernet, "input"),
               "retinaface": (retinaface, "input")}
   if len(sys.argv) != 3 or sys.argv[2] not in variants:
     sys.exit("usage: detector_models.py OUT.onnx " + "|".join(variants))
