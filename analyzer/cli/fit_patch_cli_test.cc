@@ -116,6 +116,29 @@ TEST(FitPatchTest, TextNamesTheGridAndTheMacs) {
   EXPECT_NE(run.out.find("% of the model's MACs)"), std::string::npos) << run.out;
 }
 
+// After the patched stem, the peak is a Softmax over a MatMul's output that
+// no segment can hold: the note names it, so the user knows patching stops.
+TEST(FitPatchTest, ANoteNamesWhereThePatchedArenaPeaks) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 64, 64});
+  AddConv(builder, "x", "a", 3, 16, 1);
+  builder.Add("Relu", {"a"}, {"ar"}, "relu_a");
+  AddConv(builder, "ar", "b", 16, 16, 2);  // 16 x 32 x 32
+  builder.Int64Initializer("rows", {1, 16, 1024}).Initializer("proj", kFloat, {1024, 2048});
+  builder.Add("Reshape", {"b", "rows"}, {"flat"}, "flatten");
+  builder.Add("MatMul", {"flat", "proj"}, {"scores"}, "project");
+  builder.Add("Softmax", {"scores"}, {"y"}, "softmax");
+  builder.Output("y", kFloat, {1, 16, 2048});
+  const CliRun run =
+      RunCliCaptured({"fit", WriteTestModel(builder.Serialize()), "--device", "generic-cpu", "--max-peak", "1MB"});
+  ASSERT_NE(run.exit_code, kExitBadInput) << run.err;
+  EXPECT_NE(run.out.find("patch: a_conv .. "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("note: patch: the patched arena peaks (262144 bytes live) at node 'softmax' (Softmax), "
+                         "outside every patch segment"),
+            std::string::npos)
+      << run.out;
+}
+
 TEST(FitPatchTest, NoPatchOptionIsANoteAndEmitModelExitsTwo) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {1, 64}).Initializer("w", kFloat, {64, 64}).Add("MatMul", {"x", "w"}, {"y"}, "mm");

@@ -9,7 +9,8 @@
 # Debian's /usr/bin/python3) need two segments: the first stage and the
 # Resize/ConvTranspose head. detector_ssd (detector_models.py) is an
 # SSD-MobileNet-shaped detector: its first stage's TF-style Pads, Relu6
-# (Clip) and HardSwish are patched too.
+# (Clip) and HardSwish are patched too; detector_retinaface's MobileNet-0.25
+# stage (depthwise convs, LeakyRelu) on a 16x16 grid beside its 640x640 input.
 # Installs onnxruntime-node into ORT_DIR first when it is not there
 # (install_ort.sh); skipped (exit 77, one line saying why) only when it cannot
 # be installed or a tool is missing.
@@ -80,6 +81,7 @@ super_resolution microsoft_onnxruntime-extensions/pytorch_super_resolution.onnx 
 segmenter_resize_last @upsampling_segmenter:resize_last
 segmenter_deconv_last @upsampling_segmenter:deconv_last
 detector_ssd @detector_models:ssd
+detector_retinaface @detector_models:retinaface
 MODELS
 if [ $checked -eq 0 ]; then
   echo "SKIP: none of the shared CNNs is in $models"
