@@ -193,100 +193,125 @@ SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input, co
   return search;
 }
 
-PatchGeometry GeometryOf(const GraphFacts& facts, const Segment& segment, const Grid& grid) {
+namespace {
+
+// MACs of segment node i computing `out` of its output from `in` of its
+// first input.
+int64_t MacsOf(const GraphFacts& facts, const Segment& segment, size_t i, const Region& out, const Region& in) {
+  const onnx::NodeProto& node = facts.graph->node(segment.nodes[i]);
+  const SpatialOp& op = segment.ops[i];
+  if (op.macs_per_input > 0) {
+    const std::vector<int64_t>& dims = facts.shapes.at(node.input(0));
+    return op.macs_per_input * dims[0] * dims[1] * in.h.size() * in.w.size();
+  }
+  const std::vector<int64_t>& dims = facts.shapes.at(node.output(0));
+  return op.macs_per_output * dims[0] * dims[1] * out.h.size() * out.w.size();
+}
+
+// The region of a node's input its copy needs to compute `out`.
+Region NeedOf(const SpatialOp& op, const Region& out) {
+  switch (op.kind) {
+    case SpatialKind::kPointwise:
+      return out;
+    case SpatialKind::kWindow:
+      return {.h = InputSpanOf(op.h, out.h), .w = InputSpanOf(op.w, out.w)};
+    case SpatialKind::kTransposedWindow:
+      return {.h = TransposedInputSpanOf(op.h, out.h), .w = TransposedInputSpanOf(op.w, out.w)};
+    case SpatialKind::kUpsample:
+      return {.h = UpsampledInputSpanOf(op.up_h, out.h), .w = UpsampledInputSpanOf(op.up_w, out.w)};
+  }
+  return out;
+}
+
+// A ConvTranspose copy scatters the rows it reads into [first, last) of the
+// output (in its coordinates); its pads and output_padding trim or extend
+// that to exactly `out`.
+void SetTransposedPads(const SpatialOp& op, const Region& read, const Region& out, Pads& pads) {
+  for (const auto& [window, in_span, out_span, begin, end, extra] :
+       {std::tuple{op.h, read.h, out.h, &pads.h_begin, &pads.h_end, &pads.h_output_padding},
+        std::tuple{op.w, read.w, out.w, &pads.w_begin, &pads.w_end, &pads.w_output_padding}}) {
+    const int64_t first = in_span.begin * window.stride - window.pad_begin;
+    const int64_t last = (in_span.end - 1) * window.stride - window.pad_begin + (window.kernel - 1) * window.dilation + 1;
+    *begin = out_span.begin - first;
+    *extra = std::max<int64_t>(0, out_span.end - last);
+    *end = last + *extra - out_span.end;
+  }
+}
+
+// One patch: from its output region back to the segment's input, what each
+// node's copy reads and its pads; adds its MACs to `geometry`.
+PatchGeometry::Patch PlanPatch(const GraphFacts& facts, const Segment& segment, const Region& output,
+                               PatchGeometry& geometry) {
   const onnx::GraphProto& graph = *facts.graph;
-  PatchGeometry geometry{.rows = grid.rows, .cols = grid.cols};
-  const std::vector<int64_t>& out_dims = facts.shapes.at(segment.output);
-  const int64_t height = out_dims[2];
-  const int64_t width = out_dims[3];
-  // MACs of node i computing `out` from `in` (its first input's region).
-  const auto macs_of = [&](size_t i, const Region& out, const Region& in) {
+  PatchGeometry::Patch patch;
+  patch.reads.resize(segment.nodes.size());
+  patch.pads.resize(segment.nodes.size());
+  patch.output = output;
+  patch.produced[segment.output] = patch.output;
+  for (size_t i = segment.nodes.size(); i-- > 0;) {
     const onnx::NodeProto& node = graph.node(segment.nodes[i]);
     const SpatialOp& op = segment.ops[i];
-    if (op.macs_per_input > 0) {
-      const std::vector<int64_t>& dims = facts.shapes.at(node.input(0));
-      return op.macs_per_input * dims[0] * dims[1] * in.h.size() * in.w.size();
+    // The rows computed: what its readers need of its outputs (a Split's, all of them).
+    Region out;
+    for (const std::string& value : node.output()) {
+      if (auto it = patch.produced.find(value); it != patch.produced.end()) out = HullOf(out, it->second);
     }
-    const std::vector<int64_t>& dims = facts.shapes.at(node.output(0));
-    return op.macs_per_output * dims[0] * dims[1] * out.h.size() * out.w.size();
-  };
+    patch.reads[i].resize(node.input_size());
+    Region first_read = out;
+    for (int j = 0; j < node.input_size(); ++j) {
+      const std::string& value = node.input(j);
+      if (value.empty() || facts.IsStatic(value)) continue;
+      if (op.kind != SpatialKind::kPointwise && j > 0) continue;
+      const std::vector<int64_t>& dims = facts.shapes.at(value);
+      const Region need = NeedOf(op, out);
+      const Region read{.h = Clip(need.h, dims[2]), .w = Clip(need.w, dims[3])};
+      geometry.empty_read |= read.h.size() <= 0 || read.w.size() <= 0;
+      if (op.kind == SpatialKind::kWindow) {
+        patch.pads[i] = {.h_begin = read.h.begin - need.h.begin, .w_begin = read.w.begin - need.w.begin,
+                         .h_end = need.h.end - read.h.end, .w_end = need.w.end - read.w.end};
+      } else if (op.kind == SpatialKind::kTransposedWindow) {
+        SetTransposedPads(op, read, out, patch.pads[i]);
+      }
+      patch.reads[i][j] = read;
+      if (j == 0) first_read = read;
+      auto [it, inserted] = patch.produced.try_emplace(value, read);
+      if (!inserted) it->second = HullOf(it->second, read);
+    }
+    if (op.kind == SpatialKind::kUpsample) {
+      // The copy upsamples every row it reads: factor x the input region.
+      patch.produced[node.output(0)] = {
+          .h = {first_read.h.begin * op.up_h.factor, first_read.h.end * op.up_h.factor},
+          .w = {first_read.w.begin * op.up_w.factor, first_read.w.end * op.up_w.factor}};
+    }
+    geometry.macs_after += MacsOf(facts, segment, i, out, first_read);
+  }
+  return patch;
+}
+
+}  // namespace
+
+PatchGeometry GeometryOf(const GraphFacts& facts, const Segment& segment, const Grid& grid) {
+  PatchGeometry geometry{.rows = grid.rows, .cols = grid.cols};
   for (size_t i = 0; i < segment.nodes.size(); ++i) {
-    const onnx::NodeProto& node = graph.node(segment.nodes[i]);
+    const onnx::NodeProto& node = facts.graph->node(segment.nodes[i]);
     const std::vector<int64_t>& dims = facts.shapes.at(node.output(0));
     Region whole_in;
     if (segment.ops[i].macs_per_input > 0) {
       const std::vector<int64_t>& in_dims = facts.shapes.at(node.input(0));
       whole_in = {.h = {0, in_dims[2]}, .w = {0, in_dims[3]}};
     }
-    geometry.macs_before += macs_of(i, {.h = {0, dims[2]}, .w = {0, dims[3]}}, whole_in);
+    geometry.macs_before += MacsOf(facts, segment, i, {.h = {0, dims[2]}, .w = {0, dims[3]}}, whole_in);
   }
+  const std::vector<int64_t>& out_dims = facts.shapes.at(segment.output);
+  const int64_t height = out_dims[2];
+  const int64_t width = out_dims[3];
   for (int64_t row = 0; row < grid.rows; ++row) {
     for (int64_t col = 0; col < grid.cols; ++col) {
-      PatchGeometry::Patch patch{.row = row, .col = col};
-      patch.reads.resize(segment.nodes.size());
-      patch.pads.resize(segment.nodes.size());
-      patch.output = {.h = {row * height / grid.rows, (row + 1) * height / grid.rows},
-                      .w = {col * width / grid.cols, (col + 1) * width / grid.cols}};
-      patch.produced[segment.output] = patch.output;
-      for (size_t i = segment.nodes.size(); i-- > 0;) {
-        const onnx::NodeProto& node = graph.node(segment.nodes[i]);
-        const SpatialOp& op = segment.ops[i];
-        // The rows computed: what its readers need of its outputs (a Split's, all of them).
-        Region out;
-        for (const std::string& output : node.output()) {
-          if (auto it = patch.produced.find(output); it != patch.produced.end()) out = HullOf(out, it->second);
-        }
-        patch.reads[i].resize(node.input_size());
-        Region first_read = out;
-        for (int j = 0; j < node.input_size(); ++j) {
-          const std::string& value = node.input(j);
-          if (value.empty() || facts.IsStatic(value)) continue;
-          if (op.kind != SpatialKind::kPointwise && j > 0) continue;
-          const std::vector<int64_t>& dims = facts.shapes.at(value);
-          Region need = out;
-          switch (op.kind) {
-            case SpatialKind::kPointwise: break;
-            case SpatialKind::kWindow: need = {.h = InputSpanOf(op.h, out.h), .w = InputSpanOf(op.w, out.w)}; break;
-            case SpatialKind::kTransposedWindow:
-              need = {.h = TransposedInputSpanOf(op.h, out.h), .w = TransposedInputSpanOf(op.w, out.w)};
-              break;
-            case SpatialKind::kUpsample:
-              need = {.h = UpsampledInputSpanOf(op.up_h, out.h), .w = UpsampledInputSpanOf(op.up_w, out.w)};
-              break;
-          }
-          const Region read{.h = Clip(need.h, dims[2]), .w = Clip(need.w, dims[3])};
-          geometry.empty_read |= read.h.size() <= 0 || read.w.size() <= 0;
-          if (op.kind == SpatialKind::kWindow) {
-            patch.pads[i] = {.h_begin = read.h.begin - need.h.begin, .w_begin = read.w.begin - need.w.begin,
-                             .h_end = need.h.end - read.h.end, .w_end = need.w.end - read.w.end};
-          } else if (op.kind == SpatialKind::kTransposedWindow) {
-            // The copy scatters the rows read into [first, last) of the
-            // output (in its coordinates); pads and output_padding trim or
-            // extend that to exactly `out`.
-            Pads& pads = patch.pads[i];
-            for (const auto& [window, in_span, out_span, begin, end, extra] :
-                 {std::tuple{op.h, read.h, out.h, &pads.h_begin, &pads.h_end, &pads.h_output_padding},
-                  std::tuple{op.w, read.w, out.w, &pads.w_begin, &pads.w_end, &pads.w_output_padding}}) {
-              const int64_t first = in_span.begin * window.stride - window.pad_begin;
-              const int64_t last = (in_span.end - 1) * window.stride - window.pad_begin + (window.kernel - 1) * window.dilation + 1;
-              *begin = out_span.begin - first;
-              *extra = std::max<int64_t>(0, out_span.end - last);
-              *end = last + *extra - out_span.end;
-            }
-          }
-          patch.reads[i][j] = read;
-          if (j == 0) first_read = read;
-          auto [it, inserted] = patch.produced.try_emplace(value, read);
-          if (!inserted) it->second = HullOf(it->second, read);
-        }
-        if (op.kind == SpatialKind::kUpsample) {
-          // The copy upsamples every row it reads: factor x the input region.
-          patch.produced[node.output(0)] = {
-              .h = {first_read.h.begin * op.up_h.factor, first_read.h.end * op.up_h.factor},
-              .w = {first_read.w.begin * op.up_w.factor, first_read.w.end * op.up_w.factor}};
-        }
-        geometry.macs_after += macs_of(i, out, first_read);
-      }
+      const Region output{.h = {row * height / grid.rows, (row + 1) * height / grid.rows},
+                          .w = {col * width / grid.cols, (col + 1) * width / grid.cols}};
+      PatchGeometry::Patch patch = PlanPatch(facts, segment, output, geometry);
+      patch.row = row;
+      patch.col = col;
       geometry.patches.push_back(std::move(patch));
     }
   }
