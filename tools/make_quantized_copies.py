@@ -61,6 +61,12 @@ QDQ_OPS = {
     "Resize": [0], "Reshape": [0], "Transpose": [0], "Squeeze": [0], "Unsqueeze": [0],
     "Flatten": [0], "Split": [0], "Gather": [0],
 }
+# --op-list ort: the rest of quantize_static's default op_types_to_quantize (the union
+# of registry.py's QLinearOpsRegistry and QDQRegistry keys); Flatten is not in it.
+QDQ_OPS_ORT_EXTRA = {
+    "Pad": [0], "Slice": [0], "GatherElements": [0], "Where": [1, 2], "ArgMax": [0],
+    "InstanceNormalization": [0], "LayerNormalization": [0], "BatchNormalization": [0],
+}
 # The ops whose output ORT's quantizer quantizes with its input's parameters.
 SAME_PARAMS_AS_INPUT = {"MaxPool", "Resize", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten",
                         "Split", "Gather", "Slice"}
@@ -118,9 +124,10 @@ def replace_uses(graph, old, new, skip=()):
 
 # ---------------------------------------------------------------- fp16
 
-def to_fp16(model):
+def to_fp16(model, opts):
     if has_subgraphs(model.graph):
         return None, "has subgraphs (If/Loop/Scan): not converted"
+    block_list = FP16_BLOCK_LIST if opts.fp16_op_block_list is None else set(opts.fp16_op_block_list)
     floats = float_tensors(model)
     g = model.graph
     name = Namer(g)
@@ -128,7 +135,7 @@ def to_fp16(model):
     # Initializers that a blocked op (or Resize's roi/scales) reads stay float32.
     keep_float = set()
     for node in g.node:
-        if node.op_type in FP16_BLOCK_LIST:
+        if node.op_type in block_list:
             keep_float.update(node.input)
         if node.op_type == "Resize":
             keep_float.update(node.input[1:3])
@@ -136,6 +143,9 @@ def to_fp16(model):
     # Graph inputs: float32 in, Cast to float16 for the readers.
     for inp in g.input:
         if inp.name in inits or inp.type.tensor_type.elem_type != FLOAT:
+            continue
+        if not opts.keep_io_types:  # keep_io_types=False: the input itself is float16.
+            inp.type.tensor_type.elem_type = FLOAT16
             continue
         cast_out = name(inp.name + "_fp16")
         replace_uses(g, inp.name, cast_out)
@@ -166,7 +176,7 @@ def to_fp16(model):
                     body.append(helper.make_node("Cast", [node.input[i]], [cast_out], to=FLOAT,
                                                  name=name("cast_in_" + node.input[i])))
                     node.input[i] = cast_out
-        if node.op_type in FP16_BLOCK_LIST:
+        if node.op_type in block_list:
             # Float16 in, Cast to float32 for the op, Cast back after.
             for i, x in enumerate(node.input):
                 if x not in floats or x in inits:
@@ -198,6 +208,9 @@ def to_fp16(model):
     for out in g.output:
         if out.type.tensor_type.elem_type != FLOAT or out.name not in produced:
             continue
+        if not opts.keep_io_types:
+            out.type.tensor_type.elem_type = FLOAT16
+            continue
         inner = name(out.name + "_fp16")
         for node in body:
             for i, y in enumerate(node.output):
@@ -228,6 +241,36 @@ def weight_scales(w, axis):
     return (np.maximum(m, 1e-8) / 127.0).astype(np.float32)
 
 
+def quantized_weight(w, axis, opts):
+    """`w` as quantize_static stores a weight under `opts` (weight_type, weight_symmetric,
+    reduce_range): (quantized values, scale, zero point), per slice along `axis` or per tensor."""
+    dtype = np.uint8 if opts.weight_type == "uint8" else np.int8
+    symmetric = opts.weight_symmetric if opts.weight_symmetric is not None else dtype == np.int8
+    if dtype == np.int8:  # quant_utils.get_qmin_qmax_for_qType: symmetric int8 is [-127, 127].
+        qmin, qmax = (-64, 64) if opts.reduce_range and symmetric else (-64, 63) if opts.reduce_range \
+            else (-127, 127) if symmetric else (-128, 127)
+    else:
+        qmin, qmax = (0, 127) if opts.reduce_range else (0, 255)
+    moved = w.reshape(1, -1) if axis is None else np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
+    lo = np.minimum(np.min(moved, axis=1), 0) if moved.size else np.zeros(moved.shape[0])
+    hi = np.maximum(np.max(moved, axis=1), 0) if moved.size else np.zeros(moved.shape[0])
+    if symmetric:
+        m = np.maximum(np.abs(lo), np.abs(hi))
+        scale = np.maximum(m, 1e-8) / ((qmax - qmin) / 2)
+        zp = np.full(scale.shape, (qmin + qmax + 1) // 2)
+    else:
+        scale = np.maximum((hi - lo) / (qmax - qmin), 1e-8)
+        zp = np.round(qmin - lo / scale)
+    shape = [1] * w.ndim
+    if axis is not None:
+        shape[axis] = -1
+    b = (lambda v: v.reshape(shape)) if axis is not None else (lambda v: v.reshape(()))
+    q = np.clip(np.round(w / b(scale)) + b(zp), qmin, qmax).astype(dtype)
+    if axis is None:
+        scale, zp = scale.reshape(()), zp.reshape(())
+    return q, scale.astype(np.float32), zp.astype(dtype)
+
+
 def quantize_weight(w, scale, axis, dtype):
     if axis is None:
         q = np.round(w / scale)
@@ -239,13 +282,14 @@ def quantize_weight(w, scale, axis, dtype):
     return np.clip(q, info.min, info.max).astype(dtype)
 
 
-def upgrade_opset(model):
-    """As ORT's quantizer: a model below opset 13 (per-channel QuantizeLinear) is upgraded to it."""
+def upgrade_opset(model, target=13):
+    """As ORT's quantizer: a model below opset 13 (per-channel QuantizeLinear; 21 for 16-bit
+    QuantizeLinear) is upgraded to it."""
     opset = opset_of(model)
-    if opset == 0 or opset >= 13:
+    if opset == 0 or opset >= target:
         return model
     from onnx import version_converter
-    model = version_converter.convert_version(model, 13)
+    model = version_converter.convert_version(model, target)
     if model.ir_version < 4:
         # IR 3 listed every initializer as a graph input too; from IR 4 on that
         # makes it an input the caller may override (not a constant to ORT), so
@@ -254,7 +298,8 @@ def upgrade_opset(model):
         kept = [i for i in model.graph.input if i.name not in inits]
         del model.graph.input[:]
         model.graph.input.extend(kept)
-    model.ir_version = max(model.ir_version, 7)  # Opset 13's IR; initializers need not be inputs.
+    # Opset 13's IR (initializers need not be inputs); opset 21's is 10.
+    model.ir_version = max(model.ir_version, 10 if target >= 21 else 7)
     return model
 
 
@@ -351,44 +396,60 @@ def fold_batch_norm(graph):
     graph.node.extend(kept)
 
 
-def to_qdq(model, activation_type):
+ACTIVATION_TYPES = {  # numpy type, asymmetric zero point, zero point of a range starting at 0
+    "uint8": (np.uint8, 128, 0), "int8": (np.int8, 0, -128),
+    "uint16": (np.uint16, 32768, 0), "int16": (np.int16, 0, -32768),
+}
+
+
+def to_qdq(model, opts):
+    activation_type = opts.activation_type
     if opset_of(model) == 0:
         return None, "no default-domain opset"
     model = upgrade_opset(model)
     opset = opset_of(model)
+    # 16-bit QuantizeLinear needs opset 21: below it ORT's quantizer writes every Q and DQ in
+    # the com.microsoft domain (as UseQDQContribOps does for any type).
+    qdq_domain = "com.microsoft" if opts.qdq_contrib_ops or activation_type in ("int16", "uint16") else ""
+    if qdq_domain and not any(o.domain == qdq_domain for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid(qdq_domain, 1))
     if has_subgraphs(model.graph):
         return None, "has subgraphs (If/Loop/Scan): not quantized"
     fold_constant_of_shape(model.graph)
     fold_batch_norm(model.graph)
-    per_channel = opset >= 13
+    per_channel = opset >= 13 and not opts.per_tensor
+    qdq_ops = dict(QDQ_OPS)
+    if opts.op_list == "ort":
+        qdq_ops.update(QDQ_OPS_ORT_EXTRA)
     floats = float_tensors(model)
     g = model.graph
     name = Namer(g)
     inits = {i.name: i for i in g.initializer}
     outputs = {o.name for o in g.output}
-    act_np = np.uint8 if activation_type == "uint8" else np.int8
-    act_zp = 128 if activation_type == "uint8" else 0
+    act_np, act_zp, range_zp = ACTIVATION_TYPES[activation_type]
+    if opts.activation_symmetric:  # ActivationSymmetric: every range is symmetric about 0.
+        range_zp = act_zp
     a_scale = name("activation_scale")
     a_zp = name("activation_zero_point")
     new_inits = [numpy_helper.from_array(np.array(ACTIVATION_SCALE, dtype=np.float32), a_scale),
                  numpy_helper.from_array(np.array(act_zp, dtype=act_np), a_zp)]
-    quantized_nodes = [n for n in g.node if n.domain in ("", "ai.onnx") and n.op_type in QDQ_OPS]
+    quantized_nodes = [n for n in g.node if n.domain in ("", "ai.onnx") and n.op_type in qdq_ops]
     if not quantized_nodes:
         return None, "no op that ORT's QDQ quantizer quantizes"
     # As ORT's quantizer (operators/activation.py, QDQRemovableActivation, asymmetric
     # activations): a Relu or Clip whose input a quantized op writes for it alone is
     # removed, that op writing the activation's output; the range then starts at 0,
     # so that tensor's zero point is the type's minimum.
-    relu_outputs = remove_removable_activations(g, quantized_nodes, outputs)
-    quantized_nodes = [n for n in g.node if n.domain in ("", "ai.onnx") and n.op_type in QDQ_OPS]
+    relu_outputs = set() if opts.activation_symmetric else \
+        remove_removable_activations(g, quantized_nodes, outputs)
+    quantized_nodes = [n for n in g.node if n.domain in ("", "ai.onnx") and n.op_type in qdq_ops]
     relu_zp = name("activation_zero_point_relu")
-    new_inits.append(numpy_helper.from_array(np.array(0 if activation_type == "uint8" else -128, dtype=act_np),
-                                             relu_zp))
+    new_inits.append(numpy_helper.from_array(np.array(range_zp, dtype=act_np), relu_zp))
     # Activations: the quantized ops' float inputs (not weights) and float outputs.
     acts = []
     seen = set()
     for node in quantized_nodes:
-        slots = QDQ_OPS[node.op_type]
+        slots = qdq_ops[node.op_type]
         slots = range(len(node.input)) if slots is None else slots
         cands = [node.input[i] for i in slots if i < len(node.input)] + list(node.output)
         for t in cands:
@@ -408,30 +469,31 @@ def to_qdq(model, activation_type):
             w_slot, axis = 1, (0 if trans_b else 1)
         elif op == "MatMul" and len(node.input) > 1 and node.input[1] in inits:
             w_slot, axis = 1, 1 if inits[node.input[1]].dims.__len__() == 2 else None
+        elif op in ("InstanceNormalization", "LayerNormalization", "BatchNormalization"):
+            w_slot, axis = 1, 0  # QDQNormalization: the scale is a weight, the bias int32.
+        weight_scale_of = {}
         for i, x in enumerate(node.input):
             if x not in inits or inits[x].data_type != FLOAT:
                 continue
             w = numpy_helper.to_array(inits[x]).astype(np.float32)
             if i == w_slot:
                 ax = axis if per_channel and axis is not None and w.ndim > axis else None
-                scale = weight_scales(w, ax)
-                q = quantize_weight(w, scale, ax, np.int8)
-                zp = np.zeros(scale.shape, dtype=np.int8)
-            elif i == 2 and op in ("Conv", "ConvTranspose", "Gemm") and node.input[1] in inits:
+                q, scale, zp = quantized_weight(w, ax, opts)
+            elif i == 2 and w_slot is not None and node.input[1] in inits:
                 # Bias: int32 at input_scale * weight_scale (per channel when the weight is).
                 wq = numpy_helper.to_array(inits[node.input[1]]).astype(np.float32)
                 ax = axis if per_channel and axis is not None and wq.ndim > axis else None
-                scale = (ACTIVATION_SCALE * weight_scales(wq, ax)).astype(np.float32)
+                scale = (ACTIVATION_SCALE * quantized_weight(wq, ax, opts)[1]).astype(np.float32)
                 if ax is not None and scale.shape != w.shape:
-                    scale = np.full(w.shape, float(np.max(scale)), dtype=np.float32)
+                    # A bias that is not 1-D per channel (Gemm's [1, N] C): one scale, as a
+                    # DequantizeLinear takes a scalar or 1-D scale only.
+                    scale = np.array(float(np.max(scale)), dtype=np.float32)
                 q = np.clip(np.round(w / scale), -2**31, 2**31 - 1).astype(np.int32)
                 zp = np.zeros(scale.shape, dtype=np.int32)
                 ax = 0 if scale.ndim == 1 else None
-            elif op in ("Add", "Mul", "Concat", "MatMul", "Gemm"):
+            elif op in ("Add", "Mul", "Concat", "MatMul", "Gemm", "Where"):
                 ax = None
-                scale = weight_scales(w, None)
-                q = quantize_weight(w, scale, None, np.int8)
-                zp = np.array(0, dtype=np.int8)
+                q, scale, zp = quantized_weight(w, None, opts)
             else:
                 continue  # Clip's bounds, Resize's scales...: ORT keeps them float.
             base = name(x + "_quantized")
@@ -441,7 +503,8 @@ def to_qdq(model, activation_type):
             out = name(x + "_DequantizeLinear_Output")
             attrs = {"axis": ax} if ax is not None and scale.ndim == 1 else {}
             dq_nodes.append(helper.make_node("DequantizeLinear", [base, new_inits[-2].name, new_inits[-1].name],
-                                             [out], name=name(x + "_DequantizeLinear"), **attrs))
+                                             [out], name=name(x + "_DequantizeLinear"), domain=qdq_domain,
+                                             **attrs))
             weight_dq[(id(node), i)] = out
     for node in quantized_nodes:
         for i, x in enumerate(node.input):
@@ -455,7 +518,26 @@ def to_qdq(model, activation_type):
             same_params_as_relu.update(node.output)
     # Activations: one Q -> DQ pair per tensor, shared by its readers.
     pairs = {}
+    readers_of = {}
+    for node in g.node:
+        for x in node.input:
+            readers_of.setdefault(x, []).append(node)
     for t in acts:
+        if opts.dedicated_qdq_pair and t not in outputs and len(readers_of.get(t, [])) > 1:
+            # DedicatedQDQPair: a Q -> DQ pair of its own for each reader.
+            zp = relu_zp if t in same_params_as_relu else a_zp
+            pairs[t] = []
+            for k, reader in enumerate(readers_of[t]):
+                q_out = name(f"{t}_QuantizeLinear_Output_{k + 1}")
+                dq_out = name(f"{t}_DequantizeLinear_Output_{k + 1}")
+                for i, x in enumerate(reader.input):
+                    if x == t:
+                        reader.input[i] = dq_out
+                pairs[t] += [helper.make_node("QuantizeLinear", [t, a_scale, zp], [q_out],
+                                              name=name(f"{t}_QuantizeLinear_{k + 1}"), domain=qdq_domain),
+                             helper.make_node("DequantizeLinear", [q_out, a_scale, zp], [dq_out],
+                                              name=name(f"{t}_DequantizeLinear_{k + 1}"), domain=qdq_domain)]
+            continue
         source = t
         if t in outputs:
             source = name(t + "_float")
@@ -471,9 +553,9 @@ def to_qdq(model, activation_type):
             replace_uses(g, t, dq_out)  # Same name: the readers read the DequantizeLinear output.
         zp = relu_zp if t in same_params_as_relu else a_zp
         pairs[source] = [helper.make_node("QuantizeLinear", [source, a_scale, zp], [q_out],
-                                          name=name(t + "_QuantizeLinear")),
+                                          name=name(t + "_QuantizeLinear"), domain=qdq_domain),
                          helper.make_node("DequantizeLinear", [q_out, a_scale, zp], [dq_out],
-                                          name=name(t + "_DequantizeLinear"))]
+                                          name=name(t + "_DequantizeLinear"), domain=qdq_domain)]
     # Order: weight DQs first, input pairs, then each pair after its producer.
     order = list(dq_nodes)
     for inp in g.input:
@@ -503,7 +585,7 @@ def to_qdq(model, activation_type):
 
 # ---------------------------------------------------------------- dynamic
 
-def to_dynamic(model):
+def to_dynamic(model, opts):
     if opset_of(model) == 0:
         return None, "no default-domain opset"
     model = upgrade_opset(model)
@@ -527,10 +609,9 @@ def to_dynamic(model):
         x, w_name, y = node.input[0], node.input[1], node.output[0]
         w = numpy_helper.to_array(inits[w_name]).astype(np.float32)
         stem = node.name or y
-        if is_matmul:  # int8 weight, zero point 0 (symmetric).
-            scale = weight_scales(w, None)
-            q = quantize_weight(w, scale, None, np.int8)
-            zp = np.array(0, dtype=np.int8)
+        if is_matmul:  # int8 weight, zero point 0 (symmetric); uint8 asymmetric with --weight-type uint8.
+            axis = 1 if opts.per_channel and w.ndim == 2 else None  # One scale per output column.
+            q, scale, zp = quantized_weight(w, axis, opts)
         else:  # uint8 weight, zero point 128.
             scale = weight_scales(w, None)
             q = (quantize_weight(w, scale, None, np.int8).astype(np.int16) + 128).astype(np.uint8)
@@ -571,19 +652,73 @@ def to_dynamic(model):
     return model, None
 
 
+def set_input_dims(model, overrides):
+    """Fixes graph inputs' dims (NAME=DxD..., or *=... for every input of that rank) and
+    forgets the inferred shapes that depended on the old ones, as a re-export would."""
+    g = model.graph
+    inits = {i.name for i in g.initializer}
+    for spec in overrides:
+        name, _, dims = spec.partition("=")
+        dims = [int(d) for d in dims.split("x")]
+        hit = False
+        for inp in g.input:
+            if inp.name in inits or not inp.type.HasField("tensor_type"):
+                continue
+            shape = inp.type.tensor_type.shape
+            if inp.name == name or (name == "*" and len(shape.dim) == len(dims)):
+                del shape.dim[:]
+                for d in dims:
+                    shape.dim.add().dim_value = d
+                hit = True
+        if not hit:
+            raise ValueError(f"--input-dims {spec}: no such input")
+    del g.value_info[:]
+    for out in g.output:
+        if out.type.HasField("tensor_type"):
+            for k, d in enumerate(out.type.tensor_type.shape.dim):
+                d.Clear()
+                d.dim_param = f"{out.name}_dim{k}"
+    return model
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("models", nargs="*")
     parser.add_argument("--out", default="build/quantized")
     parser.add_argument("--kinds", default="fp16,qdq,dynamic")
-    parser.add_argument("--activation-type", choices=["uint8", "int8"], default="uint8")
+    parser.add_argument("--suffix", default="", help="added to each copy's kind in its name")
+    parser.add_argument("--opset", type=int, help="convert the model to this opset first")
+    parser.add_argument("--input-dims", action="append", default=[],
+                        help="NAME=DxD... (or *=DxD... for every input of that rank), before copying")
+    qdq = parser.add_argument_group("qdq (quantize_static's options)")
+    qdq.add_argument("--activation-type", choices=sorted(ACTIVATION_TYPES), default="uint8")
+    qdq.add_argument("--weight-type", choices=["int8", "uint8"], default="int8", help="also dynamic's MatMul")
+    qdq.add_argument("--per-tensor", action="store_true", help="per_channel=False")
+    qdq.add_argument("--reduce-range", action="store_true", help="7-bit weights")
+    qdq.add_argument("--activation-symmetric", action="store_true", help="ActivationSymmetric=True")
+    qdq.add_argument("--weight-symmetric", choices=["true", "false"],
+                     help="WeightSymmetric (default: true for int8 weights, false for uint8)")
+    qdq.add_argument("--qdq-contrib-ops", action="store_true",
+                     help="UseQDQContribOps=True: Q and DQ in the com.microsoft domain (always for 16-bit)")
+    qdq.add_argument("--dedicated-qdq-pair", action="store_true", help="DedicatedQDQPair=True")
+    qdq.add_argument("--op-list", choices=["common", "ort"], default="common",
+                     help="ort: every op of quantize_static's default op_types_to_quantize")
+    dyn = parser.add_argument_group("dynamic (quantize_dynamic's options)")
+    dyn.add_argument("--per-channel", action="store_true", help="per_channel=True (MatMul weights)")
+    f16 = parser.add_argument_group("fp16 (convert_float_to_float16's options)")
+    f16.add_argument("--no-keep-io-types", dest="keep_io_types", action="store_false",
+                     help="keep_io_types=False: float16 graph inputs and outputs")
+    f16.add_argument("--fp16-op-block-list", type=lambda v: [x for x in v.split(",") if x],
+                     help="op_block_list (replaces the default list; empty: none)")
     args = parser.parse_args()
+    args.weight_symmetric = None if args.weight_symmetric is None else args.weight_symmetric == "true"
     models = args.models
     if not models:
         root = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "models"
         models = sorted(str(p) for p in root.rglob("*.onnx"))
     os.makedirs(args.out, exist_ok=True)
-    makers = {"fp16": to_fp16, "qdq": lambda m: to_qdq(m, args.activation_type), "dynamic": to_dynamic}
+    makers = {"fp16": lambda m: to_fp16(m, args), "qdq": lambda m: to_qdq(m, args),
+              "dynamic": lambda m: to_dynamic(m, args)}
     failures = 0
     for path in models:
         for kind in args.kinds.split(","):
@@ -597,13 +732,18 @@ def main():
                     checkable = True
                 except Exception:
                     checkable = False
+                if args.input_dims:
+                    model = set_input_dims(model, args.input_dims)
+                if args.opset and opset_of(model) != args.opset:
+                    from onnx import version_converter
+                    model = version_converter.convert_version(model, args.opset)
                 copy, why = makers[kind](model)
             except Exception as error:  # A model ONNX cannot load or infer: say which, go on.
                 copy, why = None, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
             if copy is None:
                 print(f"skip {kind} {path}: {why}")
                 continue
-            out = os.path.join(args.out, f"{pathlib.Path(path).stem}.{kind}.onnx")
+            out = os.path.join(args.out, f"{pathlib.Path(path).stem}.{kind}{args.suffix}.onnx")
             try:
                 if checkable:
                     onnx.checker.check_model(copy)

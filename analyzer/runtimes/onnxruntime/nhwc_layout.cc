@@ -162,15 +162,14 @@ std::vector<bool> ChannelsLastNodes(const ShapeLookup& shape_of, const IrGraph& 
   // (before the DequantizeLinear of a float MaxPool).
   for (size_t id = 0; id < node_count; ++id) {
     const IrNode& node = graph.nodes[id];
-    if (!channels_last[id] || !IsDefaultDomain(*node.proto) || node.proto->op_type() != "DequantizeLinear" ||
-        node.outputs.size() != 1) {
+    if (!channels_last[id] || !IsDequantizeLinear(*node.proto) || node.outputs.size() != 1) {
       continue;
     }
     const IrValue& output = graph.values[node.outputs[0]];
     if (output.consumers.empty() && !output.is_graph_output) continue;
     bool readers_nchw = true;
     for (NodeId reader : output.consumers) {
-      readers_nchw = readers_nchw && !channels_last[reader] && graph.nodes[reader].proto->op_type() != "QuantizeLinear";
+      readers_nchw = readers_nchw && !channels_last[reader] && !IsQuantizeLinear(*graph.nodes[reader].proto);
     }
     if (readers_nchw) channels_last[id] = false;
   }

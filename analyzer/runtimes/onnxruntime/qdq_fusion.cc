@@ -21,6 +21,7 @@
 #include "analyzer/runtimes/onnxruntime/dynamic_quantization.h"
 #include "analyzer/runtimes/onnxruntime/nhwc_layout.h"
 #include "analyzer/runtimes/onnxruntime/quantized_graph.h"
+#include "analyzer/runtimes/onnxruntime/quantizer_merging.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
 
@@ -72,11 +73,15 @@ std::optional<Dequantized> DequantizedFrom(const IrGraph& graph, ValueId id) {
   const onnx::NodeProto* proto = nullptr;
   if (value.origin == ValueOrigin::kNodeOutput && value.producer >= 0) proto = graph.nodes[value.producer].proto;
   if (value.origin == ValueOrigin::kFolded) proto = value.folded_from;
-  if (proto == nullptr || !IsDefaultDomain(*proto) || proto->op_type() != "DequantizeLinear" ||
-      proto->input_size() < 1) {
+  if (proto == nullptr || !IsDequantizeLinear(*proto) || proto->input_size() < 1) {
     return std::nullopt;
   }
+  // A node's input as the graph links it now (MergeEqualQuantizers may have
+  // given it the output of an equal QuantizeLinear); a folded one's by name.
   std::optional<ValueId> quantized = ValueNamed(graph, proto->input(0));
+  if (value.origin == ValueOrigin::kNodeOutput && !graph.nodes[value.producer].inputs.empty()) {
+    quantized = graph.nodes[value.producer].inputs[0];
+  }
   if (!quantized.has_value()) return std::nullopt;
   return Dequantized{.proto = proto, .quantized = *quantized, .type = QuantizedType(graph, *proto)};
 }
@@ -141,7 +146,7 @@ std::vector<NodeId> QuantizersOf(const IrGraph& graph, ValueId value) {
   std::vector<NodeId> quantizers;
   for (NodeId consumer : v.consumers) {
     const onnx::NodeProto& proto = *graph.nodes[consumer].proto;
-    if (!IsDefaultDomain(proto) || proto.op_type() != "QuantizeLinear") return {};
+    if (!IsQuantizeLinear(proto)) return {};
     quantizers.push_back(consumer);
   }
   return quantizers;
@@ -186,6 +191,34 @@ void QuantizeFloatWeights(const IrGraph& graph, const FusionSummary& summary, co
   }
 }
 
+bool Is16BitType(int32_t type) { return type == onnx::TensorProto::INT16 || type == onnx::TensorProto::UINT16; }
+
+// Whether a DequantizeLinear of the group reads, or a QuantizeLinear writes,
+// a 16-bit integer.
+bool Has16BitSide(const IrGraph& graph, const Group& group) {
+  for (const std::optional<Dequantized>& input : group.dequantized) {
+    if (input.has_value() && Is16BitType(input->type)) return true;
+  }
+  for (NodeId q : group.quantizers) {
+    if (q >= 0 && Is16BitType(QuantizedType(graph, *graph.nodes[q].proto))) return true;
+  }
+  return false;
+}
+
+// 16-bit Q/DQ groups (qdq_selector_action_transformer.cc): ORT's CPU rules
+// allow them only where the Q/DQ are dropped around data movement (the
+// "drop" selector: Expand Flatten Gather GatherElements Reshape Slice
+// Squeeze Tile Transpose Unsqueeze) and around Split (SplitNodeGroupSelector
+// checks no bit width). Resize and MaxPool/ReduceMax/ReduceMin have their
+// own drop selectors without 16-bit; the Unary, Binary, Variadic, Conv,
+// MatMul, Gemm and Where selectors are registered with allow_16bit false
+// (no 16-bit QLinear kernels): those groups run DQ -> float op -> Q.
+bool Allows16Bit(const std::string& op, GroupKind kind) {
+  if (kind == GroupKind::kSplit) return true;
+  if (kind != GroupKind::kDrop) return false;
+  return op != "Resize" && op != "MaxPool" && op != "ReduceMax" && op != "ReduceMin";
+}
+
 std::optional<Group> SelectGroup(const IrGraph& graph, const FusionSummary& summary, bool int8_allowed,
                                  NodeId target_id) {
   const IrNode& target = graph.nodes[target_id];
@@ -212,6 +245,7 @@ std::optional<Group> SelectGroup(const IrGraph& graph, const FusionSummary& summ
   const bool one_output = target.outputs.size() == 1;
   auto input_type = [&](int slot) { return group.dequantized[slot]->type; };
   auto output_type = [&]() { return QuantizedType(graph, *graph.nodes[group.quantizers[0]].proto); };
+  if (Has16BitSide(graph, group) && !Allows16Bit(proto.op_type(), *kind)) return std::nullopt;
   switch (*kind) {
     case GroupKind::kDrop:
     case GroupKind::kSplit: {
@@ -322,7 +356,8 @@ void ApplyGroup(const Group& group, IrGraph& graph, FusionSummary& summary, std:
       const onnx::NodeProto* w = group.dequantized[1]->proto;
       const std::string w_name = w != nullptr ? w->input(0) : graph.values[group.dequantized[1]->quantized].name;
       proto->clear_input();
-      for (const std::string& name : {x.input(0), parameter(x, 1), parameter(x, 2), w_name,
+      const std::string x_name = graph.values[group.dequantized[0]->quantized].name;
+      for (const std::string& name : {x_name, parameter(x, 1), parameter(x, 2), w_name,
                                       w != nullptr ? parameter(*w, 1) : std::string(),
                                       w != nullptr ? parameter(*w, 2) : std::string(), parameter(y, 1),
                                       parameter(y, 2)}) {
@@ -374,7 +409,7 @@ std::optional<int8_t> ScalarInt8ZeroPoint(const IrGraph& graph, const std::strin
 void ConvertInt8PairsToUint8(IrGraph& graph) {
   for (const IrNode& node : graph.nodes) {
     const onnx::NodeProto& q = *node.proto;
-    if (!IsDefaultDomain(q) || q.op_type() != "QuantizeLinear" || q.input_size() != 3 || node.outputs.size() != 1) {
+    if (!IsQuantizeLinear(q) || q.input_size() != 3 || node.outputs.size() != 1) {
       continue;
     }
     const ValueId quantized = node.outputs[0];
@@ -382,7 +417,7 @@ void ConvertInt8PairsToUint8(IrGraph& graph) {
     if (value.is_graph_output || value.consumers.size() != 1) continue;
     const IrNode& reader = graph.nodes[value.consumers[0]];
     const onnx::NodeProto& dq = *reader.proto;
-    if (!IsDefaultDomain(dq) || dq.op_type() != "DequantizeLinear" || dq.input_size() != 3 ||
+    if (!IsDequantizeLinear(dq) || dq.input_size() != 3 ||
         reader.outputs.size() != 1) {
       continue;
     }
@@ -429,8 +464,7 @@ void UnfoldDequantizedWeights(IrGraph& graph) {
     IrValue& value = graph.values[id];
     if (value.origin != ValueOrigin::kFolded || value.consumers.empty() || value.is_graph_output) continue;
     const onnx::NodeProto* proto = value.folded_from;
-    if (proto == nullptr || !IsDefaultDomain(*proto) || proto->op_type() != "DequantizeLinear" ||
-        proto->output_size() != 1) {
+    if (proto == nullptr || !IsDequantizeLinear(*proto) || proto->output_size() != 1) {
       continue;
     }
     IrNode node;
@@ -457,7 +491,15 @@ void UnfoldDequantizedWeights(IrGraph& graph) {
     value.folded_from = nullptr;
     graph.nodes.push_back(std::move(node));
   }
-  if (graph.nodes.size() == node_count) return;
+  // A weight's DequantizeLinear the analysis never folded (com.microsoft's)
+  // runs in ORT's order too.
+  bool weight_dequantizers = graph.nodes.size() != node_count;
+  for (size_t id = 0; id < node_count && !weight_dequantizers; ++id) {
+    const IrNode& node = graph.nodes[id];
+    weight_dequantizers = IsDequantizeLinear(*node.proto) && !node.inputs.empty() &&
+                          ConstantTensor(graph, node.inputs[0]) != nullptr;
+  }
+  if (!weight_dequantizers) return;
   // ORT's node indices: a node of the file keeps its position; a node ORT's
   // rules made comes after all of them, in the order made.
   std::vector<int64_t> ort_index(graph.nodes.size());
@@ -526,8 +568,9 @@ void ApplyQuantizedRewrites(CpuIsa isa, const ShapeLookup& shape_of, IrGraph& gr
   // QDQIsInt8Allowed() (qdq_selector_action_transformer.h): true on ARM
   // only; elsewhere int8 Q/DQ pairs become uint8 first.
   const bool int8_allowed = isa == CpuIsa::kArm64;
-  if (!int8_allowed) ConvertInt8PairsToUint8(graph);
   std::vector<bool> removed(graph.nodes.size(), false);
+  MergeEqualQuantizers(graph, summary, removed);  // Level 1, before the rules below.
+  if (!int8_allowed) ConvertInt8PairsToUint8(graph);
   // QDQSelectorActionTransformer (level 2), node by node in graph order; a
   // DequantizeLinear read by several nodes serves each (level 1's
   // EnsureUniqueDQForNodeUnit gives every reader its own copy).
@@ -540,8 +583,7 @@ void ApplyQuantizedRewrites(CpuIsa isa, const ShapeLookup& shape_of, IrGraph& gr
   // Activation DequantizeLinear nodes no reader is left for go too.
   for (size_t id = 0; id < graph.nodes.size(); ++id) {
     const IrNode& node = graph.nodes[id];
-    if (removed[id] || !IsDefaultDomain(*node.proto) || node.proto->op_type() != "DequantizeLinear" ||
-        node.outputs.size() != 1) {
+    if (removed[id] || !IsDequantizeLinear(*node.proto) || node.outputs.size() != 1) {
       continue;
     }
     const IrValue& output = graph.values[node.outputs[0]];

@@ -344,6 +344,97 @@ TEST(QdqFusionTest, DynamicMatMulFusesIntoDynamicQuantizeMatMul) {
   EXPECT_TRUE(IsArenaTensor(*plain, "mm"));
 }
 
+// xq (`type` [1, 16, 32, 32]) -> DequantizeLinear -> Conv 3x3 pad 1 (int8
+// weight, DequantizeLinear) -> QuantizeLinear -> yq, every Q and DQ in
+// `domain`: com.microsoft's as ORT's quantizer writes them with
+// UseQDQContribOps, and for 16-bit types below opset 21.
+ModelBuilder QdqConvIn(const std::string& domain, int32_t type) {
+  ModelBuilder builder;
+  builder.Opset("", 13)
+      .Opset("com.microsoft", 1)
+      .Input("xq", type, {1, 16, 32, 32})
+      .Initializer("s", kFloat, {})
+      .Initializer("z", type, {})
+      .Initializer("w", kInt8, {32, 16, 3, 3})
+      .Initializer("ws", kFloat, {})
+      .Initializer("wz", kInt8, {});
+  builder.Node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}).set_domain(domain);
+  builder.Node("DequantizeLinear", {"w", "ws", "wz"}, {"wd"}).set_domain(domain);
+  SetInts(builder.Node("Conv", {"xd", "wd"}, {"y"}, "conv"), "pads", {1, 1, 1, 1});
+  builder.Node("QuantizeLinear", {"y", "s", "z"}, {"yq"}).set_domain(domain);
+  builder.Output("yq");
+  return builder;
+}
+
+TEST(QdqFusionTest, ContribQuantizersGroupLikeOnnxOnes) {
+  // qdq_util.cc MatchQNode / MatchDQNode: com.microsoft's Q and DQ too.
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(QdqConvIn("com.microsoft", kUint8), Ort("avx512"));
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "xd"));
+  EXPECT_FALSE(IsArenaTensor(*ort, "y"));
+  EXPECT_FALSE(IsArenaTensor(*ort, "wd"));
+  EXPECT_EQ(WorkspaceOf(*ort, "conv"), 9 * 1024 * 8);  // QLinearConv's ConvSym indirection buffer.
+}
+
+TEST(QdqFusionTest, SixteenBitConvGroupRunsInFloat) {
+  // The Conv selector is registered without 16-bit (no 16-bit QLinearConv):
+  // the DequantizeLinear outputs and the float Conv output exist.
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(QdqConvIn("com.microsoft", onnx::TensorProto::UINT16), Ort("avx512"));
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_TRUE(IsArenaTensor(*ort, "xd"));
+  EXPECT_TRUE(IsArenaTensor(*ort, "wd"));  // Dequantized at each run, never folded.
+  EXPECT_TRUE(IsArenaTensor(*ort, "y"));
+  EXPECT_TRUE(IsArenaTensor(*ort, "yq"));
+}
+
+TEST(QdqFusionTest, SixteenBitQdqAroundReshapeIsDropped) {
+  // The "drop" selector takes 16-bit: the Reshape moves the uint16 tensor.
+  ModelBuilder builder;
+  builder.Opset("", 13)
+      .Opset("com.microsoft", 1)
+      .Input("xq", onnx::TensorProto::UINT16, {1, 16, 32, 32})
+      .Initializer("s", kFloat, {})
+      .Initializer("z", onnx::TensorProto::UINT16, {})
+      .Int64Initializer("shape", {16, 1024});
+  builder.Node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}).set_domain("com.microsoft");
+  builder.Add("Reshape", {"xd", "shape"}, {"r"});
+  builder.Node("QuantizeLinear", {"r", "s", "z"}, {"rq"}).set_domain("com.microsoft");
+  builder.Output("rq");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, Ort("avx512"));
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "xd"));
+  EXPECT_FALSE(IsArenaTensor(*ort, "r"));
+  EXPECT_TRUE(IsArenaTensor(*ort, "rq"));
+}
+
+TEST(QdqFusionTest, EqualQuantizersMergeSoTheirProducerFuses) {
+  // DedicatedQDQPair: y gets a Q -> DQ pair per reader. ORT's CSE keeps one
+  // Q (it never merges ONNX's DQ), so y has one Q and its Conv fuses.
+  ModelBuilder builder;
+  builder.Opset("", 13)
+      .Input("xq", kUint8, {1, 16, 32, 32})
+      .Initializer("s", kFloat, {})
+      .Initializer("z", kUint8, {})
+      .Initializer("w", kInt8, {16, 16, 3, 3})
+      .Initializer("ws", kFloat, {})
+      .Initializer("wz", kInt8, {})
+      .Add("DequantizeLinear", {"xq", "s", "z"}, {"xd"})
+      .Add("DequantizeLinear", {"w", "ws", "wz"}, {"wd"});
+  SetInts(builder.Node("Conv", {"xd", "wd"}, {"y"}, "conv"), "pads", {1, 1, 1, 1});
+  for (const char* k : {"1", "2"}) {
+    const std::string q = std::string("q") + k, d = std::string("d") + k, c = std::string("c") + k;
+    builder.Add("QuantizeLinear", {"y", "s", "z"}, {q}).Add("DequantizeLinear", {q, "s", "z"}, {d});
+    SetInts(builder.Node("Conv", {d, "wd"}, {c}, "conv" + std::string(k)), "pads", {1, 1, 1, 1});
+    builder.Add("QuantizeLinear", {c, "s", "z"}, {c + "q"}).Output(c + "q");
+  }
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, Ort("avx512"));
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "y"));
+  EXPECT_TRUE(IsArenaTensor(*ort, "q1"));
+  EXPECT_FALSE(IsArenaTensor(*ort, "q2"));
+  for (const char* gone : {"d1", "d2", "c1", "c2"}) EXPECT_FALSE(IsArenaTensor(*ort, gone)) << gone;
+}
+
 TEST(QdqFusionTest, ConvIntegerHoldsItsIm2colBuffer) {
   ModelBuilder builder;
   builder.Opset("", 13)

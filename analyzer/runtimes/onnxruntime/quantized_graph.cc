@@ -5,6 +5,14 @@ namespace footprint::ort {
 
 bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
 
+bool IsQuantizeLinear(const onnx::NodeProto& node) {
+  return node.op_type() == "QuantizeLinear" && (IsDefaultDomain(node) || node.domain() == "com.microsoft");
+}
+
+bool IsDequantizeLinear(const onnx::NodeProto& node) {
+  return node.op_type() == "DequantizeLinear" && (IsDefaultDomain(node) || node.domain() == "com.microsoft");
+}
+
 std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name) {
   if (name.empty()) return std::nullopt;
   auto it = graph.value_by_name.find(name);

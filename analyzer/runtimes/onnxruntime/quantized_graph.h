@@ -16,6 +16,13 @@ namespace footprint::ort {
 // ONNX's own domain ("" or "ai.onnx").
 bool IsDefaultDomain(const onnx::NodeProto& node);
 
+// A QuantizeLinear / DequantizeLinear as ORT's QDQ rules match them
+// (qdq_util.cc, MatchQNode / MatchDQNode): ONNX's, or com.microsoft's
+// version 1, which ORT's quantizer writes for 16-bit types below opset 21
+// and with UseQDQContribOps.
+bool IsQuantizeLinear(const onnx::NodeProto& node);
+bool IsDequantizeLinear(const onnx::NodeProto& node);
+
 // The value of that name; nullopt for "" or a name the graph does not have.
 std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name);
 

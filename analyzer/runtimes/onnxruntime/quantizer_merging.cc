@@ -1,0 +1,74 @@
+// ORT's CSE on QuantizeLinear / DequantizeLinear (quantizer_merging.h).
+#include "analyzer/runtimes/onnxruntime/quantizer_merging.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
+
+namespace footprint::ort {
+namespace {
+
+// CommonSubexpressionElimination (core/optimizer/common_subexpression_elimination.cc,
+// IsNodeSupported; optimizer_utils.cc IsOperationDeterministic): it merges
+// nodes of one op, domain and attributes on the same inputs, for every
+// deterministic ONNX op and, of com.microsoft's, QuantizeLinear and
+// DequantizeLinear only; but never ONNX's DequantizeLinear, so that each
+// DQ stays in one QDQ group. Only the quantizers are modelled here:
+// quantize_static with DedicatedQDQPair=True writes a Q -> DQ pair per
+// reader of a tensor, and ORT keeps one Q (with UseQDQContribOps, one
+// com.microsoft DQ too).
+bool Mergeable(const IrNode& node) {
+  const onnx::NodeProto& proto = *node.proto;
+  if (!node.bodies.empty()) return false;
+  return IsQuantizeLinear(proto) || (IsDequantizeLinear(proto) && proto.domain() == "com.microsoft");
+}
+
+// Op, domain, inputs (by value) and attributes (by name, as ORT's
+// NodeAttributes map orders them).
+std::string KeyOf(const IrNode& node) {
+  const onnx::NodeProto& proto = *node.proto;
+  std::string key = absl::StrCat(proto.domain(), "/", proto.op_type(), "(");
+  for (ValueId input : node.inputs) absl::StrAppend(&key, input, ",");
+  std::vector<std::string> attributes;
+  for (const onnx::AttributeProto& attribute : proto.attribute()) attributes.push_back(attribute.SerializeAsString());
+  std::sort(attributes.begin(), attributes.end());
+  for (const std::string& attribute : attributes) absl::StrAppend(&key, ")", attribute.size(), ":", attribute);
+  return key;
+}
+
+}  // namespace
+
+void MergeEqualQuantizers(IrGraph& graph, FusionSummary& summary, std::vector<bool>& removed) {
+  absl::flat_hash_map<std::string, NodeId> first_of;
+  // Graph order is topological: a DQ reading a merged Q sees the kept one.
+  for (size_t id = 0; id < graph.nodes.size(); ++id) {
+    const IrNode& node = graph.nodes[id];
+    if (removed[id] || !Mergeable(node)) continue;
+    auto [it, inserted] = first_of.try_emplace(KeyOf(node), static_cast<NodeId>(id));
+    if (inserted) continue;
+    const IrNode& first = graph.nodes[it->second];
+    bool outputs_free = first.outputs.size() == node.outputs.size();
+    // ORT does not eliminate a graph output.
+    for (ValueId output : node.outputs) outputs_free = outputs_free && !graph.values[output].is_graph_output;
+    if (!outputs_free) continue;
+    for (size_t slot = 0; slot < node.outputs.size(); ++slot) {
+      const ValueId duplicate = node.outputs[slot];
+      const ValueId kept = first.outputs[slot];
+      for (NodeId reader : graph.values[duplicate].consumers) {
+        for (ValueId& input : graph.nodes[reader].inputs) {
+          if (input == duplicate) input = kept;
+        }
+        graph.values[kept].consumers.push_back(reader);
+      }
+      MarkFusedAway(graph, summary, duplicate);
+    }
+    for (ValueId input : node.inputs) EraseConsumer(graph.values[input], static_cast<NodeId>(id));
+    removed[id] = true;
+    ++summary.fused_nodes;
+  }
+}
+
+}  // namespace footprint::ort
