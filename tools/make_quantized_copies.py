@@ -702,6 +702,11 @@ def convert_opset(model, target):
     for entry in model.opset_import:
         if entry.domain in ("", "ai.onnx"):
             entry.version = target
+    if model.ir_version < 4:  # As upgrade_opset: IR 3's initializer inputs would become overridable.
+        inits = {i.name for i in model.graph.initializer}
+        kept = [i for i in model.graph.input if i.name not in inits]
+        del model.graph.input[:]
+        model.graph.input.extend(kept)
     model.ir_version = max(model.ir_version, 10)
     return model, False  # Debian's checker does not know opsets past 17.
 
