@@ -2,10 +2,23 @@
 """Makes fp16, static-QDQ and dynamic-quantized copies of ONNX models (issue 23).
 
 Usage: /usr/bin/python3 tools/make_quantized_copies.py [--out DIR] [--kinds fp16,qdq,dynamic]
-           [--activation-type uint8|int8] [MODEL.onnx ...]
-With no model, copies every model under ../shared/models. Writes DIR/<stem>.<kind>.onnx
+           [--activation-type uint8|int8|uint16|int16] [other options, --help] [MODEL.onnx ...]
+With no model, copies every model under ../shared/models. Writes DIR/<stem>.<kind><suffix>.onnx
 (default DIR: build/quantized, never committed) and prints one line per copy, or why
 a model has no copy of that kind. Needs only Debian's python3-onnx and numpy.
+
+The other ways the same tools write them (defaults as below; --help lists all):
+- qdq, quantize_static's options: --per-tensor (per_channel=False), --reduce-range,
+  --weight-type uint8 (U8U8), --weight-symmetric true|false, --activation-symmetric,
+  --dedicated-qdq-pair, --qdq-contrib-ops (Q/DQ in com.microsoft; always for 16-bit
+  activations, as its quantizer does below opset 21), --op-list ort (its whole default
+  op_types_to_quantize: also Pad, Slice, GatherElements, Where, ArgMax and the
+  normalizations, whose scale is a weight and bias int32);
+- dynamic, quantize_dynamic's: --per-channel (MatMul weights per column), --weight-type uint8;
+- fp16, convert_float_to_float16's: --no-keep-io-types, --fp16-op-block-list OPS;
+- any kind: --opset N first (ONNX's converter; past 17, the model at 17 relabelled when none
+  of its ops changed meaning), --input-dims NAME=DxD (or *=DxD for every input of that
+  rank), --suffix to name the variant.
 
 The copies are written the way common tools write them, so that runtimes see the
 graphs they meet in the field:
