@@ -426,6 +426,7 @@ def to_qdq(model, opts):
     qdq_domain = "com.microsoft" if opts.qdq_contrib_ops or activation_type in ("int16", "uint16") else ""
     if qdq_domain and not any(o.domain == qdq_domain for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid(qdq_domain, 1))
+    qdq_kw = {"domain": qdq_domain} if qdq_domain else {}  # No domain field at all for ONNX's.
     if has_subgraphs(model.graph):
         return None, "has subgraphs (If/Loop/Scan): not quantized"
     fold_constant_of_shape(model.graph)
@@ -516,7 +517,7 @@ def to_qdq(model, opts):
             out = name(x + "_DequantizeLinear_Output")
             attrs = {"axis": ax} if ax is not None and scale.ndim == 1 else {}
             dq_nodes.append(helper.make_node("DequantizeLinear", [base, new_inits[-2].name, new_inits[-1].name],
-                                             [out], name=name(x + "_DequantizeLinear"), domain=qdq_domain,
+                                             [out], name=name(x + "_DequantizeLinear"), **qdq_kw,
                                              **attrs))
             weight_dq[(id(node), i)] = out
     for node in quantized_nodes:
@@ -547,9 +548,9 @@ def to_qdq(model, opts):
                     if x == t:
                         reader.input[i] = dq_out
                 pairs[t] += [helper.make_node("QuantizeLinear", [t, a_scale, zp], [q_out],
-                                              name=name(f"{t}_QuantizeLinear_{k + 1}"), domain=qdq_domain),
+                                              name=name(f"{t}_QuantizeLinear_{k + 1}"), **qdq_kw),
                              helper.make_node("DequantizeLinear", [q_out, a_scale, zp], [dq_out],
-                                              name=name(f"{t}_DequantizeLinear_{k + 1}"), domain=qdq_domain)]
+                                              name=name(f"{t}_DequantizeLinear_{k + 1}"), **qdq_kw)]
             continue
         source = t
         if t in outputs:
@@ -566,9 +567,9 @@ def to_qdq(model, opts):
             replace_uses(g, t, dq_out)  # Same name: the readers read the DequantizeLinear output.
         zp = relu_zp if t in same_params_as_relu else a_zp
         pairs[source] = [helper.make_node("QuantizeLinear", [source, a_scale, zp], [q_out],
-                                          name=name(t + "_QuantizeLinear"), domain=qdq_domain),
+                                          name=name(t + "_QuantizeLinear"), **qdq_kw),
                          helper.make_node("DequantizeLinear", [q_out, a_scale, zp], [dq_out],
-                                          name=name(t + "_DequantizeLinear"), domain=qdq_domain)]
+                                          name=name(t + "_DequantizeLinear"), **qdq_kw)]
     # Order: weight DQs first, input pairs, then each pair after its producer.
     order = list(dq_nodes)
     for inp in g.input:
