@@ -11,8 +11,13 @@
 namespace footprint {
 namespace {
 
+// A QuantizeLinear or DequantizeLinear (`op_type`) of ONNX's domain or of
+// com.microsoft's, which ORT's quantizer writes for 16-bit and where its
+// option UseQDQContribOps asks (the same op, more types): a group is a group
+// whichever domain its quantizers have.
 bool IsOp(const IrNode& node, std::string_view op_type) {
-  return IsDefaultDomain(*node.proto) && node.proto->op_type() == op_type;
+  return (IsDefaultDomain(*node.proto) || node.proto->domain() == "com.microsoft") &&
+         node.proto->op_type() == op_type;
 }
 
 bool IsWeight(const IrValue& value) {

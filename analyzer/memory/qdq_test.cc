@@ -69,6 +69,21 @@ TEST(QdqTest, AGroupIsItsQuantizedOp) {
   EXPECT_EQ(kept->memory.naive_bytes - fused->memory.naive_bytes, 2 * kFloatMap);
 }
 
+TEST(QdqTest, ComMicrosoftQuantizersMakeGroupsToo) {
+  // ORT's quantizer writes com.microsoft QuantizeLinear / DequantizeLinear
+  // for 16-bit activations or when asked (UseQDQContribOps): the same group.
+  ModelBuilder builder = QdqConv();
+  builder.Opset("com.microsoft", 1);
+  for (onnx::NodeProto& node : *builder.graph().mutable_node()) {
+    if (node.op_type() == "QuantizeLinear" || node.op_type() == "DequantizeLinear") node.set_domain("com.microsoft");
+  }
+  absl::StatusOr<Analysis> fused = AnalyzeBuilt(builder, Defaults());
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(fused->modes.qdq.groups, 1);
+  EXPECT_FALSE(HasTensor(*fused, "xd"));
+  EXPECT_EQ(FindTensor(*fused, "cq").producer, "conv");
+}
+
 TEST(QdqTest, AnOpWithNoQuantizedKernelReadsTheDequantizedTensor) {
   absl::StatusOr<Analysis> fused = AnalyzeBuilt(QdqConv(), Defaults());
   ASSERT_TRUE(fused.ok()) << fused.status();
