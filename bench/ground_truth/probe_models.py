@@ -168,6 +168,7 @@ def main():
     qdq_probes(directory, rng)
     float16_body_probes(directory)
     float32_fusion_probes(directory, rng)
+    float16_order_probes(directory)
 
 
 def qdq_probes(directory, rng):
@@ -332,6 +333,28 @@ def float32_fusion_probes(directory, rng):
     save(directory, 'fusion_pad_conv',
          [neg, h.make_node('Pad', ['a', 'pads'], ['p']), h.make_node('Conv', ['p', 'w'], ['c']),
           h.make_node('Neg', ['c'], ['y'])], x, y, [pads, w])
+
+
+
+def float16_order_probes(directory):
+    """Where ORT runs the Casts it inserts (execution_order.h): the Cast of a float32 node's output that is a graph
+    output and that a later float32 node reads too runs last, its float32 copy live to the end (as a decoder's
+    present key and value, made before the logits). And float16 Convs whose weights are all overridable take in no
+    Add nor activation (ORT runs levels 2 and 3 again after the Casts only when a weight is converted at load)."""
+    f, half = T.FLOAT, T.FLOAT16
+    shape = [1, 16, 128, 128]
+    save(directory, 'fp16_present_cast_last',
+         [h.make_node('Exp', ['x'], ['present']), h.make_node('Neg', ['present'], ['z']),
+          h.make_node('Abs', ['z'], ['logits'])],
+         [('x', half, shape)], [('present', half, shape), ('logits', half, shape)], opset=17)
+    rng = np.random.default_rng(2)
+    filters = [nh.from_array((rng.random([16, 16, 3, 3]) * 0.01).astype(np.float16), name) for name in ('w1', 'w2')]
+    save(directory, 'fp16_conv_add_overridable_weights',
+         [h.make_node('Cast', ['x'], ['x16'], to=half), h.make_node('Conv', ['x16', 'w1'], ['c1'], pads=[1, 1, 1, 1]),
+          h.make_node('Conv', ['c1', 'w2'], ['c2'], pads=[1, 1, 1, 1]), h.make_node('Add', ['c2', 'c1'], ['s']),
+          h.make_node('Relu', ['s'], ['r']), h.make_node('Cast', ['r'], ['y'], to=f)],
+         [('x', f, shape), ('w1', half, [16, 16, 3, 3]), ('w2', half, [16, 16, 3, 3])], [('y', f, shape)],
+         filters, opset=17)
 
 
 main()

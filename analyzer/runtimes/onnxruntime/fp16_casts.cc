@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/execution_order.h"
 #include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
@@ -40,7 +41,7 @@ class Float16Casts {
   Float16Casts(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph, std::vector<bool>& has_activation)
       : shape_of_(shape_of), summary_(summary), graph_(graph), has_activation_(has_activation) {}
 
-  void Run() {
+  Float16CastsApplied Run() {
     const size_t value_count = graph_.values.size();
     model_type_.assign(value_count, 0);
     for (size_t id = 0; id < value_count; ++id) {
@@ -59,7 +60,8 @@ class Float16Casts {
     }
     bool any = false;
     for (bool in_float : in_float_) any = any || in_float;
-    if (!any) return;
+    if (!any) return {};
+    NumberCasts();
     removed_.assign(node_count, false);
     cast_before_.resize(node_count);
     cast_after_.resize(node_count);
@@ -68,9 +70,42 @@ class Float16Casts {
     }
     DropCastsToFloat();
     Rebuild();
+    return {.casts = true, .converted_at_load = converted_at_load_};
   }
 
  private:
+  // The NodeIndex ORT gives each Cast it inserts: InsertCastTransformer::
+  // ApplyImpl walks the nodes in GraphViewer's order (execution_order.h) and,
+  // at each node it runs in float32, adds a Cast (Graph::AddNode, the next
+  // index) for each float16 input not cast yet (one Cast per value), in input
+  // order, then one for each float16 output. The Casts that stay
+  // (RemoveDuplicateCastTransformer drops the pairs) keep these indices,
+  // which decide where ORT runs them (execution_order.h): a Cast of a graph
+  // input or of a weight runs as soon as the walk reaches it; the Casts of
+  // a float32 node's outputs that are graph outputs, made before the Cast
+  // of the last output, run after everything that one needs.
+  void NumberCasts() {
+    const size_t value_count = graph_.values.size();
+    cast_in_index_.assign(value_count, -1);
+    cast_out_index_.assign(value_count, -1);
+    std::optional<std::vector<NodeId>> walk = OrtExecutionOrder(graph_, OrtNodeIndices(graph_));
+    if (!walk.has_value()) {  // A cycle: the schedule reports it; graph order here.
+      walk.emplace(graph_.nodes.size());
+      for (size_t id = 0; id < walk->size(); ++id) (*walk)[id] = static_cast<NodeId>(id);
+    }
+    int64_t made = 0;
+    for (NodeId node : *walk) {
+      if (!in_float_[node]) continue;
+      for (ValueId input : graph_.nodes[node].inputs) {
+        if (IsFloat16(input) && cast_in_index_[input] < 0) cast_in_index_[input] = made++;
+      }
+      for (ValueId output : graph_.nodes[node].outputs) {
+        if (IsFloat16(output)) cast_out_index_[output] = made++;
+      }
+    }
+    cast_count_ = made;
+  }
+
   bool IsFloat16(ValueId id) const { return model_type_[id] == kFloat16; }
 
   // InsertCastTransformer::NeedInsertCast: no float16 kernel was assigned
@@ -155,7 +190,9 @@ class Float16Casts {
     node.display_name = name;
     node.inputs = {input};
     node.outputs = {output};
-    graph_.runtime_protos.push_back(std::move(proto));
+    int64_t index = to == kFloat16 ? cast_out_index_[output] : cast_in_index_[input];
+    if (index < 0) index = cast_count_ + static_cast<int64_t>(made_casts_.size());
+    made_casts_.emplace_back(index, std::move(proto));
     const ValueOrigin origin = graph_.values[input].origin;
     const bool caller_may_set = origin == ValueOrigin::kGraphInput ||
                                 (origin == ValueOrigin::kInitializer && !IsConstantWeight(graph_, summary_, input));
@@ -285,6 +322,7 @@ class Float16Casts {
           others.emplace_back(node, slot);
         }
       }
+      converted_at_load_ = converted_at_load_ || rewritten;
       if (rewritten && others.empty() && only_float) {
         value.runtime_data_type = kFloat;
         return;
@@ -297,6 +335,7 @@ class Float16Casts {
     if (constant && readers.in_float.size() == 1 && !value.is_graph_output) {
       // Converted at load (FuseInitializersTransformer: a Cast with no input
       // edge and one output edge).
+      converted_at_load_ = true;
       if (only_float) {
         value.runtime_data_type = kFloat;
         return;
@@ -358,6 +397,9 @@ class Float16Casts {
   // graph.nodes with the Casts in place and the removed nodes gone; every
   // producer and consumer recomputed.
   void Rebuild() {
+    std::stable_sort(made_casts_.begin(), made_casts_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [index, proto] : made_casts_) graph_.runtime_protos.push_back(std::move(proto));
     std::vector<IrNode> nodes = std::move(cast_first_);
     std::vector<bool> has_activation(nodes.size(), false);
     for (size_t node_id = 0; node_id < graph_.nodes.size(); ++node_id) {
@@ -385,6 +427,11 @@ class Float16Casts {
   std::vector<bool> in_float_;                    // Per original node: runs in float32.
   std::vector<bool> took_in_weights_;             // Per original node: a Conv whose weights ORT rewrote at level 1.
   std::vector<bool> removed_;                     // Per original node: a Cast ORT removes.
+  std::vector<int64_t> cast_in_index_;            // Per value: the order ORT makes its Cast to float32 in (-1: none).
+  std::vector<int64_t> cast_out_index_;           // Per value: the order ORT makes the Cast of it back to float16 in.
+  int64_t cast_count_ = 0;                        // Casts numbered.
+  bool converted_at_load_ = false;                // A float16 weight is converted at load.
+  std::vector<std::pair<int64_t, std::shared_ptr<onnx::NodeProto>>> made_casts_;  // Casts made, by that order.
   std::vector<IrNode> cast_first_;                // Casts ORT runs first (of graph inputs and weights).
   std::vector<std::vector<IrNode>> cast_before_;  // Per original node: Casts ORT runs just before it.
   std::vector<std::vector<IrNode>> cast_after_;   // Per original node: Casts ORT runs just after it.
@@ -453,9 +500,9 @@ std::string RefusedBfloat16Node(const ShapeLookup& shape_of, const IrGraph& grap
   return "";
 }
 
-void ApplyFloat16Casts(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
-                       std::vector<bool>& has_activation) {
-  Float16Casts(shape_of, summary, graph, has_activation).Run();
+Float16CastsApplied ApplyFloat16Casts(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
+                                      std::vector<bool>& has_activation) {
+  return Float16Casts(shape_of, summary, graph, has_activation).Run();
 }
 
 }  // namespace footprint::ort

@@ -34,6 +34,19 @@
 
 namespace footprint::ort {
 
+// What ApplyFloat16Casts did. ORT 1.30 runs its level-2 and level-3 passes
+// again after the Casts only when FuseInitializersTransformer converted a
+// weight at load (measured: fp16 Conv -> Relu -> Conv -> Relu with constant
+// weights runs as NCHWc Convs with the Relus fused; with both weights
+// overridable, as Cast, Cast, Conv, Relu, Conv, Relu; with one of them
+// overridable, the other Conv still becomes a FusedConv). The level-2
+// passes before the Casts skip the float16 nodes that have no kernel yet
+// (graph_utils::IsSupportedProvider), so those fuse only then.
+struct Float16CastsApplied {
+  bool casts = false;              // Some node runs in float32 behind Casts.
+  bool converted_at_load = false;  // A float16 weight is converted at load: levels 2 and 3 run again.
+};
+
 // Whether ORT 1.30's CPU provider has a float16 kernel for the default-domain
 // op `op` (measured on x86-64; ARM64 builds add MLAS float16 kernels that are
 // not modelled).
@@ -62,8 +75,9 @@ bool ContribRunsInFloat32(const std::string& op);
 // single bfloat16 ops, "Could not find an implementation for Relu(14)").
 std::string RefusedBfloat16Node(const ShapeLookup& shape_of, const IrGraph& graph);
 
-void ApplyFloat16Casts(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
-                       std::vector<bool>& has_activation);
+// The Casts are numbered as ORT numbers them (execution_order.h).
+Float16CastsApplied ApplyFloat16Casts(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
+                                      std::vector<bool>& has_activation);
 
 }  // namespace footprint::ort
 

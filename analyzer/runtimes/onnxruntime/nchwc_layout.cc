@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/execution_order.h"
 #include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
@@ -42,8 +43,9 @@ class NchwcLayout {
               IrGraph& graph)
       : block_(block), shape_of_(shape_of), has_activation_(has_activation), summary_(summary), graph_(graph) {}
 
-  void Run() {
-    std::optional<std::vector<NodeId>> order = TopologicalOrder();
+  void Run(bool in_ort_order) {
+    std::optional<std::vector<NodeId>> order =
+        in_ort_order ? OrtExecutionOrder(graph_, OrtNodeIndices(graph_)) : TopologicalOrder();
     if (!order.has_value()) return;  // The schedule reports the cycle.
     const size_t original_nodes = graph_.nodes.size();
     state_.assign(original_nodes, NodeState{});
@@ -584,8 +586,8 @@ class NchwcLayout {
 }  // namespace
 
 void ApplyNchwcLayout(int64_t block, const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
-                      std::vector<bool>& has_activation) {
-  NchwcLayout(block, shape_of, has_activation, summary, graph).Run();
+                      std::vector<bool>& has_activation, bool in_ort_order) {
+  NchwcLayout(block, shape_of, has_activation, summary, graph).Run(in_ort_order);
 }
 
 }  // namespace footprint::ort

@@ -18,6 +18,7 @@
 
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
+#include "analyzer/runtimes/onnxruntime/execution_order.h"
 #include "analyzer/runtimes/onnxruntime/fp16_casts.h"
 #include "analyzer/runtimes/onnxruntime/fp16_function_bodies.h"
 #include "analyzer/runtimes/onnxruntime/nchwc_layout.h"
@@ -136,16 +137,34 @@ bool JoinsChain(const IrGraph& graph, const FusionSummary& summary, const ShapeL
 // One pass of chains (ApplyRuntimeFusions): each head in graph order takes in
 // the nodes JoinsChain admits. `absorbed_of` (per node, kept in step with
 // graph.nodes) is what each head has taken in, before and after.
-void RunChains(bool allow_conv_add, const ShapeLookup& shape_of, IrGraph& graph, FusionSummary& summary,
-               std::vector<Absorbed>& absorbed_of) {
+// With `remake_fused`, a head that takes a node in becomes a new node, as
+// ORT's fusions make one (FusedConv, Gemm: Graph::AddNode), which matters
+// to the order ORT runs a graph in (execution_order.h).
+// Without `float16_fusions`, a Conv that reads a float16 tensor takes in
+// only level 1's linear nodes (ORT's level-2 fusions skip it until the Casts
+// make it float32: fp16_casts.h).
+void RunChains(bool allow_conv_add, bool remake_fused, bool float16_fusions, const ShapeLookup& shape_of,
+               IrGraph& graph, FusionSummary& summary, std::vector<Absorbed>& absorbed_of) {
   std::vector<bool> removed(graph.nodes.size(), false);
   int64_t fused_before = summary.fused_nodes;
-  for (size_t head_id = 0; head_id < graph.nodes.size(); ++head_id) {
+  // ORT's fusions walk GraphViewer's order: the order they make nodes in.
+  std::vector<NodeId> heads(graph.nodes.size());
+  for (size_t id = 0; id < heads.size(); ++id) heads[id] = static_cast<NodeId>(id);
+  if (remake_fused) {
+    if (std::optional<std::vector<NodeId>> walk = OrtExecutionOrder(graph, OrtNodeIndices(graph))) heads = *walk;
+  }
+  for (const NodeId head_id : heads) {
     if (removed[head_id]) continue;
     IrNode& head = graph.nodes[head_id];
     const std::string& head_op = head.proto->op_type();
     if (!IsDefaultDomain(*head.proto) || (head_op != "Conv" && head_op != "MatMul")) continue;
     Absorbed& absorbed = absorbed_of[head_id];
+    bool remade = false;
+    bool linear_only = false;
+    if (!float16_fusions && head_op == "Conv" && !head.inputs.empty()) {
+      const std::optional<ValueShape> input = ShapeOfValue(graph, shape_of, head.inputs[0]);
+      linear_only = input.has_value() && input->data_type == onnx::TensorProto::FLOAT16;
+    }
     while (head.outputs.size() == 1) {
       const ValueId link = head.outputs[0];
       IrValue& link_value = graph.values[link];
@@ -155,6 +174,7 @@ void RunChains(bool allow_conv_add, const ShapeLookup& shape_of, IrGraph& graph,
       IrNode& next = graph.nodes[next_id];
       Absorbed after = absorbed;
       if (!JoinsChain(graph, summary, shape_of, head, next, link, allow_conv_add, after)) break;
+      if (linear_only && after != Absorbed::kLinear) break;
       if (after == Absorbed::kAdd && head_op == "Conv") {
         const ValueId residual = next.inputs[0] == link ? next.inputs[1] : next.inputs[0];
         if (summary.writes_over.empty()) summary.writes_over.assign(graph.values.size(), -1);
@@ -166,6 +186,12 @@ void RunChains(bool allow_conv_add, const ShapeLookup& shape_of, IrGraph& graph,
         summary.writes_over[head.outputs[0]] = -1;
       }
       absorbed = after;
+      if (remake_fused && !remade) {
+        auto proto = std::make_shared<onnx::NodeProto>(*head.proto);
+        head.proto = proto.get();
+        graph.runtime_protos.push_back(std::move(proto));
+        remade = true;
+      }
       // The head reads the next node's other inputs and writes its outputs.
       for (ValueId input : next.inputs) {
         if (input == link) continue;
@@ -363,21 +389,43 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   // Level 2: float32 SiLU / Swish pairs become QuickGelu (quick_gelu_fusion.h).
   FuseQuickGelu(shape_of, summary, graph);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
-  RunChains(/*allow_conv_add=*/false, shape_of, graph, summary, absorbed_of);
+  RunChains(/*allow_conv_add=*/false, /*remake_fused=*/false, /*float16_fusions=*/false, shape_of, graph, summary,
+            absorbed_of);
   std::vector<bool> has_activation(absorbed_of.size());
   for (size_t node = 0; node < absorbed_of.size(); ++node) has_activation[node] = absorbed_of[node] == Absorbed::kActivation;
   // Float16 ops without a float16 kernel run in float32 behind Casts; ORT
   // 1.30 inserts them after its level-1 passes, before levels 2 and 3
   // (fp16_casts.h).
-  ApplyFloat16Casts(shape_of, summary, graph, has_activation);
-  // Registered only where MLAS has a block (graph_transformer_utils.cc,
-  // GenerateTransformers, Level3: MlasNchwcGetBlockSize() > 1).
-  if (const int64_t block = NchwcBlockSize(isa); block > 1) ApplyNchwcLayout(block, shape_of, summary, graph, has_activation);
-  absorbed_of.assign(has_activation.size(), Absorbed::kNothing);
-  for (size_t node = 0; node < has_activation.size(); ++node) {
-    if (has_activation[node]) absorbed_of[node] = Absorbed::kActivation;
+  const Float16CastsApplied float16 = ApplyFloat16Casts(shape_of, summary, graph, has_activation);
+  // Without Casts, or after them when ORT runs levels 2 and 3 again.
+  const bool later_levels = !float16.casts || float16.converted_at_load;
+  if (float16.casts && later_levels) {
+    // Level 2 again: the Convs the Casts made float32 take their
+    // activations in, each a new node (FusedConv) in ORT's order.
+    absorbed_of.assign(has_activation.size(), Absorbed::kNothing);
+    for (size_t node = 0; node < has_activation.size(); ++node) {
+      if (has_activation[node]) absorbed_of[node] = Absorbed::kActivation;
+    }
+    RunChains(/*allow_conv_add=*/false, /*remake_fused=*/true, /*float16_fusions=*/true, shape_of, graph, summary,
+              absorbed_of);
+    has_activation.assign(absorbed_of.size(), false);
+    for (size_t node = 0; node < absorbed_of.size(); ++node) has_activation[node] = absorbed_of[node] == Absorbed::kActivation;
   }
-  RunChains(/*allow_conv_add=*/true, shape_of, graph, summary, absorbed_of);
+  if (later_levels) {
+    // Registered only where MLAS has a block (graph_transformer_utils.cc,
+    // GenerateTransformers, Level3: MlasNchwcGetBlockSize() > 1).
+    if (const int64_t block = NchwcBlockSize(isa); block > 1) {
+      ApplyNchwcLayout(block, shape_of, summary, graph, has_activation, /*in_ort_order=*/float16.casts);
+    }
+    absorbed_of.assign(has_activation.size(), Absorbed::kNothing);
+    for (size_t node = 0; node < has_activation.size(); ++node) {
+      if (has_activation[node]) absorbed_of[node] = Absorbed::kActivation;
+    }
+    RunChains(/*allow_conv_add=*/true, /*remake_fused=*/float16.casts, /*float16_fusions=*/true, shape_of, graph,
+              summary, absorbed_of);
+  }
+  // A float16 graph's Casts run where ORT's order puts them (execution_order.h).
+  if (float16.casts) ApplyOrtExecutionOrder(graph);
   return summary;
 }
 

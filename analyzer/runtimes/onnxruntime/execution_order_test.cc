@@ -1,0 +1,99 @@
+// ORT's execution order on float16 graphs (execution_order.h) and the
+// passes that decide the node indices it sorts by, on built models through
+// the whole analysis. Each case names the probe of
+// bench/ground_truth/probe_models.py (float16_order_probes) it follows.
+#include "analyzer/runtimes/onnxruntime/execution_order.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyzer/memory/analyze.h"
+#include "analyzer/testing/analyze_built.h"
+#include "analyzer/testing/model_builder.h"
+#include "gtest/gtest.h"
+
+namespace footprint {
+namespace {
+
+using ::footprint::testing::AnalyzeBuilt;
+using ::footprint::testing::ModelBuilder;
+using ::footprint::testing::SetInt;
+using ::footprint::testing::SetInts;
+
+constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
+constexpr int32_t kFloat16 = onnx::TensorProto::FLOAT16;
+// The runtime's own order is the given schedule (the optimizer's serves the
+// arena plan only).
+const AnalyzeOptions kOrt = [] {
+  AnalyzeOptions options = testing::OrtAsTheCliRunsIt();
+  options.optimize_schedule = false;
+  return options;
+}();
+constexpr int64_t kElements = 16 * 64 * 64;
+
+TEST(OrtExecutionOrderTest, APresentOutputsCastRunsLast) {
+  // fp16_present_cast_last (ORT 3,673,080 at 16 x 128 x 128): Exp writes the
+  // "present" output and Neg reads it, all three ops in float32. ORT makes
+  // the Cast of Exp's output back to float16 before the logits' Cast
+  // (InsertCastTransformer walks Exp first), so the walk from the leaves
+  // reaches it last: Exp's float32 output lives to the end of the run.
+  ModelBuilder builder;
+  builder.Input("x", kFloat16, {1, 16, 64, 64});
+  builder.Add("Exp", {"x"}, {"present"}).Add("Neg", {"present"}, {"z"}).Add("Abs", {"z"}, {"logits"});
+  builder.Output("present", kFloat16, {1, 16, 64, 64}).Output("logits", kFloat16, {1, 16, 64, 64});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  ASSERT_GE(ort->schedule.size(), 2u);
+  EXPECT_EQ(ort->schedule.back(), "InsertedPrecisionFreeCast_present");
+  EXPECT_EQ(ort->schedule[ort->schedule.size() - 2], "InsertedPrecisionFreeCast_logits");
+  // At Abs: x (float16), Exp's, Neg's and Abs's float32 outputs. Had the
+  // present's Cast run right after Exp, its float16 copy would stand for
+  // Exp's float32 output there (3 x 2 + 2 x 4 bytes an element, not 2 + 3 x 4).
+  EXPECT_EQ(ort->memory.runtime_tensor_bytes, kElements * (2 + 3 * 4));
+}
+
+TEST(OrtExecutionOrderTest, AnInputsCastRunsAsSoonAsTheWalkReachesIt) {
+  // The fp16 tiny Llama's trace: the Casts of the past key and value (graph
+  // inputs) run first, before the layers that read them. Here the Cast of
+  // "late" (read by the last Mul) runs before the first Exp: ORT gives it a
+  // higher index than the Exps, and the walk explores the highest producer
+  // first.
+  ModelBuilder builder;
+  builder.Input("x", kFloat16, {1, 16, 64, 64}).Input("late", kFloat16, {1, 16, 64, 64});
+  builder.Add("Exp", {"x"}, {"a"}).Add("Exp", {"a"}, {"b"}).Add("Mul", {"b", "late"}, {"y"});
+  builder.Output("y", kFloat16, {1, 16, 64, 64});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  ASSERT_GE(ort->schedule.size(), 2u);
+  // Measured on this graph (ORT 1.30's profile): Cast(late), Cast(x), Exp,
+  // Exp, Mul, Cast(y).
+  EXPECT_EQ(ort->schedule[0], "InsertedPrecisionFreeCast_late.float32");
+  EXPECT_EQ(ort->schedule[1], "InsertedPrecisionFreeCast_x.float32");
+}
+
+TEST(OrtExecutionOrderTest, OverridableFloat16WeightsLeaveConvsUnfused) {
+  // fp16_conv_add_overridable_weights (ORT 4,196,992 at 16 x 128 x 128):
+  // with no float16 weight converted at load, ORT does not run levels 2 and
+  // 3 again after the Casts: Conv, Conv, Add, Relu stay apart, the Add
+  // writes a buffer of its own (FusedConv would write over its addend).
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 16, 64, 64});
+  for (const std::string w : {"w1", "w2"}) {
+    builder.Input(w, kFloat16, {16, 16, 3, 3}).Initializer(w, kFloat16, {16, 16, 3, 3});
+  }
+  SetInt(builder.Node("Cast", {"x"}, {"x16"}), "to", kFloat16);
+  SetInts(builder.Node("Conv", {"x16", "w1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  SetInts(builder.Node("Conv", {"c1", "w2"}, {"c2"}), "pads", {1, 1, 1, 1});
+  builder.Add("Add", {"c2", "c1"}, {"s"}).Add("Relu", {"s"}, {"r"});
+  SetInt(builder.Node("Cast", {"r"}, {"y"}), "to", kFloat);
+  builder.Output("y", kFloat, {1, 16, 64, 64});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  // At the Add: x, c1, c2 and s in float32 (the model's Cast of x and ORT's
+  // Cast back cancel; the weights' copies are dead by then).
+  EXPECT_EQ(ort->memory.runtime_tensor_bytes, 4 * kElements * 4);
+}
+
+}  // namespace
+}  // namespace footprint
