@@ -214,7 +214,9 @@ absl::Status RuntimePeak(const GraphResult& main, const onnx::GraphProto& graph,
   memory.runtime_tensor_bytes = main.runtime_tensor_bytes;
   const int64_t tensor_bytes = runtime == nullptr ? memory.arena_bytes : memory.runtime_tensor_bytes;
   memory.runtime_overhead_bytes =
-      runtime == nullptr ? 0 : runtime->OverheadBytes(tensor_bytes, input_bytes, output_bytes, bindings);
+      runtime == nullptr ? 0
+                         : runtime->OverheadBytes(tensor_bytes, main.runtime_frame_bytes, input_bytes, output_bytes,
+                                                  bindings);
   int64_t resident = memory.weights_bytes + memory.folded_weights_bytes;
   int64_t working = tensor_bytes + memory.runtime_overhead_bytes;
   if (runtime != nullptr) {

@@ -129,10 +129,20 @@ class RuntimeModel {
                                 const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
                                 const std::vector<int64_t>& step_extra_of) const = 0;
 
+  // What the runtime's run holds for its tensors besides their buffers
+  // (per-tensor objects) at its worst step, over `order` with the arguments
+  // of TensorPeakBytes: the peak of both together less TensorPeakBytes.
+  virtual int64_t FrameBytes(const IrGraph& /*graph*/, const std::vector<NodeId>& /*order*/,
+                             const std::vector<RuntimeValue>& /*values*/, const std::vector<ValueId>& /*writes_over*/,
+                             const std::vector<int64_t>& /*step_extra_of*/) const {
+    return 0;
+  }
+
   // The bytes the runtime holds during one run besides the graph's tensors,
-  // given the peak of its tensor buffers, the aligned bytes of the graph's
-  // inputs and outputs, and how many inputs and outputs the caller binds.
-  virtual int64_t OverheadBytes(int64_t tensor_bytes, int64_t input_bytes, int64_t output_bytes,
+  // given the peak of its tensor buffers, FrameBytes, the aligned bytes of
+  // the graph's inputs and outputs, and how many inputs and outputs the
+  // caller binds.
+  virtual int64_t OverheadBytes(int64_t tensor_bytes, int64_t frame_bytes, int64_t input_bytes, int64_t output_bytes,
                                 int64_t bindings) const = 0;
 };
 

@@ -80,9 +80,15 @@ class OnnxRuntimeCpu : public RuntimeModel {
                                          : "noarena (CPU arena and memory pattern off)"};
   }
 
-  int64_t OverheadBytes(int64_t tensor_bytes, int64_t input_bytes, int64_t output_bytes,
+  int64_t FrameBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                     const std::vector<ValueId>& writes_over,
+                     const std::vector<int64_t>& step_extra_of) const override {
+    return ort::FrameObjectsBytes(graph, order, values, writes_over, step_extra_of);
+  }
+
+  int64_t OverheadBytes(int64_t tensor_bytes, int64_t frame_bytes, int64_t input_bytes, int64_t output_bytes,
                         int64_t bindings) const override {
-    return ort::RunOverheadBytes(tensor_bytes, input_bytes, output_bytes, bindings);
+    return ort::RunOverheadBytes(tensor_bytes, frame_bytes, input_bytes, output_bytes, bindings);
   }
 
  private:

@@ -461,17 +461,22 @@ bool RunsInPlace(const onnx::NodeProto& node) {
 //    4.7-5.7 KB above inputs + 2 x outputs;
 //  - while kernels run: an im2col Conv (64 KiB workspace) peaks only
 //    1,616-2,272 bytes above its tensors and workspace (16 models), so the
-//    fixed part is not live then. 1.5 KiB, below that minimum.
+//    fixed part is not live then. 1.5 KiB, below that minimum, and the run
+//    frame's objects for the tensors at the worst step (frame_bytes:
+//    runtime_buffers.h, FrameObjectsBytes).
 constexpr int64_t kOnnxRuntimeCpuRunEndBytes = 12800;
 constexpr int64_t kOnnxRuntimeCpuRunEndBytesPerBinding = 448;
 constexpr int64_t kOnnxRuntimeCpuOutputCopySlackBytes = 4608;
 constexpr int64_t kOnnxRuntimeCpuDuringKernelsBytes = 1536;
 
-int64_t RunOverheadBytes(int64_t tensor_bytes, int64_t input_bytes, int64_t output_bytes, int64_t bindings) {
+int64_t RunOverheadBytes(int64_t tensor_bytes, int64_t frame_bytes, int64_t input_bytes, int64_t output_bytes,
+                         int64_t bindings) {
   const int64_t fixed = kOnnxRuntimeCpuRunEndBytes + kOnnxRuntimeCpuRunEndBytesPerBinding * bindings;
   const int64_t run_end =
       input_bytes + output_bytes + std::max(fixed, output_bytes + kOnnxRuntimeCpuOutputCopySlackBytes);
-  return std::max(kOnnxRuntimeCpuDuringKernelsBytes, run_end - tensor_bytes);
+  // While kernels run, the frame's objects for the tensors come on top
+  // (runtime_buffers.h, FrameObjectsBytes); the frame is gone by the run's end.
+  return std::max(kOnnxRuntimeCpuDuringKernelsBytes + frame_bytes, run_end - tensor_bytes);
 }
 
 }  // namespace footprint::ort

@@ -63,11 +63,13 @@ int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const FusionSumma
                              const TensorLookup& tensor_of);
 
 // The bytes ORT holds during one run besides the graph's tensors, given the
-// peak bytes of its tensor buffers (runtime_buffers.h), the aligned bytes of
+// peak bytes of its tensor buffers (runtime_buffers.h), what its run frame
+// holds for them besides at the worst step (FrameObjectsBytes), the aligned bytes of
 // the graph's inputs and of its outputs, and how many inputs and outputs the
 // caller binds: the predicted peak working memory is tensor_bytes + this
 // (MemoryFigures::runtime_overhead_bytes).
-int64_t RunOverheadBytes(int64_t tensor_bytes, int64_t input_bytes, int64_t output_bytes, int64_t bindings);
+int64_t RunOverheadBytes(int64_t tensor_bytes, int64_t frame_bytes, int64_t input_bytes, int64_t output_bytes,
+                         int64_t bindings);
 
 }  // namespace footprint::ort
 
