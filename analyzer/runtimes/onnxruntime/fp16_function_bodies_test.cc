@@ -213,7 +213,7 @@ TEST(Float16FunctionBodiesTest, GroupNormalizationIsItsBodyInEveryType) {
       // in float32, and at 18 the float16 Sub has no kernel (ORT's optimized
       // gn18_fp16 runs it behind Casts).
       const TensorRecord* deviation =
-          Find(*ort, opset >= 21 ? "_inlfunc_GroupNormalization_gn/3" : "_inlfunc_GroupNormalization_gn/2");
+          Find(*ort, opset >= 21 ? "_inlfunc_GroupNormalization_gn/9" : "_inlfunc_GroupNormalization_gn/8");
       ASSERT_NE(deviation, nullptr);
       EXPECT_EQ(deviation->bytes, 64 * 32 * 32 * 4);
     }

@@ -385,7 +385,9 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   // float16 kernel and a function body ORT takes at this opset become the
   // body's nodes (fp16_function_bodies.h), which no fusion below sees as
   // the op (a Conv + LeakyRelu is not fused then).
+  const size_t made_before_bodies = graph.runtime_protos.size();
   InlineFloat16FunctionBodies(opset, shape_of, summary, graph);
+  const bool inlined = graph.runtime_protos.size() > made_before_bodies;
   // Level 2: float32 SiLU / Swish pairs become QuickGelu (quick_gelu_fusion.h).
   FuseQuickGelu(shape_of, summary, graph);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
@@ -415,17 +417,19 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
     // Registered only where MLAS has a block (graph_transformer_utils.cc,
     // GenerateTransformers, Level3: MlasNchwcGetBlockSize() > 1).
     if (const int64_t block = NchwcBlockSize(isa); block > 1) {
-      ApplyNchwcLayout(block, shape_of, summary, graph, has_activation, /*in_ort_order=*/float16.casts);
+      ApplyNchwcLayout(block, shape_of, summary, graph, has_activation, /*in_ort_order=*/float16.casts || inlined);
     }
     absorbed_of.assign(has_activation.size(), Absorbed::kNothing);
     for (size_t node = 0; node < has_activation.size(); ++node) {
       if (has_activation[node]) absorbed_of[node] = Absorbed::kActivation;
     }
-    RunChains(/*allow_conv_add=*/true, /*remake_fused=*/float16.casts, /*float16_fusions=*/true, shape_of, graph,
-              summary, absorbed_of);
+    RunChains(/*allow_conv_add=*/true, /*remake_fused=*/float16.casts || inlined, /*float16_fusions=*/true, shape_of,
+              graph, summary, absorbed_of);
   }
-  // A float16 graph's Casts run where ORT's order puts them (execution_order.h).
-  if (float16.casts) ApplyOrtExecutionOrder(graph);
+  // A float16 graph's Casts, and an inlined body's nodes (in the body's own
+  // order, which ORT's indices follow), run where ORT's order puts them
+  // (execution_order.h).
+  if (float16.casts || inlined) ApplyOrtExecutionOrder(graph);
   return summary;
 }
 
