@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
@@ -82,7 +83,7 @@ std::optional<QuickGelu> MatchAt(const IrGraph& graph, const ShapeLookup& shape_
 
 }  // namespace
 
-void FuseQuickGelu(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph) {
+void FuseQuickGelu(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph, std::vector<bool>* per_node) {
   std::vector<bool> removed(graph.nodes.size(), false);
   bool any = false;
   for (size_t id = 0; id < graph.nodes.size(); ++id) {
@@ -118,6 +119,13 @@ void FuseQuickGelu(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph&
     any = true;
   }
   if (!any) return;
+  if (per_node != nullptr) {
+    std::vector<bool> kept;
+    for (size_t id = 0; id < removed.size(); ++id) {
+      if (!removed[id]) kept.push_back((*per_node)[id]);
+    }
+    *per_node = std::move(kept);
+  }
   RemoveNodes(removed, graph);
   RelinkValues(graph);
 }

@@ -402,8 +402,10 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   // Without Casts, or after them when ORT runs levels 2 and 3 again.
   const bool later_levels = !float16.casts || float16.converted_at_load;
   if (float16.casts && later_levels) {
-    // Level 2 again: the Convs the Casts made float32 take their
-    // activations in, each a new node (FusedConv) in ORT's order.
+    // Level 2 again: SiLU pairs the Casts made float32 become QuickGelu;
+    // the Convs the Casts made float32 take their activations in, each a
+    // new node (FusedConv) in ORT's order.
+    FuseQuickGelu(shape_of, summary, graph, &has_activation);
     absorbed_of.assign(has_activation.size(), Absorbed::kNothing);
     for (size_t node = 0; node < has_activation.size(); ++node) {
       if (has_activation[node]) absorbed_of[node] = Absorbed::kActivation;
