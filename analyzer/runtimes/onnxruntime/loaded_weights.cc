@@ -19,6 +19,7 @@
 #include "analyzer/loader/model_loader.h"
 #include "analyzer/runtimes/onnxruntime/bfc_arena.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
+#include "analyzer/runtimes/onnxruntime/shared_constants.h"
 #include "onnx/defs/schema.h"
 
 namespace footprint::ort {
@@ -126,52 +127,6 @@ int64_t AttributesInOrt(const onnx::NodeProto& node) {
   return count;
 }
 
-// The element types and count up to which ORT's common subexpression
-// elimination tells constant initializers apart by value rather than by name
-// (measured, ORT 1.30: two Adds of equal initializers of <= 8 float, float16,
-// double, int32 or int64 elements, raw or typed data, become one; of 9, or of
-// int8/uint8, two; dims must match). Larger ones stay distinct.
-constexpr int64_t kCseMaxValueElements = 8;
-bool ComparedByValue(int32_t data_type) {
-  return data_type == onnx::TensorProto::FLOAT || data_type == onnx::TensorProto::FLOAT16 ||
-         data_type == onnx::TensorProto::DOUBLE || data_type == onnx::TensorProto::INT32 ||
-         data_type == onnx::TensorProto::INT64;
-}
-
-// The value of a small tensor as bytes (type, dims, little-endian data),
-// nullopt when ORT does not compare it by value.
-std::optional<std::string> SmallTensorKey(const onnx::TensorProto& tensor) {
-  if (!ComparedByValue(tensor.data_type()) || tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    return std::nullopt;
-  }
-  int64_t count = 1;
-  for (int64_t dim : tensor.dims()) {
-    if (dim < 0) return std::nullopt;
-    count *= dim;
-    if (count > kCseMaxValueElements) return std::nullopt;
-  }
-  std::string key = absl::StrCat(tensor.data_type(), ":", tensor.dims_size());
-  for (int64_t dim : tensor.dims()) absl::StrAppend(&key, ",", dim);
-  key += ":";
-  auto append = [&key](const void* data, size_t bytes) { key.append(static_cast<const char*>(data), bytes); };
-  if (!tensor.raw_data().empty()) {
-    key += tensor.raw_data();
-  } else if (tensor.data_type() == onnx::TensorProto::FLOAT) {
-    for (float value : tensor.float_data()) append(&value, sizeof(value));
-  } else if (tensor.data_type() == onnx::TensorProto::DOUBLE) {
-    for (double value : tensor.double_data()) append(&value, sizeof(value));
-  } else if (tensor.data_type() == onnx::TensorProto::INT64) {
-    for (int64_t value : tensor.int64_data()) append(&value, sizeof(value));
-  } else if (tensor.data_type() == onnx::TensorProto::INT32) {
-    for (int32_t value : tensor.int32_data()) append(&value, sizeof(value));
-  } else {  // FLOAT16: its bits in int32_data.
-    for (int32_t value : tensor.int32_data()) {
-      const uint16_t bits = static_cast<uint16_t>(value);
-      append(&bits, sizeof(bits));
-    }
-  }
-  return key;
-}
 
 // Ops ORT's common subexpression elimination never merges (optimizer
 // utils IsOperationDeterministic, common_subexpression_elimination.cc
@@ -210,14 +165,14 @@ class WeightClasses {
   std::optional<std::string> Key(ValueId id) {
     const IrValue& value = graph_.values[id];
     if (value.origin == ValueOrigin::kInitializer) {
-      std::optional<std::string> key = SmallTensorKey(*value.initializer);
+      std::optional<std::string> key = SmallConstantKey(*value.initializer);
       if (key.has_value()) return absl::StrCat("t:", *key);
       return std::nullopt;
     }
     if (value.origin == ValueOrigin::kConstant) {  // ORT makes a Constant node an initializer at load.
       for (const onnx::AttributeProto& attribute : value.constant->attribute()) {
         if (attribute.name() != "value" || !attribute.has_t()) continue;
-        std::optional<std::string> key = SmallTensorKey(attribute.t());
+        std::optional<std::string> key = SmallConstantKey(attribute.t());
         if (key.has_value()) return absl::StrCat("t:", *key);
       }
       return std::nullopt;

@@ -373,7 +373,9 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   // Casts for float16 only): no figure then (fp16_casts.h).
   summary.refused = RefusedBfloat16Node(shape_of, graph);
   if (!summary.refused.empty()) return summary;
-  // Level 1: equal ConstantOfShape values are one weight (shared_constants.h).
+  // Level 1: equal small constants, and equal ConstantOfShape values, are
+  // one weight (shared_constants.h).
+  ShareEqualSmallConstants(summary, graph);
   ShareEqualConstantsOfShape(summary, graph);
   // Level 1: a zero Pad is taken into the Conv or MaxPool it feeds (pad_fusion.h).
   FusePads(opset, summary, graph);

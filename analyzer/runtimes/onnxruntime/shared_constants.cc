@@ -1,6 +1,8 @@
-// ORT's CSE on folded ConstantOfShape values (shared_constants.h).
+// ORT's level-1 CSE on small constants and folded ConstantOfShape values
+// (shared_constants.h).
 #include "analyzer/runtimes/onnxruntime/shared_constants.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,10 +10,23 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
 namespace {
+
+// The element types and count up to which ORT's common subexpression
+// elimination tells constant initializers apart by value rather than by name
+// (measured, ORT 1.30: two Adds of equal initializers of <= 8 float, float16,
+// double, int32 or int64 elements, raw or typed data, become one; of 9, or of
+// int8/uint8, two; dims must match). Larger ones stay distinct.
+constexpr int64_t kCseMaxValueElements = 8;
+bool ComparedByValue(int32_t data_type) {
+  return data_type == onnx::TensorProto::FLOAT || data_type == onnx::TensorProto::FLOAT16 ||
+         data_type == onnx::TensorProto::DOUBLE || data_type == onnx::TensorProto::INT32 ||
+         data_type == onnx::TensorProto::INT64;
+}
 
 // The contents of a tensor without its name: equal keys, equal tensors.
 std::string ContentKey(const onnx::TensorProto& tensor) {
@@ -51,6 +66,67 @@ std::optional<std::string> ConstantOfShapeKey(const IrGraph& graph, const onnx::
 }
 
 }  // namespace
+
+std::optional<std::string> SmallConstantKey(const onnx::TensorProto& tensor) {
+  if (!ComparedByValue(tensor.data_type()) || tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    return std::nullopt;
+  }
+  int64_t count = 1;
+  for (int64_t dim : tensor.dims()) {
+    if (dim < 0) return std::nullopt;
+    count *= dim;
+    if (count > kCseMaxValueElements) return std::nullopt;
+  }
+  std::string key = absl::StrCat(tensor.data_type(), ":", tensor.dims_size());
+  for (int64_t dim : tensor.dims()) absl::StrAppend(&key, ",", dim);
+  key += ":";
+  auto append = [&key](const void* data, size_t bytes) { key.append(static_cast<const char*>(data), bytes); };
+  if (!tensor.raw_data().empty()) {
+    key += tensor.raw_data();
+  } else if (tensor.data_type() == onnx::TensorProto::FLOAT) {
+    for (float value : tensor.float_data()) append(&value, sizeof(value));
+  } else if (tensor.data_type() == onnx::TensorProto::DOUBLE) {
+    for (double value : tensor.double_data()) append(&value, sizeof(value));
+  } else if (tensor.data_type() == onnx::TensorProto::INT64) {
+    for (int64_t value : tensor.int64_data()) append(&value, sizeof(value));
+  } else if (tensor.data_type() == onnx::TensorProto::INT32) {
+    for (int32_t value : tensor.int32_data()) append(&value, sizeof(value));
+  } else {  // FLOAT16: its bits in int32_data.
+    for (int32_t value : tensor.int32_data()) {
+      const uint16_t bits = static_cast<uint16_t>(value);
+      append(&bits, sizeof(bits));
+    }
+  }
+  return key;
+}
+
+void ShareEqualSmallConstants(FusionSummary& summary, IrGraph& graph) {
+  absl::flat_hash_map<std::string, ValueId> first_of;
+  std::vector<ValueId> replaced_by(graph.values.size(), -1);
+  bool any = false;
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const IrValue& value = graph.values[id];
+    if (value.is_graph_output || value.consumers.empty()) continue;
+    if (!summary.overridable.empty() && summary.overridable[id]) continue;
+    const onnx::TensorProto* tensor = ConstantTensor(graph, static_cast<ValueId>(id));
+    if (tensor == nullptr) continue;
+    const std::optional<std::string> key = SmallConstantKey(*tensor);
+    if (!key.has_value()) continue;
+    auto [it, inserted] = first_of.emplace(*key, static_cast<ValueId>(id));
+    if (inserted) continue;
+    replaced_by[id] = it->second;
+    any = true;
+  }
+  if (!any) return;
+  for (IrNode& node : graph.nodes) {
+    for (std::vector<ValueId>* inputs : {&node.inputs, &node.implicit_inputs}) {
+      for (ValueId& input : *inputs) {
+        if (replaced_by[input] >= 0) input = replaced_by[input];
+      }
+    }
+  }
+  RelinkValues(graph);
+}
 
 void ShareEqualConstantsOfShape(FusionSummary& summary, IrGraph& graph) {
   absl::flat_hash_map<std::string, ValueId> first_of;
