@@ -45,4 +45,29 @@ void EraseConsumer(IrValue& value, NodeId node) {
   }
 }
 
+bool MergeIntoFirst(NodeId duplicate, NodeId first, IrGraph& graph, FusionSummary& summary,
+                    std::vector<bool>& removed) {
+  const IrNode& node = graph.nodes[duplicate];
+  const IrNode& kept_node = graph.nodes[first];
+  if (kept_node.outputs.size() != node.outputs.size()) return false;
+  for (ValueId output : node.outputs) {
+    if (graph.values[output].is_graph_output) return false;
+  }
+  for (size_t slot = 0; slot < node.outputs.size(); ++slot) {
+    const ValueId gone = node.outputs[slot];
+    const ValueId kept = kept_node.outputs[slot];
+    for (NodeId reader : graph.values[gone].consumers) {
+      for (ValueId& input : graph.nodes[reader].inputs) {
+        if (input == gone) input = kept;
+      }
+      graph.values[kept].consumers.push_back(reader);
+    }
+    MarkFusedAway(graph, summary, gone);
+  }
+  for (ValueId input : node.inputs) EraseConsumer(graph.values[input], duplicate);
+  removed[duplicate] = true;
+  ++summary.fused_nodes;
+  return true;
+}
+
 }  // namespace footprint::ort

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/runtime_model.h"
 #include "onnx/onnx_pb.h"
@@ -35,6 +37,14 @@ void MarkFusedAway(IrGraph& graph, FusionSummary& summary, ValueId id);
 
 // `node` no longer reads `value`.
 void EraseConsumer(IrValue& value, NodeId node);
+
+// CSE of two equal nodes: `duplicate`'s readers read `first`'s outputs
+// instead, its outputs become kFusedAway, it reads nothing and is marked
+// in `removed` (summary.fused_nodes counts it). False, and nothing changed,
+// when one of its outputs is a graph output (ORT never eliminates those) or
+// the two differ in outputs.
+bool MergeIntoFirst(NodeId duplicate, NodeId first, IrGraph& graph, FusionSummary& summary,
+                    std::vector<bool>& removed);
 
 }  // namespace footprint::ort
 

@@ -49,25 +49,7 @@ void MergeEqualQuantizers(IrGraph& graph, FusionSummary& summary, std::vector<bo
     if (removed[id] || !Mergeable(node)) continue;
     auto [it, inserted] = first_of.try_emplace(KeyOf(node), static_cast<NodeId>(id));
     if (inserted) continue;
-    const IrNode& first = graph.nodes[it->second];
-    bool outputs_free = first.outputs.size() == node.outputs.size();
-    // ORT does not eliminate a graph output.
-    for (ValueId output : node.outputs) outputs_free = outputs_free && !graph.values[output].is_graph_output;
-    if (!outputs_free) continue;
-    for (size_t slot = 0; slot < node.outputs.size(); ++slot) {
-      const ValueId duplicate = node.outputs[slot];
-      const ValueId kept = first.outputs[slot];
-      for (NodeId reader : graph.values[duplicate].consumers) {
-        for (ValueId& input : graph.nodes[reader].inputs) {
-          if (input == duplicate) input = kept;
-        }
-        graph.values[kept].consumers.push_back(reader);
-      }
-      MarkFusedAway(graph, summary, duplicate);
-    }
-    for (ValueId input : node.inputs) EraseConsumer(graph.values[input], static_cast<NodeId>(id));
-    removed[id] = true;
-    ++summary.fused_nodes;
+    MergeIntoFirst(static_cast<NodeId>(id), it->second, graph, summary, removed);
   }
 }
 
