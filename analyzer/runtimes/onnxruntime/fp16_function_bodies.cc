@@ -278,7 +278,8 @@ class Inliner {
       const ValueId output =
           step.writes == Writes::kOutput
               ? y
-              : AddValue(prefix + "/" + std::to_string(index), step.writes, x, y, node.inputs[1], inputs.front());
+              : AddValue(prefix + "/" + std::to_string(index), step.writes, x, y,
+                         node.inputs.size() > 1 ? node.inputs[1] : x, inputs.empty() ? x : inputs.front());
       written.push_back(output);
       Expand(MakeNode(prefix + "/" + step.op + "_" + std::to_string(index), step.op, std::move(inputs), output), out);
     }
