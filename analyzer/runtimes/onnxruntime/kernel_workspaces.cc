@@ -18,12 +18,6 @@
 namespace footprint::ort {
 namespace {
 
-int64_t Product(const std::vector<int64_t>& dims, size_t from) {
-  int64_t product = 1;
-  for (size_t i = from; i < dims.size(); ++i) product *= dims[i];
-  return product;
-}
-
 // Conv's scratch on ORT's CPU provider (float32): core/providers/cpu/nn/conv.cc
 // allocates MlasConvPrepare's WorkingBufferSize floats for the run, and
 // core/mlas/lib/convolve.cpp (MlasConvPrepare) sizes it, with one thread:

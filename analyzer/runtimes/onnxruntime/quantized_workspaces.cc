@@ -19,12 +19,6 @@
 namespace footprint::ort {
 namespace {
 
-int64_t Product(const std::vector<int64_t>& dims, size_t from) {
-  int64_t product = 1;
-  for (size_t i = from; i < dims.size(); ++i) product *= dims[i];
-  return product;
-}
-
 bool StridesOneNoPadding(const onnx::NodeProto& proto) {
   if (const onnx::AttributeProto* strides = FindAttribute(proto, "strides")) {
     for (int64_t stride : strides->ints()) {

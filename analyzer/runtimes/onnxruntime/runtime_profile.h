@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
@@ -47,6 +48,10 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
 // Whether ORT's kernel of the elementwise op `node` writes its output over a
 // dying input.
 bool RunsInPlace(const onnx::NodeProto& node);
+
+// The product of dims[from], dims[from + 1], ...: elements per slice (the
+// kernels' workspace rules).
+int64_t Product(const std::vector<int64_t>& dims, size_t from);
 
 // What the rules share (runtime_profile.cc, nchwc_layout.cc):
 // a weight ORT treats as constant (see FusionSummary::overridable);
