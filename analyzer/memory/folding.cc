@@ -33,7 +33,7 @@ bool IsFoldableOp(const onnx::NodeProto& node) {
   return true;
 }
 
-FoldedGraph FoldConstants(IrGraph& graph) {
+FoldedGraph FoldConstants(IrGraph& graph, const std::vector<bool>& not_constant) {
   FoldedGraph folded;
   std::vector<bool> is_folded(graph.nodes.size(), false);
   // Folded values feed later folds: repeat until nothing changes, as ORT's
@@ -45,7 +45,10 @@ FoldedGraph FoldConstants(IrGraph& graph) {
       const IrNode& node = graph.nodes[node_id];
       if (node.inputs.empty() || !node.implicit_inputs.empty() || !IsFoldableOp(*node.proto)) continue;
       bool foldable = true;
-      for (ValueId input : node.inputs) foldable = foldable && IsWeight(graph.values[input].origin);
+      for (ValueId input : node.inputs) {
+        const bool constant = not_constant.empty() || !not_constant[input];
+        foldable = foldable && constant && IsWeight(graph.values[input].origin);
+      }
       for (ValueId output : node.outputs) foldable = foldable && !graph.values[output].is_graph_output;
       if (!foldable) continue;
       is_folded[node_id] = true;

@@ -34,7 +34,10 @@ bool IsFoldableOp(const onnx::NodeProto& node);
 // Folds every foldable node of `graph` in place: their outputs become
 // kFolded values (folded_from set), the nodes leave graph.nodes (the others
 // keep their order; producers and consumers are renumbered).
-FoldedGraph FoldConstants(IrGraph& graph);
+// `not_constant` (indexed like graph.values, may be empty) marks weights a
+// runtime does not treat as constant (RuntimeModel::NonConstantWeights): a
+// node reading one is not folded.
+FoldedGraph FoldConstants(IrGraph& graph, const std::vector<bool>& not_constant = {});
 
 
 }  // namespace footprint

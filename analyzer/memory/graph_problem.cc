@@ -155,7 +155,11 @@ absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<
   // Before folding, so that a weight's DequantizeLinear goes with its group
   // instead of becoming a float folded weight.
   if (qdq && runtime == nullptr) result.qdq = FuseQdqGroups(result.ir);
-  if (fold) result.folded = FoldConstants(result.ir);
+  if (fold) {
+    result.folded =
+        FoldConstants(result.ir, runtime != nullptr ? runtime->NonConstantWeights(ir_version, result.ir)
+                                                    : std::vector<bool>{});
+  }
   if (runtime != nullptr) {
     result.fusions = runtime->RewriteGraph(ir_version, opset, shape_of, result.ir);
     if (!result.fusions.refused.empty()) {

@@ -98,6 +98,11 @@ class RuntimeModel {
   // named or the host's; "" when the runtime's rules do not depend on one.
   virtual std::string isa() const { return ""; }
 
+  // The weights (indexed like graph.values; empty: none) the runtime does
+  // not treat as constant, so that constant folding does not evaluate what
+  // reads them (called before folding).
+  virtual std::vector<bool> NonConstantWeights(int64_t /*ir_version*/, const IrGraph& /*graph*/) const { return {}; }
+
   // Rewrites `graph` in place as the runtime does before it plans memory
   // (fusions, layouts), in its own pass order. Graph outputs never go.
   // `opset` is the model's default-domain opset (0: none imported), which

@@ -169,6 +169,7 @@ def main():
     float16_body_probes(directory)
     float32_fusion_probes(directory, rng)
     float16_order_probes(directory)
+    overridable_weight_probes(directory)
 
 
 def qdq_probes(directory, rng):
@@ -355,6 +356,23 @@ def float16_order_probes(directory):
           h.make_node('Relu', ['s'], ['r']), h.make_node('Cast', ['r'], ['y'], to=f)],
          [('x', f, shape), ('w1', half, [16, 16, 3, 3]), ('w2', half, [16, 16, 3, 3])], [('y', f, shape)],
          filters, opset=17)
+
+
+def overridable_weight_probes(directory):
+    """Initializers also listed as graph inputs (IR >= 4) are not constant to ORT (graph.cc, CanOverrideInitializer):
+    ConstantFolding leaves the ConstantOfShape that reads one, so the weight is made at every run, where ORT's order
+    runs it (just before its Conv), though the file lists both ConstantOfShape first. A Conv whose weight is not
+    constant stays a plain Conv (no NCHWc)."""
+    f = T.FLOAT
+    shape_of_weight = [nh.from_array(np.array([256, 256, 3, 3], np.int64), name) for name in ('s1', 's2')]
+    fill = nh.from_array(np.array([0.001], np.float32), 'value')
+    save(directory, 'overridable_constant_of_shape_weights',
+         [h.make_node('ConstantOfShape', ['s1'], ['w1'], value=fill),
+          h.make_node('ConstantOfShape', ['s2'], ['w2'], value=fill),
+          h.make_node('Conv', ['x', 'w1'], ['c1'], pads=[1, 1, 1, 1]), h.make_node('Relu', ['c1'], ['r1']),
+          h.make_node('Conv', ['r1', 'w2'], ['c2'], pads=[1, 1, 1, 1]), h.make_node('Relu', ['c2'], ['y'])],
+         [('x', f, [1, 256, 8, 8]), ('s1', T.INT64, [4]), ('s2', T.INT64, [4])], [('y', f, [1, 256, 8, 8])],
+         shape_of_weight)
 
 
 main()

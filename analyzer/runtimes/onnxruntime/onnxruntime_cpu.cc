@@ -27,6 +27,10 @@ class OnnxRuntimeCpu : public RuntimeModel {
 
   std::string isa() const override { return std::string(ort::CpuIsaName(isa_)); }
 
+  std::vector<bool> NonConstantWeights(int64_t ir_version, const IrGraph& graph) const override {
+    return ort::OverridableInitializers(ir_version, graph);
+  }
+
   FusionSummary RewriteGraph(int64_t ir_version, int64_t opset, const ShapeLookup& shape_of,
                              IrGraph& graph) const override {
     return ort::ApplyRewrites(isa_, ir_version, opset, shape_of, graph);

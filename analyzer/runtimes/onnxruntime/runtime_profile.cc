@@ -355,17 +355,39 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std
   return nullptr;
 }
 
+std::vector<bool> OverridableInitializers(int64_t ir_version, const IrGraph& graph) {
+  std::vector<bool> overridable;
+  if (ir_version < 4) return overridable;
+  overridable.assign(graph.values.size(), false);
+  for (const onnx::ValueInfoProto& input : graph.proto->input()) {
+    auto it = graph.value_by_name.find(input.name());
+    if (it != graph.value_by_name.end() && graph.values[it->second].origin == ValueOrigin::kInitializer) {
+      overridable[it->second] = true;
+    }
+  }
+  return overridable;
+}
+
 FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const ShapeLookup& shape_of,
                             IrGraph& graph) {
   FusionSummary summary;
-  if (ir_version >= 4) {
-    summary.overridable.assign(graph.values.size(), false);
-    for (const onnx::ValueInfoProto& input : graph.proto->input()) {
-      auto it = graph.value_by_name.find(input.name());
-      if (it != graph.value_by_name.end() && graph.values[it->second].origin == ValueOrigin::kInitializer) {
-        summary.overridable[it->second] = true;
-      }
+  summary.overridable = OverridableInitializers(ir_version, graph);
+  // Folding left every node that reads an overridable initializer in the
+  // graph (NonConstantWeights): weights computed at every run, by nodes the
+  // file often lists first. ORT runs each where its walk reaches it, just
+  // before its readers (execution_order.h); the file's order would hold
+  // them all from the start.
+  bool computes_weights = false;
+  for (const IrNode& node : graph.nodes) {
+    bool reads_overridable = false;
+    bool reads_weights_only = !node.inputs.empty();
+    for (ValueId input : node.inputs) {
+      const ValueOrigin origin = graph.values[input].origin;
+      reads_overridable = reads_overridable || (!summary.overridable.empty() && summary.overridable[input]);
+      reads_weights_only = reads_weights_only && (origin == ValueOrigin::kInitializer ||
+                                                  origin == ValueOrigin::kConstant || origin == ValueOrigin::kFolded);
     }
+    computes_weights = computes_weights || (reads_overridable && reads_weights_only);
   }
   // The graph's inputs are the caller's buffers: ORT never frees or reuses
   // them during a run (core/framework/allocation_planner.cc plans them as
@@ -396,6 +418,7 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   const size_t made_before_bodies = graph.runtime_protos.size();
   InlineFloat16FunctionBodies(opset, shape_of, summary, graph);
   const bool inlined = graph.runtime_protos.size() > made_before_bodies;
+  const bool in_ort_order = inlined || computes_weights;
   // Level 2: float32 SiLU / Swish pairs become QuickGelu (quick_gelu_fusion.h).
   FuseQuickGelu(shape_of, summary, graph);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
@@ -427,19 +450,19 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
     // Registered only where MLAS has a block (graph_transformer_utils.cc,
     // GenerateTransformers, Level3: MlasNchwcGetBlockSize() > 1).
     if (const int64_t block = NchwcBlockSize(isa); block > 1) {
-      ApplyNchwcLayout(block, shape_of, summary, graph, has_activation, /*in_ort_order=*/float16.casts || inlined);
+      ApplyNchwcLayout(block, shape_of, summary, graph, has_activation, /*in_ort_order=*/float16.casts || in_ort_order);
     }
     absorbed_of.assign(has_activation.size(), Absorbed::kNothing);
     for (size_t node = 0; node < has_activation.size(); ++node) {
       if (has_activation[node]) absorbed_of[node] = Absorbed::kActivation;
     }
-    RunChains(/*allow_conv_add=*/true, /*remake_fused=*/float16.casts || inlined, /*float16_fusions=*/true, shape_of,
+    RunChains(/*allow_conv_add=*/true, /*remake_fused=*/float16.casts || in_ort_order, /*float16_fusions=*/true, shape_of,
               graph, summary, absorbed_of);
   }
-  // A float16 graph's Casts, and an inlined body's nodes (in the body's own
-  // order, which ORT's indices follow), run where ORT's order puts them
-  // (execution_order.h).
-  if (float16.casts || inlined) ApplyOrtExecutionOrder(graph);
+  // A float16 graph's Casts, an inlined body's nodes (in the body's own
+  // order, which ORT's indices follow) and the nodes computing weights run
+  // where ORT's order puts them (execution_order.h).
+  if (float16.casts || in_ort_order) ApplyOrtExecutionOrder(graph);
   return summary;
 }
 
