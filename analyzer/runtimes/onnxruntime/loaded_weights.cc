@@ -15,8 +15,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
-#include "analyzer/runtimes/onnxruntime/arena_run.h"
 #include "analyzer/loader/model_loader.h"
+#include "analyzer/loader/onnx_domain.h"
+#include "analyzer/runtimes/onnxruntime/arena_run.h"
 #include "analyzer/runtimes/onnxruntime/bfc_arena.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "analyzer/runtimes/onnxruntime/shared_constants.h"
@@ -115,7 +116,7 @@ int64_t AttributesInOrt(const onnx::NodeProto& node) {
   if (nchwc && node.op_type() == "ReorderInput") return 1;
   if (nchwc && node.op_type() == "ReorderOutput") return 2;
   int64_t count = node.attribute_size();
-  const std::string domain = nchwc ? "" : node.domain() == "ai.onnx" ? "" : node.domain();
+  const std::string domain = nchwc ? "" : OpsetKey(node.domain());
   const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), kLatestOpset, domain);
   if (schema == nullptr) return count;
   for (const auto& [name, attribute] : schema->attributes()) {
@@ -134,7 +135,7 @@ int64_t AttributesInOrt(const onnx::NodeProto& node) {
 bool MergeableOp(const onnx::NodeProto& node) {
   static const std::set<std::string> kNever = {"RandomNormal",     "RandomUniform",     "RandomNormalLike",
                                                "RandomUniformLike", "Multinomial",       "DequantizeLinear"};
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+  if (!IsDefaultDomain(node)) return false;
   for (const onnx::AttributeProto& attribute : node.attribute()) {
     if (attribute.has_g() || attribute.graphs_size() > 0) return false;
   }
@@ -216,7 +217,7 @@ class WeightClasses {
 // output is not a graph output.
 bool EliminatedAtLevel1(const IrGraph& graph, const IrNode& node) {
   const onnx::NodeProto& proto = *node.proto;
-  if (!proto.domain().empty() && proto.domain() != "ai.onnx") return false;
+  if (!IsDefaultDomain(proto)) return false;
   if (proto.op_type() != "Identity" && proto.op_type() != "Dropout") return false;
   if (node.outputs.empty() || graph.values[node.outputs[0]].is_graph_output) return false;
   for (size_t i = 1; i < node.outputs.size(); ++i) {
@@ -292,7 +293,7 @@ LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusion
     const onnx::NodeProto& proto = *node.proto;
     const std::string& op = proto.op_type();
     const bool nchwc = proto.domain() == kNchwcDomain;
-    const bool default_domain = proto.domain().empty() || proto.domain() == "ai.onnx";
+    const bool default_domain = IsDefaultDomain(proto);
     std::vector<bool> handled(node.inputs.size(), false);
     if (op == "Conv" && (default_domain || nchwc) && node.inputs.size() >= 2) {
       const std::optional<KnownWeight> filter = constant_float(node.inputs[1]);

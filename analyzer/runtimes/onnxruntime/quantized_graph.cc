@@ -3,8 +3,6 @@
 
 namespace footprint::ort {
 
-bool IsDefaultDomain(const onnx::NodeProto& node) { return node.domain().empty() || node.domain() == "ai.onnx"; }
-
 bool IsQuantizeLinear(const onnx::NodeProto& node) {
   return node.op_type() == "QuantizeLinear" && (IsDefaultDomain(node) || node.domain() == "com.microsoft");
 }

@@ -1,6 +1,7 @@
 // Internal to analyzer/runtimes/onnxruntime/: what the rules of this folder
 // ask of the graph (first written for the quantized rules, qdq_fusion.h,
-// nhwc_layout.h and quantized_workspaces.h; the domain test serves them all).
+// nhwc_layout.h and quantized_workspaces.h). The domain test is
+// loader/onnx_domain.h's, as everywhere.
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_GRAPH_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_GRAPH_H_
 
@@ -10,13 +11,11 @@
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/runtimes/runtime_model.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
-
-// ONNX's own domain ("" or "ai.onnx").
-bool IsDefaultDomain(const onnx::NodeProto& node);
 
 // A QuantizeLinear / DequantizeLinear as ORT's QDQ rules match them
 // (qdq_util.cc, MatchQNode / MatchDQNode): ONNX's, or com.microsoft's

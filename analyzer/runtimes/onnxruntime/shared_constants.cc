@@ -40,7 +40,7 @@ std::string ContentKey(const onnx::TensorProto& tensor) {
 // and its value attribute; nullopt when the shape is not a weight of the
 // model (then ORT's CSE compares values we do not have).
 std::optional<std::string> ConstantOfShapeKey(const IrGraph& graph, const onnx::NodeProto& node) {
-  if (!(node.domain().empty() || node.domain() == "ai.onnx") || node.op_type() != "ConstantOfShape" ||
+  if (!IsDefaultDomain(node) || node.op_type() != "ConstantOfShape" ||
       node.input_size() != 1) {
     return std::nullopt;
   }
