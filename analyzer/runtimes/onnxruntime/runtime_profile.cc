@@ -355,6 +355,31 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std
   return nullptr;
 }
 
+namespace {
+
+// Whether a node makes a weight at every run: it reads weights only, one of
+// them overridable, so folding left it (NonConstantWeights). The file often
+// lists such nodes first; ORT runs each where its walk reaches it, just
+// before its readers (execution_order.h), so the file's order would hold
+// their outputs from the start.
+bool ComputesWeightsAtRun(const IrGraph& graph, const std::vector<bool>& overridable) {
+  if (overridable.empty()) return false;
+  for (const IrNode& node : graph.nodes) {
+    bool reads_overridable = false;
+    bool reads_weights_only = !node.inputs.empty();
+    for (ValueId input : node.inputs) {
+      const ValueOrigin origin = graph.values[input].origin;
+      reads_overridable = reads_overridable || overridable[input];
+      reads_weights_only = reads_weights_only && (origin == ValueOrigin::kInitializer ||
+                                                  origin == ValueOrigin::kConstant || origin == ValueOrigin::kFolded);
+    }
+    if (reads_overridable && reads_weights_only) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<bool> OverridableInitializers(int64_t ir_version, const IrGraph& graph) {
   std::vector<bool> overridable;
   if (ir_version < 4) return overridable;
@@ -372,23 +397,7 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
                             IrGraph& graph) {
   FusionSummary summary;
   summary.overridable = OverridableInitializers(ir_version, graph);
-  // Folding left every node that reads an overridable initializer in the
-  // graph (NonConstantWeights): weights computed at every run, by nodes the
-  // file often lists first. ORT runs each where its walk reaches it, just
-  // before its readers (execution_order.h); the file's order would hold
-  // them all from the start.
-  bool computes_weights = false;
-  for (const IrNode& node : graph.nodes) {
-    bool reads_overridable = false;
-    bool reads_weights_only = !node.inputs.empty();
-    for (ValueId input : node.inputs) {
-      const ValueOrigin origin = graph.values[input].origin;
-      reads_overridable = reads_overridable || (!summary.overridable.empty() && summary.overridable[input]);
-      reads_weights_only = reads_weights_only && (origin == ValueOrigin::kInitializer ||
-                                                  origin == ValueOrigin::kConstant || origin == ValueOrigin::kFolded);
-    }
-    computes_weights = computes_weights || (reads_overridable && reads_weights_only);
-  }
+  const bool computes_weights = ComputesWeightsAtRun(graph, summary.overridable);
   // The graph's inputs are the caller's buffers: ORT never frees or reuses
   // them during a run (core/framework/allocation_planner.cc plans them as
   // pre-existing values). Measured: pytorch-operator test_operator_conv's
