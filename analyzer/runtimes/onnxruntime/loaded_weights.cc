@@ -267,6 +267,115 @@ int64_t SessionBytes(const IrGraph& graph, const ShapeLookup& shape_of, const st
   return bytes;
 }
 
+
+// The copies ORT's kernels make of their weights at load, node by node:
+// filters a fusion or NCHWc rewrote, MLAS's packed GEMM B, ConvTranspose's
+// transposed filter. Each is held once per weight class and packing.
+class KernelCopies {
+ public:
+  KernelCopies(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of, WeightClasses& classes,
+               LoadedWeights& result)
+      : graph_(graph), fusions_(fusions), shape_of_(shape_of), classes_(classes), result_(result) {}
+
+  // Adds what `node`'s kernel holds of its weights; marks in `handled` (one
+  // per input) the inputs it packs or rewrites, which it does not read as
+  // they are.
+  void Add(const IrNode& node, std::vector<bool>& handled) {
+    const onnx::NodeProto& proto = *node.proto;
+    const std::string& op = proto.op_type();
+    const bool nchwc = proto.domain() == kNchwcDomain;
+    const bool default_domain = IsDefaultDomain(proto);
+    if (node.inputs.size() < 2) return;
+    if (op == "Conv" && (default_domain || nchwc)) {
+      AddConv(node, nchwc, handled);
+    } else if ((op == "MatMul" || op == "Gemm") && default_domain) {
+      AddGemm(node, handled);
+    } else if (op == "ConvTranspose" && default_domain) {
+      AddConvTranspose(node, handled);
+    }
+  }
+
+  int64_t new_initializers() const { return new_initializers_; }
+  int64_t packed_copies() const { return static_cast<int64_t>(packed_.size()); }
+
+ private:
+  std::optional<KnownWeight> ConstantFloat(ValueId id) const {
+    if (id < 0 || !IsWeight(graph_.values[id]) || !IsConstantWeight(graph_, fusions_, id)) return std::nullopt;
+    std::optional<KnownWeight> weight = Known(graph_, shape_of_, id);
+    if (!weight.has_value() || weight->data_type != kFloat) return std::nullopt;
+    return weight;
+  }
+
+  void AddConv(const IrNode& node, bool nchwc, std::vector<bool>& handled) {
+    const onnx::NodeProto& proto = *node.proto;
+    const std::optional<KnownWeight> filter = ConstantFloat(node.inputs[1]);
+    if (!filter.has_value() || filter->dims.size() < 3 || filter->dims[0] <= 0) return;
+    // Inputs past the Conv's own (proto inputs) are what a fusion took in.
+    bool absorbed_weight = false;
+    for (size_t slot = static_cast<size_t>(proto.input_size()); slot < node.inputs.size(); ++slot) {
+      absorbed_weight = absorbed_weight || IsConstantWeight(graph_, fusions_, node.inputs[slot]);
+    }
+    int64_t block = 1;
+    if (nchwc && !node.outputs.empty() && graph_.values[node.outputs[0]].channel_block > 1) {
+      block = graph_.values[node.outputs[0]].channel_block;
+    }
+    if (!absorbed_weight && block == 1) return;
+    const int64_t output_channels = filter->dims[0];
+    const int64_t padded = RoundUp(output_channels, block);
+    // A fusion makes a filter of its own; NCHWc reorders a filter once
+    // however many Convs read it (nchwc_transformer.cc keeps the reordered
+    // copy by filter), measured: two Convs on one folded filter hold one
+    // reordered copy.
+    if (absorbed_weight || reordered_.insert({classes_.Of(node.inputs[1]), block}).second) {
+      result_.held_bytes += filter->bytes / output_channels * padded;
+      ++new_initializers_;
+    }
+    const bool has_bias = (proto.input_size() >= 3 && !proto.input(2).empty()) || absorbed_weight;
+    if (has_bias) {
+      result_.held_bytes += padded * 4;
+      ++new_initializers_;
+    }
+    for (size_t slot = 1; slot < node.inputs.size(); ++slot) {
+      if (IsConstantWeight(graph_, fusions_, node.inputs[slot])) handled[slot] = true;
+    }
+  }
+
+  void AddGemm(const IrNode& node, std::vector<bool>& handled) {
+    const std::optional<KnownWeight> b = ConstantFloat(node.inputs[1]);
+    if (!b.has_value() || b->dims.size() != 2) return;
+    const bool trans_b = node.proto->op_type() == "Gemm" && IntAttribute(*node.proto, "transB", 0) != 0;
+    const int64_t n = trans_b ? b->dims[0] : b->dims[1];
+    const int64_t k = trans_b ? b->dims[1] : b->dims[0];
+    if (packed_.insert({classes_.Of(node.inputs[1]), "gemm", n, k}).second) {
+      result_.held_bytes += GemmPackedBytes(n, k);
+    }
+    handled[1] = true;
+  }
+
+  void AddConvTranspose(const IrNode& node, std::vector<bool>& handled) {
+    const std::optional<KnownWeight> filter = ConstantFloat(node.inputs[1]);
+    const int64_t group = IntAttribute(*node.proto, "group", 1);
+    if (!filter.has_value() || filter->dims.size() <= 2 || group <= 0) return;
+    const int64_t k = filter->dims[0] / group;
+    int64_t n = 1;
+    for (size_t i = 1; i < filter->dims.size(); ++i) n *= filter->dims[i];
+    if (k == 1 || n == 1 || n * k == 0) return;
+    if (packed_.insert({classes_.Of(node.inputs[1]), "transpose", n, k}).second) {
+      result_.arena_chunks.push_back(filter->bytes);
+    }
+    handled[1] = true;
+  }
+
+  const IrGraph& graph_;
+  const FusionSummary& fusions_;
+  const ShapeLookup& shape_of_;
+  WeightClasses& classes_;
+  LoadedWeights& result_;
+  int64_t new_initializers_ = 0;                                            // Filters and biases the rewrites made.
+  std::set<std::tuple<ValueId, std::string, int64_t, int64_t>> packed_;    // One copy per B and packing.
+  std::set<std::pair<ValueId, int64_t>> reordered_;                        // One NCHWc filter per filter and block.
+};
+
 }  // namespace
 
 int64_t WeightBytes(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
@@ -276,95 +385,21 @@ int64_t WeightBytes(const IrGraph& graph, const ShapeLookup& shape_of, ValueId i
 
 LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of) {
   LoadedWeights result;
-  int64_t new_initializers = 0;  // Filters and biases the rewrites made.
+  WeightClasses classes(graph);
+  KernelCopies copies(graph, fusions, shape_of, classes, result);
   // Per weight: read as it is (kept), or only by kernels that pack or
   // rewrite it (freed, their copies held instead).
   std::vector<bool> read_as_is(graph.values.size(), false);
-  std::set<std::tuple<ValueId, std::string, int64_t, int64_t>> packed;  // One copy per B and packing.
-  std::set<std::pair<ValueId, int64_t>> reordered;  // One NCHWc filter per filter value and block.
-  WeightClasses classes(graph);
-  auto constant_float = [&](ValueId id) -> std::optional<KnownWeight> {
-    if (id < 0 || !IsWeight(graph.values[id]) || !IsConstantWeight(graph, fusions, id)) return std::nullopt;
-    std::optional<KnownWeight> weight = Known(graph, shape_of, id);
-    if (!weight.has_value() || weight->data_type != kFloat) return std::nullopt;
-    return weight;
-  };
+  auto mark_read = [&](ValueId input) { read_as_is[IsWeight(graph.values[input]) ? classes.Of(input) : input] = true; };
   for (const IrNode& node : graph.nodes) {
-    const onnx::NodeProto& proto = *node.proto;
-    const std::string& op = proto.op_type();
-    const bool nchwc = proto.domain() == kNchwcDomain;
-    const bool default_domain = IsDefaultDomain(proto);
     std::vector<bool> handled(node.inputs.size(), false);
-    if (op == "Conv" && (default_domain || nchwc) && node.inputs.size() >= 2) {
-      const std::optional<KnownWeight> filter = constant_float(node.inputs[1]);
-      if (filter.has_value() && filter->dims.size() >= 3 && filter->dims[0] > 0) {
-        // Inputs past the Conv's own (proto inputs) are what a fusion took in.
-        bool absorbed_weight = false;
-        for (size_t slot = static_cast<size_t>(proto.input_size()); slot < node.inputs.size(); ++slot) {
-          absorbed_weight = absorbed_weight || IsConstantWeight(graph, fusions, node.inputs[slot]);
-        }
-        int64_t block = 1;
-        if (nchwc && !node.outputs.empty() && graph.values[node.outputs[0]].channel_block > 1) {
-          block = graph.values[node.outputs[0]].channel_block;
-        }
-        if (absorbed_weight || block > 1) {
-          const int64_t output_channels = filter->dims[0];
-          const int64_t padded = RoundUp(output_channels, block);
-          // A fusion makes a filter of its own; NCHWc reorders a filter once
-          // however many Convs read it (nchwc_transformer.cc keeps the
-          // reordered copy by filter), measured: two Convs on one folded
-          // filter hold one reordered copy.
-          if (absorbed_weight || reordered.insert({classes.Of(node.inputs[1]), block}).second) {
-            result.held_bytes += filter->bytes / output_channels * padded;
-            ++new_initializers;
-          }
-          const bool has_bias = (proto.input_size() >= 3 && !proto.input(2).empty()) || absorbed_weight;
-          if (has_bias) {
-            result.held_bytes += padded * 4;
-            ++new_initializers;
-          }
-          for (size_t slot = 1; slot < node.inputs.size(); ++slot) {
-            if (IsConstantWeight(graph, fusions, node.inputs[slot])) {
-              handled[slot] = true;
-            }
-          }
-        }
-      }
-    } else if ((op == "MatMul" || op == "Gemm") && default_domain && node.inputs.size() >= 2) {
-      const std::optional<KnownWeight> b = constant_float(node.inputs[1]);
-      if (b.has_value() && b->dims.size() == 2) {
-        const bool trans_b = op == "Gemm" && IntAttribute(proto, "transB", 0) != 0;
-        const int64_t n = trans_b ? b->dims[0] : b->dims[1];
-        const int64_t k = trans_b ? b->dims[1] : b->dims[0];
-        if (packed.insert({classes.Of(node.inputs[1]), "gemm", n, k}).second) {
-          result.held_bytes += GemmPackedBytes(n, k);
-        }
-        handled[1] = true;
-      }
-    } else if (op == "ConvTranspose" && default_domain && node.inputs.size() >= 2) {
-      const std::optional<KnownWeight> filter = constant_float(node.inputs[1]);
-      const int64_t group = IntAttribute(proto, "group", 1);
-      if (filter.has_value() && filter->dims.size() > 2 && group > 0) {
-        const int64_t k = filter->dims[0] / group;
-        int64_t n = 1;
-        for (size_t i = 1; i < filter->dims.size(); ++i) n *= filter->dims[i];
-        if (k != 1 && n != 1 && n * k != 0) {
-          if (packed.insert({classes.Of(node.inputs[1]), "transpose", n, k}).second) {
-            result.arena_chunks.push_back(filter->bytes);
-          }
-          handled[1] = true;
-        }
-      }
-    }
-    auto mark_read = [&](ValueId input) {
-      read_as_is[IsWeight(graph.values[input]) ? classes.Of(input) : input] = true;
-    };
+    copies.Add(node, handled);
     for (size_t slot = 0; slot < node.inputs.size(); ++slot) {
       if (!handled[slot]) mark_read(node.inputs[slot]);
     }
     for (ValueId input : node.implicit_inputs) mark_read(input);
   }
-  result.packed_copies = static_cast<int64_t>(packed.size());
+  result.packed_copies = copies.packed_copies();
   // Each weight class is held once, by its first weight; a weight that is a
   // graph output is its own (ORT never merges a graph output away).
   std::vector<ValueId> held_weights;
@@ -380,7 +415,7 @@ LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusion
     const std::optional<KnownWeight> weight = Known(graph, shape_of, static_cast<ValueId>(id));
     if (weight.has_value()) result.held_bytes += weight->bytes;
   }
-  result.session_bytes = SessionBytes(graph, shape_of, held_weights, new_initializers, removed_initializers);
+  result.session_bytes = SessionBytes(graph, shape_of, held_weights, copies.new_initializers(), removed_initializers);
   return result;
 }
 
