@@ -10,7 +10,8 @@ a model has no copy of that kind. Needs only Debian's python3-onnx and numpy.
 The other ways the same tools write them (defaults as below; --help lists all):
 - qdq, quantize_static's options: --per-tensor (per_channel=False), --reduce-range,
   --weight-type uint8 (U8U8), --weight-symmetric true|false, --activation-symmetric,
-  --dedicated-qdq-pair, --qdq-contrib-ops (Q/DQ in com.microsoft; always for 16-bit
+  --dedicated-qdq-pair, --float-weights (as QAT exports write weights: float, then
+  QuantizeLinear -> DequantizeLinear; the bias float), --qdq-contrib-ops (Q/DQ in com.microsoft; always for 16-bit
   activations, as its quantizer does below opset 21), --op-list ort (its whole default
   op_types_to_quantize: also Pad, Slice, GatherElements, Where, ArgMax and the
   normalizations, whose scale is a weight and bias int32);
@@ -493,6 +494,8 @@ def to_qdq(model, opts):
             if i == w_slot:
                 ax = axis if per_channel and axis is not None and w.ndim > axis else None
                 q, scale, zp = quantized_weight(w, ax, opts)
+            elif i == 2 and w_slot is not None and node.input[1] in inits and opts.float_weights:
+                continue  # QAT exports keep the bias float, read as it is.
             elif i == 2 and w_slot is not None and node.input[1] in inits:
                 # Bias: int32 at input_scale * weight_scale (per channel when the weight is).
                 wq = numpy_helper.to_array(inits[node.input[1]]).astype(np.float32)
@@ -516,6 +519,18 @@ def to_qdq(model, opts):
                           numpy_helper.from_array(zp, name(x + "_zero_point"))]
             out = name(x + "_DequantizeLinear_Output")
             attrs = {"axis": ax} if ax is not None and scale.ndim == 1 else {}
+            if opts.float_weights:
+                # As QAT exports write it: the (fake-quantized) float weight, then a
+                # QuantizeLinear whose output the DequantizeLinear reads.
+                shape = [1] * q.ndim
+                if ax is not None:
+                    shape[ax] = -1
+                dequantized = ((q.astype(np.float32) - zp.astype(np.float32).reshape(shape if ax is not None else ()))
+                               * scale.reshape(shape if ax is not None else ())).astype(np.float32)
+                float_name = name(x + "_fake_quantized")
+                new_inits[-3] = numpy_helper.from_array(dequantized, float_name)
+                dq_nodes.append(helper.make_node("QuantizeLinear", [float_name, new_inits[-2].name, new_inits[-1].name],
+                                                 [base], name=name(x + "_QuantizeLinear"), **qdq_kw, **attrs))
             dq_nodes.append(helper.make_node("DequantizeLinear", [base, new_inits[-2].name, new_inits[-1].name],
                                              [out], name=name(x + "_DequantizeLinear"), **qdq_kw,
                                              **attrs))
@@ -745,6 +760,9 @@ def main():
     qdq.add_argument("--qdq-contrib-ops", action="store_true",
                      help="UseQDQContribOps=True: Q and DQ in the com.microsoft domain (always for 16-bit)")
     qdq.add_argument("--dedicated-qdq-pair", action="store_true", help="DedicatedQDQPair=True")
+    qdq.add_argument("--float-weights", action="store_true",
+                     help="as QAT exports (torch fake-quant, pytorch-quantization, tf2onnx) write weights: "
+                          "the float weight -> QuantizeLinear -> DequantizeLinear, the bias float")
     qdq.add_argument("--op-list", choices=["common", "ort"], default="common",
                      help="ort: every op of quantize_static's default op_types_to_quantize")
     dyn = parser.add_argument_group("dynamic (quantize_dynamic's options)")
