@@ -33,6 +33,16 @@ enum class ValueOrigin {
   kFusedAway,    // Between two nodes a runtime fuses (set by the analysis's runtime profile): never exists.
 };
 
+// The dims a runtime's memory planner sees for a value a runtime profile
+// added, where they are not the dims it is sized by (IrValue::planner_shape).
+// ORT's planner gives a freed buffer only to a value whose static shape (from
+// its shape inference) equals the buffer's first value's, every dim known.
+enum class PlannerShape {
+  kAsSized,           // The dims it is sized by.
+  kUnknown,           // None: it never takes a freed buffer, and its buffer is never taken.
+  kFlattenedSpatial,  // (N, C, the product of the rest): a [N, C, H*W] view's own copy.
+};
+
 struct IrValue {
   std::string name;                // The ONNX value name.
   ValueOrigin origin;              // Where it comes from.
@@ -57,6 +67,10 @@ struct IrValue {
   // have no float16 kernel in float32); 0: the model's. Sizes scale by the
   // element widths; with `sized_as` the value it stands for gives the dims.
   int32_t runtime_data_type = 0;
+  // How a runtime's planner sees its dims (an inlined function body's
+  // reshapes to computed shapes); a value sized as this one (`sized_as`, a
+  // Cast ORT inserts) sees the same unless it has its own.
+  PlannerShape planner_shape = PlannerShape::kAsSized;
 };
 
 struct IrNode {

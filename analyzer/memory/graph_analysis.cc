@@ -3,6 +3,7 @@
 #include "analyzer/memory/graph_analysis.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -99,6 +100,16 @@ absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, 
   return absl::OkStatus();
 }
 
+// How the runtime's planner sees value `id`'s dims: its own PlannerShape, or
+// that of the value it is sized as (a Cast a runtime inserted of a value of
+// an inlined body), the first one set on the way.
+PlannerShape PlannerShapeOf(const IrGraph& graph, ValueId id) {
+  for (ValueId at = id; at >= 0; at = graph.values[at].sized_as) {
+    if (graph.values[at].planner_shape != PlannerShape::kAsSized) return graph.values[at].planner_shape;
+  }
+  return PlannerShape::kAsSized;
+}
+
 // The runtime's own planner over the runtime's order (RuntimeModel::TensorPeakBytes)
 // and what it holds after load and a first run (RuntimeModel::HeldBytes), from
 // the sized values before ArrangeTensors takes their records. The runtime
@@ -113,11 +124,22 @@ void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, co
     if (sizes.record_of[id] < 0 || values[id].bytes < 0) continue;
     const TensorRecord& record = sizes.records[sizes.record_of[id]];
     if (!record.shape.has_value() || record.shape->empty()) continue;
+    const PlannerShape planner_shape = PlannerShapeOf(result.ir, static_cast<ValueId>(id));
+    if (planner_shape == PlannerShape::kUnknown) continue;
+    std::vector<std::optional<int64_t>> dims;
+    for (const Dim& dim : *record.shape) dims.push_back(dim.value);
+    if (planner_shape == PlannerShape::kFlattenedSpatial && dims.size() > 3) {
+      for (size_t axis = 3; axis < dims.size(); ++axis) {
+        dims[2] = dims[2].has_value() && dims[axis].has_value() ? std::optional<int64_t>(*dims[2] * *dims[axis])
+                                                                : std::nullopt;
+      }
+      dims.resize(3);
+    }
     std::string key = absl::StrCat(record.dtype, "[");
     bool known = true;
-    for (const Dim& dim : *record.shape) {
-      if (!dim.value.has_value()) known = false;
-      absl::StrAppend(&key, dim.value.value_or(-1), ",");
+    for (const std::optional<int64_t>& dim : dims) {
+      if (!dim.has_value()) known = false;
+      absl::StrAppend(&key, dim.value_or(-1), ",");
     }
     if (known) values[id].shape_key = absl::StrCat(key, "]");
   }

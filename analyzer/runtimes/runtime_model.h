@@ -69,7 +69,9 @@ using TensorLookup = std::function<std::optional<KnownTensor>(ValueId)>;
 // One value as a runtime's buffer planner sees it (indexed like IrGraph::values).
 struct RuntimeValue {
   int64_t bytes = -1;     // Aligned byte size; -1 when unsized or not an arena tensor (a weight).
-  std::string shape_key;  // Element type and every dim ("float32[1,64,56,56]"); "" when not fully known or rank 0.
+  // Element type and every dim ("float32[1,64,56,56]") as the runtime's planner sees them
+  // (IrValue::planner_shape); "" when not fully known or rank 0.
+  std::string shape_key;
 };
 
 // What a runtime holds of the heap once its session is created and has run

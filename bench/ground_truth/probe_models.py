@@ -22,7 +22,9 @@ overhead" and "Other measured rules"):
              weight's DequantizeLinear before the chain;
   qdq_channels_last_* a float op between QLinearConvs runs channels-last, its dims permuted:
              an NCHW tensor of the same bytes never takes its buffer;
-  fusion_*   float32 SiLU / Swish that ORT fuses into QuickGelu, and a zero Pad taken into a Conv.
+  fusion_*   float32 SiLU / Swish that ORT fuses into QuickGelu, and a zero Pad taken into a Conv;
+  resblock_* a diffusion model's residual block (GroupNormalization, SiLU, Conv, twice, and the
+             residual Add): GroupNormalization's body has no static shape in ORT's planner.
 Usage: /usr/bin/python3 probe_models.py DIR, then bash run.sh BUILD_DIR DIR
 (Debian's python3-onnx; the run prints ours next to ORT's).
 """
@@ -170,6 +172,7 @@ def main():
     float32_fusion_probes(directory, rng)
     float16_order_probes(directory)
     overridable_weight_probes(directory)
+    resblock_probes(directory)
 
 
 def qdq_probes(directory, rng):
@@ -373,6 +376,43 @@ def overridable_weight_probes(directory):
           h.make_node('Conv', ['r1', 'w2'], ['c2'], pads=[1, 1, 1, 1]), h.make_node('Relu', ['c2'], ['y'])],
          [('x', f, [1, 256, 8, 8]), ('s1', T.INT64, [4]), ('s2', T.INT64, [4])], [('y', f, [1, 256, 8, 8])],
          shape_of_weight)
+
+
+def resblock_probes(directory):
+    """A diffusion model's residual block on [1, 32, 32, 32]: GroupNormalization (8 groups), SiLU, Conv 3x3, twice,
+    and the residual Add. ORT inlines GroupNormalization's body after its level-1 passes, so the body's reshape to
+    a Concat of Shapes is never folded and its tensors have no static shape: ORT's planner never gives them a freed
+    buffer, and the freed buffers of the tensors around the body stay held until a later tensor of their shape
+    takes them (fp16_function_bodies.cc). Float32 at opsets 18 and 21 (the body's Casts copy), and float16 behind
+    the model's Casts at 18. Opset 21 is past Debian's onnx (17): not checked."""
+    f, half = T.FLOAT, T.FLOAT16
+    channels, groups, shape = 32, 8, [1, 32, 32, 32]
+    rng = np.random.default_rng(3)
+    for opset, elem in ((18, f), (21, f), (18, half)):
+        np_type = np.float32 if elem == f else np.float16
+        per = channels if opset >= 21 else groups  # Scale and bias per channel from 21, per group before.
+        initializers = [nh.from_array((rng.standard_normal([channels, channels, 3, 3]) * 0.05).astype(np_type), n)
+                        for n in ('w1', 'w2')]
+        initializers += [nh.from_array(np.full(per, v, np_type), n) for n, v in (('s1', 1), ('b1', 0), ('s2', 1),
+                                                                                 ('b2', 0))]
+        x, y = ('x', 'y') if elem == f else ('x16', 'y16')
+        into = [] if elem == f else [h.make_node('Cast', ['x'], ['x16'], to=half)]
+        out = [] if elem == f else [h.make_node('Cast', ['y16'], ['y'], to=f)]
+        nodes = into
+        for i, src in ((1, x), (2, 'c1')):
+            nodes += [h.make_node('GroupNormalization', [src, 's%d' % i, 'b%d' % i], ['g%d' % i], num_groups=groups),
+                      h.make_node('Sigmoid', ['g%d' % i], ['s%d_out' % i]),
+                      h.make_node('Mul', ['g%d' % i, 's%d_out' % i], ['a%d' % i]),
+                      h.make_node('Conv', ['a%d' % i, 'w%d' % i], ['c%d' % i], pads=[1, 1, 1, 1])]
+        nodes += [h.make_node('Add', [x, 'c2'], [y])] + out
+        name = 'resblock_opset%d_%s' % (opset, 'float32' if elem == f else 'float16')
+        graph = h.make_graph(nodes, name, [h.make_tensor_value_info('x', f, shape)],
+                             [h.make_tensor_value_info('y', f, shape)], initializer=initializers)
+        model = h.make_model(graph, opset_imports=[h.make_opsetid('', opset)])
+        model.ir_version = 8
+        if opset <= 17:
+            onnx.checker.check_model(model, full_check=True)
+        onnx.save(model, os.path.join(directory, name + '.onnx'))
 
 
 main()

@@ -23,6 +23,7 @@ namespace footprint::ort {
 namespace {
 
 constexpr int32_t kFloat = 1;     // TensorProto.FLOAT.
+constexpr int32_t kInt64 = 7;     // TensorProto.INT64.
 constexpr int32_t kBool = 9;      // TensorProto.BOOL.
 constexpr int32_t kFloat16 = 10;  // TensorProto.FLOAT16.
 constexpr int64_t kAnyLater = 1 << 30;
@@ -37,13 +38,16 @@ constexpr int kRest = -3;
 // with the dims of the node's input 0 in its type, in bool or in float32, or
 // with the output's dims and type, or a value of a few elements (a
 // reduction's, such as GroupNormalization's [N, groups, 1] mean) sized as
-// the node's input 1, in the type of the step's first operand.
-enum class Writes { kOutput, kLikeInput, kBoolLikeInput, kFloatLikeInput, kLikeOutput, kSmall };
+// the node's input 1, in the type of the step's first operand, or a Shape's
+// int64 output sized as the node's input 1 (the input's rank in ORT: a few
+// bytes more here).
+enum class Writes { kOutput, kLikeInput, kBoolLikeInput, kFloatLikeInput, kLikeOutput, kSmall, kShape };
 
 struct Step {
   const char* op;             // Default-domain op.
   std::vector<int> operands;  // kX, kSecond, kRest or an earlier step; scalar constants left out.
   Writes writes;              // Its output.
+  PlannerShape planner = PlannerShape::kAsSized;  // The output's dims as ORT's planner sees them (a new value's).
 };
 
 struct Body {
@@ -165,28 +169,61 @@ const std::vector<Step>* ContribBodyOf(const onnx::NodeProto& node) {
 // variance come from the input and its square, so the input, its deviation
 // and its square are live together: four full tensors with the node's
 // input and output, where one op holds two. From opset 21 the body computes
-// in float32 (stash_type) between two Casts. Its Reshapes (views) are kept,
-// as ORT's NCHWc pass does not take a Mul that reads a Reshape; the scale
-// and bias's Cast and Reshape (a few bytes) are left out.
+// in float32 (stash_type) between two Casts, real copies in a float32 model
+// too (ORT inlines at partitioning, after its level-1 passes, which are not
+// run again: core/session/inference_session.cc, TransformGraph). Its
+// Reshapes (views) are kept, as ORT's NCHWc pass does not take a Mul that
+// reads a Reshape; the scale and bias's Cast and Reshape and the shape
+// arithmetic (a few bytes) are left out.
+//
+// What ORT's allocation planner sees (core/framework/allocation_planner.cc,
+// FindReusableTensor, SameShape: a freed buffer goes only to a value of the
+// same static shape, every dim known): the body reshapes its input to
+// Concat(Shape(X)[0], groups, C / groups, Shape(X)[2:]), never folded (level
+// 1 is over), so the grouped view and every value computed from it
+// (deviation, square, normalized, scaled, biased at opset 18) have no static
+// shape. They never take a freed buffer and theirs is never taken; the
+// freed buffers of the tensors around the body stay with the plan, held,
+// until a later tensor of their shape takes them. From opset 21 the
+// normalized values go back through Reshape(Shape(XU)) (known again) and
+// Reshape([0, 0, -1]) to [N, C, H*W], in which its Cast, Mul and Add are
+// planned. Measured: heap traces of the resblock probes (GroupNormalization,
+// SiLU, Conv, twice, and a residual Add) give ORT's malloc and free sequence
+// as these rules do, and their run peaks (0.57-0.80 of ORT's before).
 const std::vector<Step>* GroupNormalizationSteps(int64_t opset) {
   using W = Writes;
+  constexpr PlannerShape kNone = PlannerShape::kUnknown;
+  constexpr PlannerShape kFlat = PlannerShape::kFlattenedSpatial;
   // In the body's own order (onnx/defs/nn/defs.cc), which ORT's node
   // indices follow (execution_order.h): the deviation's Sub comes after the
   // variance, so ORT runs it first (measured: groupnorm_opset21_float16's
-  // profile runs Sub_22 right after ReduceMean_15).
+  // profile runs Sub_22 right after ReduceMean_15). The Shape that gives the
+  // output's dims comes second in the body, so ORT runs it just before the
+  // Reshape that reads it: the input (at opset 21 its float32 copy) is live
+  // to there (measured: the resblock probes' profiles). At opset 18 the two
+  // Reshapes to [N, groups, C / groups, H, W] and [N, groups, rest] stay
+  // apart: the first's reader has a float16 kernel, so in a float16 model
+  // neither runs in float32 and the body's input is a float16 tensor (a
+  // float32 one is cast back first), cast to float32 after them.
   static const auto* const kOpset18 = new std::vector<Step>{
-      {"Reshape", {kX}, W::kLikeInput},  {"ReduceMean", {0}, W::kSmall},  {"Mul", {0, 0}, W::kLikeInput},
-      {"ReduceMean", {2}, W::kSmall},    {"Mul", {1, 1}, W::kSmall},      {"Sub", {3, 4}, W::kSmall},
-      {"Add", {5}, W::kSmall},           {"Sqrt", {6}, W::kSmall},        {"Sub", {0, 1}, W::kLikeInput},
-      {"Div", {8, 7}, W::kLikeInput},    {"Mul", {9}, W::kLikeInput},     {"Add", {10}, W::kLikeInput},
-      {"Reshape", {11}, W::kOutput}};
+      {"Shape", {kX}, W::kShape},              {"Reshape", {kX}, W::kLikeInput, kNone},
+      {"Reshape", {1}, W::kLikeInput, kNone},  {"ReduceMean", {2}, W::kSmall},
+      {"Mul", {2, 2}, W::kLikeInput, kNone},   {"ReduceMean", {4}, W::kSmall},
+      {"Mul", {3, 3}, W::kSmall},              {"Sub", {5, 6}, W::kSmall},
+      {"Add", {7}, W::kSmall},                 {"Sqrt", {8}, W::kSmall},
+      {"Sub", {2, 3}, W::kLikeInput, kNone},   {"Div", {10, 9}, W::kLikeInput, kNone},
+      {"Mul", {11}, W::kLikeInput, kNone},     {"Add", {12}, W::kLikeInput, kNone},
+      {"Reshape", {13, 0}, W::kOutput}};
   static const auto* const kOpset21 = new std::vector<Step>{
-      {"Cast", {kX}, W::kFloatLikeInput}, {"Reshape", {0}, W::kFloatLikeInput}, {"ReduceMean", {1}, W::kSmall},
-      {"Mul", {1, 1}, W::kFloatLikeInput}, {"ReduceMean", {3}, W::kSmall},      {"Mul", {2, 2}, W::kSmall},
-      {"Sub", {4, 5}, W::kSmall},         {"Add", {6}, W::kSmall},              {"Sqrt", {7}, W::kSmall},
-      {"Sub", {1, 2}, W::kFloatLikeInput}, {"Div", {9, 8}, W::kFloatLikeInput}, {"Reshape", {10}, W::kFloatLikeInput},
-      {"Cast", {11}, W::kLikeInput},      {"Mul", {12}, W::kLikeInput},         {"Add", {13}, W::kLikeInput},
-      {"Reshape", {14}, W::kOutput}};
+      {"Cast", {kX}, W::kFloatLikeInput},             {"Shape", {0}, W::kShape},
+      {"Reshape", {0}, W::kFloatLikeInput, kNone},    {"ReduceMean", {2}, W::kSmall},
+      {"Mul", {2, 2}, W::kFloatLikeInput, kNone},     {"ReduceMean", {4}, W::kSmall},
+      {"Mul", {3, 3}, W::kSmall},                     {"Sub", {5, 6}, W::kSmall},
+      {"Add", {7}, W::kSmall},                        {"Sqrt", {8}, W::kSmall},
+      {"Sub", {2, 3}, W::kFloatLikeInput, kNone},     {"Div", {10, 9}, W::kFloatLikeInput, kNone},
+      {"Reshape", {11, 1}, W::kFloatLikeInput, kFlat}, {"Cast", {12}, W::kLikeInput, kFlat},
+      {"Mul", {13}, W::kLikeInput, kFlat},            {"Add", {14}, W::kLikeInput, kFlat},
+      {"Reshape", {15, 1}, W::kOutput}};
   if (opset < 18) return nullptr;
   return opset < 21 ? kOpset18 : kOpset21;
 }
@@ -280,6 +317,7 @@ class Inliner {
               ? y
               : AddValue(prefix + "/" + std::to_string(index), step.writes, x, y,
                          node.inputs.size() > 1 ? node.inputs[1] : x, inputs.empty() ? x : inputs.front());
+      if (step.writes != Writes::kOutput) graph_.values[output].planner_shape = step.planner;
       written.push_back(output);
       Expand(MakeNode(prefix + "/" + step.op + "_" + std::to_string(index), step.op, std::move(inputs), output), out);
     }
@@ -288,7 +326,7 @@ class Inliner {
 
   static bool UsesSecond(const std::vector<Step>& steps) {
     for (const Step& step : steps) {
-      if (step.writes == Writes::kSmall) return true;
+      if (step.writes == Writes::kSmall || step.writes == Writes::kShape) return true;
       for (int operand : step.operands) {
         if (operand == kSecond) return true;
       }
@@ -299,9 +337,12 @@ class Inliner {
   // `second` is the node's input 1 (when it has one), `operand` the step's
   // first input.
   ValueId AddValue(const std::string& name, Writes writes, ValueId x, ValueId y, ValueId second, ValueId operand) {
-    const ValueId like = writes == Writes::kLikeOutput ? y : writes == Writes::kSmall ? second : x;
+    const ValueId like = writes == Writes::kLikeOutput                          ? y
+                         : writes == Writes::kSmall || writes == Writes::kShape ? second
+                                                                                : x;
     int32_t data_type = writes == Writes::kBoolLikeInput    ? kBool
                         : writes == Writes::kFloatLikeInput ? kFloat
+                        : writes == Writes::kShape          ? kInt64
                         : writes == Writes::kSmall          ? ElementType(operand)
                                                             : TypeOf(like);
     if (data_type == 0) data_type = kFloat16;

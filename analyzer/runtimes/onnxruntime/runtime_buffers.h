@@ -22,7 +22,9 @@
 //     the two have the same element type and dims;
 //   - else the most recently freed buffer whose first tensor had the same
 //     element size and dims (SameSize: an int32 tensor takes a freed
-//     float32 buffer; never for strings, a scalar or a shape not fully known);
+//     float32 buffer; never for strings, a scalar or a shape not fully known,
+//     nor for a value ORT's shape inference leaves without one: the tensors
+//     of an inlined GroupNormalization body, IrValue::planner_shape);
 //   - else a new buffer;
 // - a buffer is freed after the last use of every value it held; graph
 //   inputs and weights never are;
