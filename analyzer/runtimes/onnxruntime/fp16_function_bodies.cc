@@ -214,16 +214,19 @@ const std::vector<Step>* GroupNormalizationSteps(int64_t opset) {
       {"Sub", {2, 3}, W::kLikeInput, kNone},   {"Div", {10, 9}, W::kLikeInput, kNone},
       {"Mul", {11}, W::kLikeInput, kNone},     {"Add", {12}, W::kLikeInput, kNone},
       {"Reshape", {13, 0}, W::kOutput}};
+  // At opset 21 the grouped shape comes from Shapes of the input itself, not
+  // of its float32 copy (ORT's optimized models), so a float16 input has a
+  // reader besides Casts.
   static const auto* const kOpset21 = new std::vector<Step>{
       {"Cast", {kX}, W::kFloatLikeInput},             {"Shape", {0}, W::kShape},
-      {"Reshape", {0}, W::kFloatLikeInput, kNone},    {"ReduceMean", {2}, W::kSmall},
-      {"Mul", {2, 2}, W::kFloatLikeInput, kNone},     {"ReduceMean", {4}, W::kSmall},
-      {"Mul", {3, 3}, W::kSmall},                     {"Sub", {5, 6}, W::kSmall},
-      {"Add", {7}, W::kSmall},                        {"Sqrt", {8}, W::kSmall},
-      {"Sub", {2, 3}, W::kFloatLikeInput, kNone},     {"Div", {10, 9}, W::kFloatLikeInput, kNone},
-      {"Reshape", {11, 1}, W::kFloatLikeInput, kFlat}, {"Cast", {12}, W::kLikeInput, kFlat},
-      {"Mul", {13}, W::kLikeInput, kFlat},            {"Add", {14}, W::kLikeInput, kFlat},
-      {"Reshape", {15, 1}, W::kOutput}};
+      {"Shape", {kX}, W::kShape},                     {"Reshape", {0, 2}, W::kFloatLikeInput, kNone},
+      {"ReduceMean", {3}, W::kSmall},                 {"Mul", {3, 3}, W::kFloatLikeInput, kNone},
+      {"ReduceMean", {5}, W::kSmall},                 {"Mul", {4, 4}, W::kSmall},
+      {"Sub", {6, 7}, W::kSmall},                     {"Add", {8}, W::kSmall},
+      {"Sqrt", {9}, W::kSmall},                       {"Sub", {3, 4}, W::kFloatLikeInput, kNone},
+      {"Div", {11, 10}, W::kFloatLikeInput, kNone},   {"Reshape", {12, 1}, W::kFloatLikeInput, kFlat},
+      {"Cast", {13}, W::kLikeInput, kFlat},           {"Mul", {14}, W::kLikeInput, kFlat},
+      {"Add", {15}, W::kLikeInput, kFlat},            {"Reshape", {16, 1}, W::kOutput}};
   if (opset < 18) return nullptr;
   return opset < 21 ? kOpset18 : kOpset21;
 }
