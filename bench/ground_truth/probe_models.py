@@ -13,7 +13,7 @@ overhead" and "Other measured rules"):
   nchwc_*    a Conv with a BatchNormalization, Mul and Add, or a Concat, after it;
   qdq_*      a QDQ Conv (uint8 in and out, 128x128) that ORT runs as a channels-last
              QLinearConv: MLAS's symmetric path (indirection buffer) or the GEMM path
-             (int32 output and im2col), by weight type, channels and groups;
+             (int32 output and im2col), by weight type, channels, groups and batch;
   dynamic_*  quantize_dynamic's Conv: DynamicQuantizeLinear, ConvInteger (im2col),
              Cast, Mul;
   qdq_int8_* quantize_static's default int8 activations: a Q -> DQ pair of one
@@ -177,7 +177,7 @@ def main():
 
 def qdq_probes(directory, rng):
     """QDQ Convs as ORT's quantizer writes them, and quantize_dynamic's Conv."""
-    def qdq_conv(name, cin, cout, k, stride=1, group=1, weight_type=np.int8):
+    def qdq_conv(name, cin, cout, k, stride=1, group=1, weight_type=np.int8, batch=1):
         if weight_type == np.int8:
             w = rng.integers(-100, 100, size=[cout, cin // group, k, k]).astype(np.int8)
             wz = np.zeros([cout], dtype=np.int8)
@@ -194,13 +194,17 @@ def qdq_probes(directory, rng):
                  h.make_node('QuantizeLinear', ['y', 's', 'z'], ['yq'])]
         side = 128
         out = (side + 2 * (k // 2) - k) // stride + 1
-        save(directory, name, nodes, [('xq', T.UINT8, [1, cin, side, side])], [('yq', T.UINT8, [1, cout, out, out])],
-             inits)
+        save(directory, name, nodes, [('xq', T.UINT8, [batch, cin, side, side])],
+             [('yq', T.UINT8, [batch, cout, out, out])], inits)
     qdq_conv('qdq_conv_symmetric', 16, 32, 3)
     qdq_conv('qdq_conv_uint8_weights', 16, 32, 3, weight_type=np.uint8)
     qdq_conv('qdq_conv_three_channels_stride2', 3, 24, 3, stride=2)
     qdq_conv('qdq_conv_depthwise32', 32, 32, 3, group=32)
     qdq_conv('qdq_conv_pointwise', 64, 64, 1)
+    # Batch 4: the symmetric path's indirection buffer holds every image's pointers (parallel_batch), the
+    # GEMM path's buffers one image's.
+    qdq_conv('qdq_conv_symmetric_batch4', 16, 32, 3, batch=4)
+    qdq_conv('qdq_conv_uint8_weights_batch4', 16, 32, 3, weight_type=np.uint8, batch=4)
     # quantize_dynamic's Conv (uint8 weight): the float output after Cast and Mul.
     w = rng.integers(0, 200, size=[32, 16, 3, 3]).astype(np.uint8)
     inits = [nh.from_array(w, 'w'), nh.from_array(np.array(100, np.uint8), 'wz'),

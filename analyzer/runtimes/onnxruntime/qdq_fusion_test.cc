@@ -39,13 +39,14 @@ int64_t WorkspaceOf(const Analysis& analysis, const std::string& node) {
   return 0;
 }
 
-// xq (uint8 [1, Cin, 32, 32]) -> DequantizeLinear -> Conv 3x3 pad 1 (weight
-// DequantizeLinear of a Cout x Cin x 3 x 3 `weight_type` initializer, zero
-// points 0) -> QuantizeLinear -> yq, as ORT's quantizer writes a QDQ Conv.
-ModelBuilder QdqConv(int64_t input_channels, int64_t output_channels, int32_t weight_type) {
+// xq (uint8 [batch, Cin, 32, 32]) -> DequantizeLinear -> Conv 3x3 pad 1
+// (weight DequantizeLinear of a Cout x Cin x 3 x 3 `weight_type`
+// initializer, zero points 0) -> QuantizeLinear -> yq, as ORT's quantizer
+// writes a QDQ Conv.
+ModelBuilder QdqConv(int64_t input_channels, int64_t output_channels, int32_t weight_type, int64_t batch = 1) {
   ModelBuilder builder;
   builder.Opset("", 13)
-      .Input("xq", kUint8, {1, input_channels, 32, 32})
+      .Input("xq", kUint8, {batch, input_channels, 32, 32})
       .Initializer("s", kFloat, {})
       .Initializer("z", kUint8, {})
       .Initializer("w", weight_type, {output_channels, input_channels, 3, 3})
@@ -81,6 +82,18 @@ TEST(QdqFusionTest, QLinearConvOfUint8WeightsTakesTheGemmPath) {
   ASSERT_TRUE(ort.ok()) << ort.status();
   // An int32 GEMM output of 32 x 1024 and an im2col buffer of 144 x 1024 bytes.
   EXPECT_EQ(WorkspaceOf(*ort, "conv"), 4 * 32 * 1024 + 144 * 1024);
+}
+
+TEST(QdqFusionTest, SymmetricConvHoldsTheWholeBatchsIndirectionBuffer) {
+  // Channels-last ConvSym runs all images in one parallel section: one
+  // indirection buffer per image, all allocated at once.
+  absl::StatusOr<Analysis> symmetric = AnalyzeBuilt(QdqConv(16, 32, kInt8, /*batch=*/3), Ort("avx512"));
+  ASSERT_TRUE(symmetric.ok()) << symmetric.status();
+  EXPECT_EQ(WorkspaceOf(*symmetric, "conv"), 3 * 9 * 1024 * 8);
+  // The GEMM path loops over the images: one image's buffers.
+  absl::StatusOr<Analysis> gemm = AnalyzeBuilt(QdqConv(16, 32, kUint8, /*batch=*/3), Ort("avx512"));
+  ASSERT_TRUE(gemm.ok()) << gemm.status();
+  EXPECT_EQ(WorkspaceOf(*gemm, "conv"), 4 * 32 * 1024 + 144 * 1024);
 }
 
 TEST(QdqFusionTest, SymmetricConvNeedsOutputChannelsAlignedPerIsa) {

@@ -139,17 +139,23 @@ std::string RuntimeDtype(const IrGraph& graph, ValueId id, const KnownTensor& kn
 //    pointwise with strides 1 and no padding (then none). It applies to
 //    group 1 when Cout >= 16, Cin % 4 == 0 and Cout % 8 (AVX2) or 4
 //    (AVX-512) == 0, on ARM64 only with Cin >= 64 and a kernel above 1; to
-//    depthwise when the group count is a multiple of 16 (8 on ARM64);
+//    depthwise when the group count is a multiple of 16 (8 on ARM64). A
+//    channels-last symmetric conv runs every image of the batch in one
+//    parallel section (Compute's parallel_batch = is_symmetric_conv_ &&
+//    channels_last_), so its indirection buffer holds N images' pointers;
 //  - otherwise an int32 GEMM output of M * output_image_size, and an im2col
 //    buffer of kernel_dim * output_image_size bytes (or, depthwise, the
-//    indirection buffer).
+//    indirection buffer), for one image: the kernel loops over the batch.
 // Probes (bench/ground_truth, uint8 in and out, 128x128, this host's
 // AVX-512): 3x3 16->32 symmetric peaks 1,179,648 (9 x 16,384 x 8) above its
 // tensors; with weight zero point 3, or uint8 weights, 4,456,448 (GEMM
 // 2,097,152 + im2col 2,359,296); 3x3 3->24 stride 2 (Cin 3) GEMM + im2col;
 // 1x1 16->32: nothing. int8 activations (no ConvSymS8S8Dispatch on x86)
 // measured 2,443,000 over the tensors for 3x3 16->32: not derived, the
-// GEMM rule is used.
+// GEMM rule is used. Batch 4 (pytorch_super_resolution's QDQ copy, 4 x 64 x
+// 224 x 224): ORT's 3x3 64->64 and 64->32 symmetric convs each allocate
+// 14,450,696 bytes = 4 x 9 x 50,176 x 8; its 32->9 GEMM conv, one image's
+// im2col (288 x 50,176) and GEMM output.
 int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode& node,
                                   const TensorLookup& tensor_of) {
   const onnx::NodeProto& proto = *node.proto;
@@ -194,13 +200,12 @@ int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode
   }
   constexpr int64_t kPointerBytes = 8;
   const int64_t indirection = kernel_size * output_image_size * kPointerBytes;
-  if (symmetric_conv) return depthwise || !pointwise ? indirection : 0;
+  if (symmetric_conv) return depthwise || !pointwise ? indirection * batch : 0;
   const int64_t gemm_output = 4 * output_channels * output_image_size;
   if (depthwise) return gemm_output + indirection;
   if (pointwise) return gemm_output;
   const int64_t col_buffer = group_input_channels * kernel_size * output_image_size *
                              (filter->dims.size() > 4 ? group : 1);
-  (void)batch;
   return gemm_output + col_buffer;
 }
 
