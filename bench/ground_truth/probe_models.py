@@ -25,6 +25,7 @@ overhead" and "Other measured rules"):
   fusion_*   float32 SiLU / Swish that ORT fuses into QuickGelu, and a zero Pad taken into a Conv;
   resblock_* a diffusion model's residual block (GroupNormalization, SiLU, Conv, twice, and the
              residual Add): GroupNormalization's body has no static shape in ORT's planner.
+  order_*    ORT's execution order on a float32 graph (a fused node's branch runs first).
 Usage: /usr/bin/python3 probe_models.py DIR, then bash run.sh BUILD_DIR DIR
 (Debian's python3-onnx; the run prints ours next to ORT's).
 """
@@ -341,6 +342,12 @@ def float32_fusion_probes(directory, rng):
     save(directory, 'fusion_pad_conv',
          [neg, h.make_node('Pad', ['a', 'pads'], ['p']), h.make_node('Conv', ['p', 'w'], ['c']),
           h.make_node('Neg', ['c'], ['y'])], x, y, [pads, w])
+    # ORT's order on a float32 graph: the QuickGelu (a node the fusion made, after every file node) runs
+    # before the file's earlier branch, a 2 MiB Concat reduced to one channel; its output is held meanwhile.
+    save(directory, 'order_fused_branch_first',
+         [h.make_node('Concat', ['x', 'x'], ['d'], axis=1), h.make_node('ReduceMax', ['d'], ['r'], axes=[1]),
+          h.make_node('Sigmoid', ['x'], ['s']), h.make_node('Mul', ['x', 's'], ['a']),
+          h.make_node('Add', ['r', 'a'], ['y'])], x, y)
 
 
 

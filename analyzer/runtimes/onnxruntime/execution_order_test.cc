@@ -1,7 +1,7 @@
-// ORT's execution order on float16 graphs (execution_order.h) and the
-// passes that decide the node indices it sorts by, on built models through
-// the whole analysis. Each case names the probe of
-// bench/ground_truth/probe_models.py (float16_order_probes) it follows.
+// ORT's execution order (execution_order.h) and the passes that decide the
+// node indices it sorts by, on built models through the whole analysis.
+// The float16 cases name the probe of bench/ground_truth/probe_models.py
+// (float16_order_probes) they follow.
 #include "analyzer/runtimes/onnxruntime/execution_order.h"
 
 #include <cstdint>
@@ -135,6 +135,69 @@ TEST(OrtExecutionOrderTest, OverridableInitializersAreNotFoldedAndTheirWeightsMa
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->memory.folded_weights_bytes, 2 * kWeight);
   EXPECT_EQ(plain->schedule.size(), 4u);
+}
+
+// Where two branches meet, ORT runs first the one whose producer has the
+// higher index: a node a fusion made comes after every file node.
+int64_t Position(const Analysis& analysis, const std::string& node) {
+  for (size_t step = 0; step < analysis.schedule.size(); ++step) {
+    if (analysis.schedule[step] == node) return static_cast<int64_t>(step);
+  }
+  ADD_FAILURE() << "no node " << node;
+  return -1;
+}
+
+TEST(OrtExecutionOrderTest, AFusedNodeRunsBeforeAnEarlierFileNode) {
+  // YOLOv5's C3 block, dynamic-quantized (ORT 10,268,864): each SiLU becomes
+  // a QuickGelu (a new node), so at the Concat ORT runs the second branch
+  // first. Here: Relu (node 0) and a SiLU (nodes 1, 2) meet at a Concat;
+  // the QuickGelu ORT makes of the SiLU runs before the Relu (ORT 1.30's
+  // profile: mul/QuickGeluFusion/, relu, concat).
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 16, 64, 64});
+  builder.Node("Relu", {"x"}, {"r"}, "relu");
+  builder.Node("Sigmoid", {"x"}, {"s"}, "sigmoid");
+  builder.Node("Mul", {"x", "s"}, {"a"}, "mul");
+  SetInt(builder.Node("Concat", {"r", "a"}, {"y"}, "concat"), "axis", 1);
+  builder.Output("y", kFloat, {1, 32, 64, 64});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  ASSERT_EQ(ort->schedule.size(), 3u);
+  EXPECT_EQ(ort->schedule[2], "concat");
+  EXPECT_EQ(Position(*ort, "relu"), 1);  // After the QuickGelu.
+}
+
+// x -> Conv (node 0) -> `op` (node 2) and x -> Relu (node 1), meeting at a
+// Concat. 1-D: NCHWc, whose new Convs would order them again, takes 2-D
+// Convs only. ORT 1.30's profile of both (this host, AVX-512):
+// BatchNormalization: relu_of_x, conv; Relu: conv (FusedConv), relu_of_x.
+ModelBuilder ConvBranchThen(const std::string& op) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 16, 4096}).Initializer("w", kFloat, {16, 16, 3});
+  SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1});
+  builder.Node("Relu", {"x"}, {"r"}, "relu_of_x");
+  if (op == "BatchNormalization") {
+    for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, kFloat, {16});
+    builder.Node(op, {"c", "scale", "bias", "mean", "var"}, {"y"}, "after_conv");
+  } else {
+    builder.Node(op, {"c"}, {"y"}, "after_conv");
+  }
+  SetInt(builder.Node("Concat", {"y", "r"}, {"z"}, "concat"), "axis", 1);
+  builder.Output("z", kFloat, {1, 32, 4096});
+  return builder;
+}
+
+TEST(OrtExecutionOrderTest, ALevelOneFoldKeepsTheConvsIndex) {
+  // conv_bn_fusion.cc folds the BatchNormalization into the Conv's weights:
+  // the Conv (index 0) stays, the Relu (index 1) runs first.
+  absl::StatusOr<Analysis> folded = AnalyzeBuilt(ConvBranchThen("BatchNormalization"), kOrt);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_LT(Position(*folded, "relu_of_x"), Position(*folded, "conv"));
+  // conv_activation_fusion.cc replaces Conv + Relu with a new FusedConv,
+  // after every file node: it runs first.
+  absl::StatusOr<Analysis> fused = AnalyzeBuilt(ConvBranchThen("Relu"), kOrt);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_LT(Position(*fused, "conv"), Position(*fused, "relu_of_x"));
 }
 
 }  // namespace

@@ -34,9 +34,9 @@
 // The figure this gives is never below the schedule's lower bound less what
 // views and writes over inputs save: a buffer kept for a later tensor of its
 // shape stays allocated between its two tensors, which is what ORT pays.
-// What it does not model: ORT's own execution order beyond float16 graphs
-// (the analysis's schedule is used; execution_order.h gives a float16
-// graph ORT's order), shapes ORT leaves symbolic where --dim-default binds
+// What it does not model: ORT's own execution order on a graph whose
+// DequantizeLinear has several readers (the analysis's schedule is used;
+// execution_order.h gives the other graphs ORT's order), shapes ORT leaves symbolic where --dim-default binds
 // them (ORT compares dim names, we compare values), and the memory pattern
 // and arena of ORT's default session options.
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_RUNTIME_BUFFERS_H_
