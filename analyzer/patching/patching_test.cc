@@ -382,9 +382,12 @@ ModelBuilder EarlyPeakModel() {
   return builder;
 }
 
+// The CLI's modes with no timed search: a figure, and the analysis of the
+// written model that must give it again, may not depend on the machine's load.
 AnalyzeOptions DefaultModes() {
-  return {.optimize_schedule = true, .alias = true, .inplace = true, .fold_constants = true, .accumulate = true,
-          .qdq = true};
+  return {.planner_time_limit = absl::ZeroDuration(), .optimize_schedule = true,
+          .schedule_time_limit = absl::ZeroDuration(), .alias = true, .inplace = true, .fold_constants = true,
+          .accumulate = true, .qdq = true};
 }
 
 TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
