@@ -26,6 +26,9 @@ overhead" and "Other measured rules"):
   resblock_* a diffusion model's residual block (GroupNormalization, SiLU, Conv, twice, and the
              residual Add): GroupNormalization's body has no static shape in ORT's planner.
   order_*    ORT's execution order on a float32 graph (a fused node's branch runs first).
+  transformer_* torch.onnx.export's Erf GELU (GeluFusion), attention scores scaled after their MatMul
+             (MatMulScaleFusion) and written over by Softmax, a ConvTranspose's column buffer, and a
+             float32 graph that ORT runs in its own order (the later branch first).
 Usage: /usr/bin/python3 probe_models.py DIR, then bash run.sh BUILD_DIR DIR
 (Debian's python3-onnx; the run prints ours next to ORT's).
 """
@@ -174,6 +177,7 @@ def main():
     float16_order_probes(directory)
     overridable_weight_probes(directory)
     resblock_probes(directory)
+    transformer_probes(directory, rng)
 
 
 def qdq_probes(directory, rng):
@@ -349,6 +353,41 @@ def float32_fusion_probes(directory, rng):
           h.make_node('Sigmoid', ['x'], ['s']), h.make_node('Mul', ['x', 's'], ['a']),
           h.make_node('Add', ['r', 'a'], ['y'])], x, y)
 
+
+
+def transformer_probes(directory, rng):
+    """What vision transformers and segmenters meet (vision_models.py): GELU as torch writes it (Div by sqrt 2, Erf,
+    Add 1, Mul, Mul 0.5; or x * 0.5 first) between two Negs on 1 MiB; attention scores [1, 4, 256, 256] scaled by a
+    Mul or Div after their MatMul, then Softmax (float32: in place) and a ReduceMax; a ConvTranspose 2x2 s2 (its column
+    buffer, 1 MiB); and a float32 graph whose file order holds a tensor across a branch that ORT's order runs first."""
+    f = T.FLOAT
+    x = [('x', f, [1, 16, 128, 128])]
+    y = [('y', f, [1, 16, 128, 128])]
+    scalars = [nh.from_array(np.array(v, np.float32), n) for n, v in (('sqrt2', np.sqrt(2)), ('one', 1.0), ('half', 0.5))]
+    head = [h.make_node('Neg', ['x'], ['a']), h.make_node('Div', ['a', 'sqrt2'], ['d']), h.make_node('Erf', ['d'], ['e']),
+            h.make_node('Add', ['e', 'one'], ['p'])]
+    save(directory, 'transformer_gelu', head + [h.make_node('Mul', ['a', 'p'], ['m']),
+                                               h.make_node('Mul', ['m', 'half'], ['g']), h.make_node('Neg', ['g'], ['y'])],
+         x, y, scalars, opset=17)
+    save(directory, 'transformer_gelu_half_first',
+         head + [h.make_node('Mul', ['a', 'half'], ['hx']), h.make_node('Mul', ['hx', 'p'], ['g']),
+                 h.make_node('Neg', ['g'], ['y'])], x, y, scalars, opset=17)
+    for op in ('Mul', 'Div'):
+        save(directory, 'transformer_scores_' + op.lower(),
+             [h.make_node('MatMul', ['q', 'k'], ['s']), h.make_node(op, ['s', 'scale'], ['t']),
+              h.make_node('Softmax', ['t'], ['pr']), h.make_node('ReduceMax', ['pr'], ['y'], axes=[-1])],
+             [('q', f, [1, 4, 256, 64]), ('k', f, [1, 4, 64, 256])], [('y', f, [1, 4, 256, 1])],
+             [nh.from_array(np.array(0.125 if op == 'Mul' else 8.0, np.float32), 'scale')], opset=17)
+    save(directory, 'transformer_convtranspose',
+         [h.make_node('ConvTranspose', ['x', 'w'], ['c'], kernel_shape=[2, 2], strides=[2, 2]),
+          h.make_node('ReduceMax', ['c'], ['y'], axes=[1])],
+         [('x', f, [1, 32, 64, 64])], [('y', f, [1, 1, 128, 128])], [weight('w', [32, 16, 2, 2], rng)], opset=17)
+    # File order: Neg, then Exp and Sin (both live), ReduceMax, Mul: the Neg's tensor held across them. ORT runs the
+    # Mul's later-indexed producer chain (Exp, Sin, ReduceMax) first, then the Neg.
+    save(directory, 'transformer_float32_order',
+         [h.make_node('Neg', ['x'], ['n']), h.make_node('Exp', ['x'], ['e']), h.make_node('Sin', ['e'], ['s']),
+          h.make_node('ReduceMax', ['s'], ['r'], axes=[1, 2, 3]), h.make_node('Mul', ['n', 'r'], ['y'])], x, y,
+         opset=17)
 
 
 def float16_order_probes(directory):

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/runtimes/onnxruntime/quantized_graph.h"
+#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
@@ -66,12 +67,33 @@ void FuseDynamicQuantizeMatMul(IrGraph& graph, FusionSummary& summary, std::vect
       if (graph.values[output].is_graph_output) inside = false;
     }
     if (!inside) continue;
-    // The fused node: float A and the weights in, the last Mul's output out.
+    // The bias: an Add of a constant [N] (or [1, ..., N]) after the last Mul,
+    // N the weight's last dim (the fusion's CheckBiasShape), is taken in too.
+    // Probe: the dynamic copy of vision_models.py's ViT, whose Add(bias,
+    // product) nodes (bias first, as torch writes a Linear) ORT's optimized
+    // model has as DynamicQuantizeMatMul's fifth input.
+    NodeId bias_add_id = sole_reader(graph.nodes[mul_id].outputs[0], "Add");
+    ValueId bias = -1;
+    if (bias_add_id >= 0 && graph.nodes[bias_add_id].inputs.size() == 2) {
+      const IrNode& add = graph.nodes[bias_add_id];
+      bias = add.inputs[0] == graph.nodes[mul_id].outputs[0] ? add.inputs[1] : add.inputs[0];
+      const onnx::TensorProto* bias_tensor = IsConstantWeight(graph, summary, bias) ? ConstantTensor(graph, bias) : nullptr;
+      const onnx::TensorProto* weight = ConstantTensor(graph, matmul.inputs[1]);
+      bool fits = bias_tensor != nullptr && weight != nullptr && bias_tensor->dims_size() >= 1 && weight->dims_size() >= 2;
+      for (int axis = 0; fits && axis + 1 < bias_tensor->dims_size(); ++axis) fits = bias_tensor->dims(axis) == 1;
+      fits = fits && bias_tensor->dims(bias_tensor->dims_size() - 1) == weight->dims(weight->dims_size() - 1);
+      if (!fits) bias_add_id = -1;
+    } else {
+      bias_add_id = -1;
+    }
+    // The fused node: float A and the weights in, the last Mul's (or the
+    // bias Add's) output out.
     const ValueId float_a = quantize.inputs[0];
     std::vector<ValueId> inputs = {float_a};
     for (size_t slot = 1; slot < matmul.inputs.size(); ++slot) inputs.push_back(matmul.inputs[slot]);
+    if (bias_add_id >= 0) inputs.push_back(bias);
     for (ValueId input : matmul.inputs) EraseConsumer(graph.values[input], static_cast<NodeId>(id));
-    for (NodeId gone : {quantize_id, cast_id, mul_id, scale_mul_id}) {
+    for (NodeId gone : {quantize_id, cast_id, mul_id, scale_mul_id, bias_add_id}) {
       if (gone < 0) continue;
       for (ValueId input : graph.nodes[gone].inputs) EraseConsumer(graph.values[input], gone);
     }
@@ -80,7 +102,8 @@ void FuseDynamicQuantizeMatMul(IrGraph& graph, FusionSummary& summary, std::vect
     gone_values.push_back(matmul.outputs[0]);
     gone_values.push_back(graph.nodes[cast_id].outputs[0]);
     if (scale_mul_id >= 0) gone_values.push_back(graph.nodes[scale_mul_id].outputs[0]);
-    const ValueId result = graph.nodes[mul_id].outputs[0];
+    if (bias_add_id >= 0) gone_values.push_back(graph.nodes[mul_id].outputs[0]);
+    const ValueId result = graph.nodes[bias_add_id >= 0 ? bias_add_id : mul_id].outputs[0];
     for (ValueId value : gone_values) MarkFusedAway(graph, summary, value);
     matmul.inputs = inputs;
     matmul.outputs = {result};
@@ -90,7 +113,7 @@ void FuseDynamicQuantizeMatMul(IrGraph& graph, FusionSummary& summary, std::vect
     proto->set_domain("com.microsoft");
     matmul.proto = proto.get();
     graph.runtime_protos.push_back(std::move(proto));
-    for (NodeId gone : {quantize_id, cast_id, mul_id, scale_mul_id}) {
+    for (NodeId gone : {quantize_id, cast_id, mul_id, scale_mul_id, bias_add_id}) {
       if (gone < 0) continue;
       removed[gone] = true;
       ++summary.fused_nodes;

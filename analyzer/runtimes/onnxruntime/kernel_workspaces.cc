@@ -1,5 +1,5 @@
 // The scratch ORT's CPU kernels allocate for one run (KernelWorkspaceBytes,
-// runtime_profile.h): float Conv (MLAS's working buffer), LRN, NLL loss,
+// runtime_profile.h): float Conv (MLAS's working buffer), ConvTranspose, LRN, NLL loss,
 // Softmax, Where, com.microsoft MultiHeadAttention; the quantized kernels'
 // are quantized_workspaces.h's. Paths are in github.com/microsoft/onnxruntime.
 #include <algorithm>
@@ -107,6 +107,24 @@ int64_t ConvWorkspaceBytes(CpuIsa isa, const IrNode& node, const TensorLookup& t
     floats = kSegmentFloats;
   }
   return floats * 4;
+}
+
+// ConvTranspose's scratch (float32): core/providers/cpu/nn/conv_transpose.cc
+// (DoConvTranspose) allocates from the temp-space allocator a column buffer
+// of (output channels / group) * kernel size * input spatial size floats,
+// the GEMM's result that Col2im scatters into the output, reused for each
+// group and image. Measured: the uint8 QDQ copy of vision_models.py's U-Net,
+// whose float ConvTranspose (no quantized kernel) to 16 x 512 x 512 from
+// 256 x 256 holds its 16.8 MB buffer next to its float input and output.
+int64_t ConvTransposeWorkspaceBytes(const IrNode& node, const TensorLookup& tensor_of) {
+  if (node.inputs.size() < 2) return 0;
+  const std::optional<KnownTensor> input = tensor_of(node.inputs[0]);
+  const std::optional<KnownTensor> filter = tensor_of(node.inputs[1]);
+  if (!input || !filter || input->dtype != "float32" || input->dims.size() < 3 ||
+      filter->dims.size() != input->dims.size()) {
+    return 0;
+  }
+  return 4 * filter->dims[1] * Product(filter->dims, 2) * Product(input->dims, 2);
 }
 
 // LRN's scratch (float32, 4-D): core/providers/cpu/nn/lrn.cc allocates a
@@ -281,6 +299,7 @@ int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const FusionSumma
   }
   if (!IsDefaultDomain(*node.proto)) return 0;
   if (node.proto->op_type() == "Conv") return ConvWorkspaceBytes(isa, node, tensor_of);
+  if (node.proto->op_type() == "ConvTranspose") return ConvTransposeWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "LRN") return LrnWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "NegativeLogLikelihoodLoss") return NllLossWorkspaceBytes(node, tensor_of);
   if (node.proto->op_type() == "Where") return WhereWorkspaceBytes(node, tensor_of);

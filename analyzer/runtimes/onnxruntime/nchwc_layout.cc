@@ -43,9 +43,8 @@ class NchwcLayout {
               IrGraph& graph)
       : block_(block), shape_of_(shape_of), has_activation_(has_activation), summary_(summary), graph_(graph) {}
 
-  void Run(bool in_ort_order) {
-    std::optional<std::vector<NodeId>> order =
-        in_ort_order ? OrtExecutionOrder(graph_, OrtNodeIndices(graph_)) : TopologicalOrder();
+  void Run() {
+    std::optional<std::vector<NodeId>> order = OrtExecutionOrder(graph_, OrtNodeIndices(graph_));
     if (!order.has_value()) return;  // The schedule reports the cycle.
     const size_t original_nodes = graph_.nodes.size();
     state_.assign(original_nodes, NodeState{});
@@ -586,8 +585,8 @@ class NchwcLayout {
 }  // namespace
 
 void ApplyNchwcLayout(int64_t block, const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
-                      std::vector<bool>& has_activation, bool in_ort_order) {
-  NchwcLayout(block, shape_of, has_activation, summary, graph).Run(in_ort_order);
+                      std::vector<bool>& has_activation) {
+  NchwcLayout(block, shape_of, has_activation, summary, graph).Run();
 }
 
 }  // namespace footprint::ort

@@ -28,12 +28,12 @@ namespace footprint::ort {
 // added; values added); counts into `summary`. `has_activation` is indexed
 // like graph.nodes, before and after: a Conv whose kernel already applies
 // an activation (ORT's level-2 fusion), which takes in no Sum then. `block`:
-// channels per NCHWc block of the target ISA (NchwcBlockSize, > 1). With
-// `in_ort_order`, the nodes are taken in ORT's own order (execution_order.h;
-// NchwcTransformer walks GraphViewer's order), so the nodes made are
-// numbered as ORT numbers them; else in file order where it is valid.
+// channels per NCHWc block of the target ISA (NchwcBlockSize, > 1). The
+// nodes are taken in ORT's own order (execution_order.h; NchwcTransformer
+// walks GraphViewer's order), so the nodes made are numbered as ORT numbers
+// them.
 void ApplyNchwcLayout(int64_t block, const ShapeLookup& shape_of, FusionSummary& summary, IrGraph& graph,
-                      std::vector<bool>& has_activation, bool in_ort_order = false);
+                      std::vector<bool>& has_activation);
 
 }  // namespace footprint::ort
 

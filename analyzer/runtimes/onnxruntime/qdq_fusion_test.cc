@@ -357,6 +357,28 @@ TEST(QdqFusionTest, DynamicMatMulFusesIntoDynamicQuantizeMatMul) {
   EXPECT_TRUE(IsArenaTensor(*plain, "mm"));
 }
 
+TEST(QdqFusionTest, DynamicMatMulTakesInItsBiasAdd) {
+  // A Linear as torch writes it, quantized dynamically: Add(bias, product),
+  // the bias first. ORT 1.30's optimized model of vision_models.py's
+  // dynamic ViT has the bias as DynamicQuantizeMatMul's fifth input.
+  ModelBuilder builder;
+  builder.Opset("", 13)
+      .Input("x", kFloat, {4, 64})
+      .Initializer("w", kInt8, {64, 32})
+      .Initializer("ws", kFloat, {})
+      .Initializer("wz", kInt8, {})
+      .Initializer("bias", kFloat, {32})
+      .Add("DynamicQuantizeLinear", {"x"}, {"xq", "xs", "xz"})
+      .Add("MatMulInteger", {"xq", "w", "xz", "wz"}, {"mm"}, "matmul");
+  SetInt(builder.Node("Cast", {"mm"}, {"mmf"}), "to", kFloat);
+  builder.Add("Mul", {"xs", "ws"}, {"scale"}).Add("Mul", {"mmf", "scale"}, {"product"});
+  builder.Add("Add", {"bias", "product"}, {"sum"}).Add("Relu", {"sum"}, {"y"}).Output("y");
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, Ort("avx512"));
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_FALSE(IsArenaTensor(*ort, "product"));
+  EXPECT_TRUE(IsArenaTensor(*ort, "sum"));
+}
+
 // xq (`type` [1, 16, 32, 32]) -> DequantizeLinear -> Conv 3x3 pad 1 (int8
 // weight, DequantizeLinear) -> QuantizeLinear -> yq, every Q and DQ in
 // `domain`: com.microsoft's as ORT's quantizer writes them with

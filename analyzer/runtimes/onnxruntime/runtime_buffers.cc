@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/loader/onnx_domain.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 
 namespace footprint::ort {
@@ -26,6 +27,7 @@ constexpr int64_t kOrtValueObjectBytes = 168 + 40;
 struct ReusableInput {
   ValueId input = -1;
   bool must = false;  // Alias(0, 0): the output is a view, whatever else reads the input.
+  bool float32_only = false;  // MayInplace only in the float32 kernel's registration.
 };
 
 ReusableInput ReusableInputOf(const IrNode& node, size_t slot, const std::vector<ValueId>& writes_over) {
@@ -38,6 +40,13 @@ ReusableInput ReusableInputOf(const IrNode& node, size_t slot, const std::vector
     return {.input = writes_over[output]};  // The fused Conv's Sum input (MayInplace(3, 0)).
   }
   if (RunsInPlace(*node.proto)) return {.input = node.inputs[0]};
+  // core/providers/cpu/math/softmax.cc registers the float32 Softmax and
+  // LogSoftmax (every opset) with MayInplace(0, 0), the double ones without.
+  // Measured: a one-block ViT-like encoder (vision_models.py) peaks with one
+  // 1 x 6 x 577 x 577 score tensor, not two.
+  if (IsDefaultDomain(*node.proto) && (node.proto->op_type() == "Softmax" || node.proto->op_type() == "LogSoftmax")) {
+    return {.input = node.inputs[0], .float32_only = true};
+  }
   return {};
 }
 
@@ -148,8 +157,9 @@ std::vector<BufferSpan> ReplayPlanner(const IrGraph& graph, const std::vector<No
         if (in_arena(candidate.input) && buffer_of[candidate.input] >= 0) {
           const ValueId input_owner = buffer_of[candidate.input];
           const bool same_shape = !shape_key[output].empty() && shape_key[output] == shape_key[candidate.input];
-          if (candidate.must ||
-              (graph.values[input_owner].origin == ValueOrigin::kNodeOutput && uses[input_owner] == 1 && same_shape)) {
+          const bool type_allows = !candidate.float32_only || shape_key[output].rfind("float32[", 0) == 0;
+          if (candidate.must || (graph.values[input_owner].origin == ValueOrigin::kNodeOutput &&
+                                 uses[input_owner] == 1 && same_shape && type_allows)) {
             owner = input_owner;
           }
         }

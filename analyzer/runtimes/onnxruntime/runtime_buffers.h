@@ -17,8 +17,8 @@
 //     Identity: Alias(0, 0)): its data input's buffer, whatever reads that
 //     input later, a graph input too;
 //   - the output of a kernel that may write over an input (MayInplace: the
-//     activations of RuntimeRunsInPlace, a fused Conv + Add over its
-//     residual): that input's buffer, when this is its buffer's last use and
+//     activations of RuntimeRunsInPlace, a float32 Softmax or LogSoftmax,
+//     a fused Conv + Add over its residual): that input's buffer, when this is its buffer's last use and
 //     the two have the same element type and dims;
 //   - else the most recently freed buffer whose first tensor had the same
 //     element size and dims (SameSize: an int32 tensor takes a freed
@@ -34,9 +34,7 @@
 // The figure this gives is never below the schedule's lower bound less what
 // views and writes over inputs save: a buffer kept for a later tensor of its
 // shape stays allocated between its two tensors, which is what ORT pays.
-// What it does not model: ORT's own execution order on a graph whose
-// DequantizeLinear has several readers (the analysis's schedule is used;
-// execution_order.h gives the other graphs ORT's order), shapes ORT leaves symbolic where --dim-default binds
+// What it does not model: shapes ORT leaves symbolic where --dim-default binds
 // them (ORT compares dim names, we compare values), and the memory pattern
 // and arena of ORT's default session options.
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_RUNTIME_BUFFERS_H_

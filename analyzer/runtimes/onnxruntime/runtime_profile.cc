@@ -28,6 +28,7 @@
 #include "analyzer/runtimes/onnxruntime/qdq_fusion.h"
 #include "analyzer/runtimes/onnxruntime/quick_gelu_fusion.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
+#include "analyzer/runtimes/onnxruntime/transformer_fusions.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
@@ -358,49 +359,6 @@ const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std
   return nullptr;
 }
 
-namespace {
-
-// Whether a node makes a weight at every run: it reads weights only, one of
-// them overridable, so folding left it (NonConstantWeights). The file often
-// lists such nodes first; ORT runs each where its walk reaches it, just
-// before its readers (execution_order.h), so the file's order would hold
-// their outputs from the start.
-bool ComputesWeightsAtRun(const IrGraph& graph, const std::vector<bool>& overridable) {
-  if (overridable.empty()) return false;
-  for (const IrNode& node : graph.nodes) {
-    bool reads_overridable = false;
-    bool reads_weights_only = !node.inputs.empty();
-    for (ValueId input : node.inputs) {
-      const ValueOrigin origin = graph.values[input].origin;
-      reads_overridable = reads_overridable || overridable[input];
-      reads_weights_only = reads_weights_only && (origin == ValueOrigin::kInitializer ||
-                                                  origin == ValueOrigin::kConstant || origin == ValueOrigin::kFolded);
-    }
-    if (reads_overridable && reads_weights_only) return true;
-  }
-  return false;
-}
-
-// Whether a DequantizeLinear's output has several readers (or a reader and
-// is a graph output). ORT's level-1 EnsureUniqueDQForNodeUnit
-// (qdq_transformer/ensure_unique_dq_for_node_unit.cc) then gives every
-// reader but the first its own copy of the DequantizeLinear, a new node
-// ("/duplicated") that ORT's order runs early; that pass is not modelled, so
-// such a graph keeps the file's order, which is nearer ORT's there
-// (light_resnet50's QDQ copies: 0.999 in file order, 1.068 in ORT's order
-// without the copies; the DedicatedQDQPair copy, one DequantizeLinear per
-// reader: 0.935 in file order, 0.999 in ORT's).
-bool HasSharedDequantizeLinear(const IrGraph& graph) {
-  for (const IrNode& node : graph.nodes) {
-    if (!IsDequantizeLinear(*node.proto) || node.outputs.empty()) continue;
-    const IrValue& output = graph.values[node.outputs[0]];
-    if (output.consumers.size() > 1 || (output.is_graph_output && !output.consumers.empty())) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 std::vector<bool> OverridableInitializers(int64_t ir_version, const IrGraph& graph) {
   std::vector<bool> overridable;
   if (ir_version < 4) return overridable;
@@ -418,10 +376,6 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
                             IrGraph& graph) {
   FusionSummary summary;
   summary.overridable = OverridableInitializers(ir_version, graph);
-  const bool computes_weights = ComputesWeightsAtRun(graph, summary.overridable);
-  // ORT runs GraphViewer's order (execution_order.h) on every graph; we
-  // replay it where our nodes carry ORT's indices.
-  const bool ort_order = !HasSharedDequantizeLinear(graph);
   // The graph's inputs are the caller's buffers: ORT never frees or reuses
   // them during a run (core/framework/allocation_planner.cc plans them as
   // pre-existing values). Measured: pytorch-operator test_operator_conv's
@@ -448,14 +402,14 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   // float16 kernel and a function body ORT takes at this opset become the
   // body's nodes (fp16_function_bodies.h), which no fusion below sees as
   // the op (a Conv + LeakyRelu is not fused then).
-  const size_t made_before_bodies = graph.runtime_protos.size();
   InlineFloat16FunctionBodies(opset, shape_of, summary, graph);
-  const bool inlined = graph.runtime_protos.size() > made_before_bodies;
-  const bool in_ort_order = ort_order || inlined || computes_weights;
   // Level 2: float32 SiLU / Swish pairs become QuickGelu (quick_gelu_fusion.h).
   FuseQuickGelu(shape_of, summary, graph);
+  // Level 2: float32 Erf-form GELU and MatMul scaling (transformer_fusions.h).
+  FuseGelu(shape_of, summary, graph);
+  FuseMatMulScale(shape_of, summary, graph);
   std::vector<Absorbed> absorbed_of(graph.nodes.size(), Absorbed::kNothing);
-  RunChains(/*allow_conv_add=*/false, /*remake_fused=*/in_ort_order, /*float16_fusions=*/false, shape_of, graph, summary,
+  RunChains(/*allow_conv_add=*/false, /*remake_fused=*/true, /*float16_fusions=*/false, shape_of, graph, summary,
             absorbed_of);
   std::vector<bool> has_activation(absorbed_of.size());
   for (size_t node = 0; node < absorbed_of.size(); ++node) has_activation[node] = absorbed_of[node] == Absorbed::kActivation;
@@ -483,19 +437,30 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
     // Registered only where MLAS has a block (graph_transformer_utils.cc,
     // GenerateTransformers, Level3: MlasNchwcGetBlockSize() > 1).
     if (const int64_t block = NchwcBlockSize(isa); block > 1) {
-      ApplyNchwcLayout(block, shape_of, summary, graph, has_activation, /*in_ort_order=*/float16.casts || in_ort_order);
+      ApplyNchwcLayout(block, shape_of, summary, graph, has_activation);
     }
     absorbed_of.assign(has_activation.size(), Absorbed::kNothing);
     for (size_t node = 0; node < has_activation.size(); ++node) {
       if (has_activation[node]) absorbed_of[node] = Absorbed::kActivation;
     }
-    RunChains(/*allow_conv_add=*/true, /*remake_fused=*/float16.casts || in_ort_order, /*float16_fusions=*/true, shape_of,
-              graph, summary, absorbed_of);
+    RunChains(/*allow_conv_add=*/true, /*remake_fused=*/true, /*float16_fusions=*/true, shape_of, graph, summary,
+              absorbed_of);
   }
-  // Every node, a float16 graph's Casts, an inlined body's nodes (in the
-  // body's own order, which ORT's indices follow) and the nodes computing
-  // weights included, runs where ORT's order puts it (execution_order.h).
-  if (float16.casts || in_ort_order) ApplyOrtExecutionOrder(graph);
+  // Every graph runs in ORT's order (execution_order.h): a float16 graph's
+  // Casts, an inlined body's nodes (in the body's own order, which ORT's
+  // indices follow), the nodes computing weights from overridable
+  // initializers (NonConstantWeights: just before their readers, where the
+  // file often lists them first), and where two branches meet, the one from
+  // the later node first. Measured: the U2Net-like segmenter of
+  // vision_models.py (0.809 in the file's order, 0.999 in ORT's), the uint8
+  // QDQ U-Net (0.927 -> 1.000) and U2Net (0.865 -> 0.974), the dynamic
+  // YOLOv5-like detector (0.918 -> 0.998), the probes
+  // transformer_float32_order and order_fused_branch_first. Not modelled:
+  // ORT's EnsureUniqueDQForNodeUnit, which gives each further reader of a
+  // DequantizeLinear a copy of its own that the order runs early; QDQ copies
+  // with shared DequantizeLinear come out 1.03-1.075 (light_resnet50,
+  // light_shufflenet), against 0.999-1.036 in the file's order.
+  ApplyOrtExecutionOrder(graph);
   return summary;
 }
 
