@@ -1,7 +1,6 @@
 // A weight's DequantizeLinear run at every run, in ORT's order (unfolded_weights.h).
 #include "analyzer/runtimes/onnxruntime/unfolded_weights.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/execution_order.h"
 #include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "onnx/onnx_pb.h"
 
@@ -65,46 +65,13 @@ void UnfoldDequantizedWeights(IrGraph& graph) {
     auto it = index_of.find(graph.nodes[id].proto);
     ort_index[id] = it != index_of.end() ? it->second : graph.proto->node_size() + static_cast<int64_t>(id);
   }
-  // Graph::ReverseDFSFrom the leaves (nodes no node reads), in index order,
-  // with NodeCompare: each node's input producers pushed in ascending index,
-  // so the highest is explored first; a node is emitted after its inputs.
-  std::vector<NodeId> by_index(graph.nodes.size());
-  for (size_t id = 0; id < by_index.size(); ++id) by_index[id] = static_cast<NodeId>(id);
-  std::sort(by_index.begin(), by_index.end(), [&](NodeId a, NodeId b) { return ort_index[a] < ort_index[b]; });
-  std::vector<std::pair<NodeId, bool>> stack;
-  for (NodeId id : by_index) {
-    bool read = false;
-    for (ValueId output : graph.nodes[id].outputs) read = read || !graph.values[output].consumers.empty();
-    if (!read) stack.emplace_back(id, false);
-  }
-  std::vector<bool> visited(graph.nodes.size(), false);
-  std::vector<NodeId> order;
-  order.reserve(graph.nodes.size());
-  while (!stack.empty()) {
-    const auto [id, leave] = stack.back();
-    stack.pop_back();
-    if (leave) {
-      order.push_back(id);
-      continue;
-    }
-    if (visited[id]) continue;
-    visited[id] = true;
-    stack.emplace_back(id, true);
-    std::vector<NodeId> producers;
-    for (const std::vector<ValueId>* inputs : {&graph.nodes[id].inputs, &graph.nodes[id].implicit_inputs}) {
-      for (ValueId input : *inputs) {
-        if (graph.values[input].producer >= 0) producers.push_back(graph.values[input].producer);
-      }
-    }
-    std::sort(producers.begin(), producers.end(), [&](NodeId a, NodeId b) { return ort_index[a] < ort_index[b]; });
-    for (NodeId producer : producers) {
-      if (!visited[producer]) stack.emplace_back(producer, false);
-    }
-  }
-  if (order.size() != graph.nodes.size()) return;  // A node the walk missed (a cycle): keep the file's order.
+  // ORT's walk with those indices (execution_order.h); on a cycle the
+  // file's order stays.
+  const std::optional<std::vector<NodeId>> order = OrtExecutionOrder(graph, ort_index);
+  if (!order.has_value()) return;
   std::vector<IrNode> nodes;
   nodes.reserve(graph.nodes.size());
-  for (NodeId id : order) nodes.push_back(std::move(graph.nodes[id]));
+  for (NodeId id : *order) nodes.push_back(std::move(graph.nodes[id]));
   graph.nodes = std::move(nodes);
   RelinkValues(graph);
 }
