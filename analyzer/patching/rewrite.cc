@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/loader/onnx_domain.h"
 #include "onnx/checker.h"
 
 namespace footprint::patching {
@@ -283,7 +284,7 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
   onnx::GraphProto* graph = result.mutable_graph();
   Writer writer{.graph = graph};
   for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
-    if (opset.domain().empty() || opset.domain() == "ai.onnx") writer.slice_takes_inputs = opset.version() >= 10;
+    if (IsDefaultDomain(opset.domain())) writer.slice_takes_inputs = opset.version() >= 10;
   }
   for (const onnx::NodeProto& node : model.graph().node()) {
     writer.names.insert(node.name());

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_domain.h"
 
 namespace footprint::patching {
 namespace {
@@ -86,7 +87,7 @@ absl::StatusOr<GraphFacts> MakeGraphFacts(const onnx::GraphProto& graph, TensorS
   for (const onnx::ValueInfoProto& output : graph.output()) facts.graph_outputs.insert(output.name());
   for (const onnx::TensorProto& initializer : graph.initializer()) facts.stored[initializer.name()] = &initializer;
   for (const onnx::NodeProto& node : graph.node()) {
-    if (node.op_type() != "Constant" || node.output_size() != 1 || !(node.domain().empty() || node.domain() == "ai.onnx")) continue;
+    if (node.op_type() != "Constant" || node.output_size() != 1 || !IsDefaultDomain(node)) continue;
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       if (attribute.name() == "value" && attribute.has_t()) facts.stored[node.output(0)] = &attribute.t();
     }

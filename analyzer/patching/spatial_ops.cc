@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_domain.h"
 
 namespace footprint::patching {
 namespace {
@@ -423,7 +424,7 @@ Span InputSpanOf(const Window& window, const Span& out) {
 absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLookup& shape_of,
                                       const StaticLookup& is_static, const ValueLookup& value_of) {
   const std::string& op = node.op_type();
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return NotPatchable(absl::StrCat("op of domain ", node.domain()));
+  if (!IsDefaultDomain(node)) return NotPatchable(absl::StrCat("op of domain ", node.domain()));
   if (node.output_size() < 1 || node.output(0).empty() || (node.output_size() != 1 && op != "Split")) {
     return NotPatchable(absl::StrCat(op, " with several outputs"));
   }

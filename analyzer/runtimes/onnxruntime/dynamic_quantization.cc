@@ -111,8 +111,7 @@ void FuseDynamicQuantizeMatMul(IrGraph& graph, FusionSummary& summary, std::vect
     auto proto = std::make_shared<onnx::NodeProto>(*matmul.proto);
     proto->set_op_type("DynamicQuantizeMatMul");
     proto->set_domain("com.microsoft");
-    matmul.proto = proto.get();
-    graph.runtime_protos.push_back(std::move(proto));
+    UseRuntimeProto(graph, matmul, std::move(proto));
     for (NodeId gone : {quantize_id, cast_id, mul_id, scale_mul_id, bias_add_id}) {
       if (gone < 0) continue;
       removed[gone] = true;

@@ -74,8 +74,10 @@ std::optional<std::vector<NodeId>> OrtExecutionOrder(const IrGraph& graph, const
   return order;
 }
 
-void ApplyOrtExecutionOrder(IrGraph& graph) {
-  const std::optional<std::vector<NodeId>> order = OrtExecutionOrder(graph, OrtNodeIndices(graph));
+void ApplyOrtExecutionOrder(IrGraph& graph) { ApplyOrtExecutionOrder(graph, OrtNodeIndices(graph)); }
+
+void ApplyOrtExecutionOrder(IrGraph& graph, const std::vector<int64_t>& index) {
+  const std::optional<std::vector<NodeId>> order = OrtExecutionOrder(graph, index);
   if (!order.has_value()) return;
   bool same = true;
   for (size_t i = 0; i < order->size(); ++i) same = same && (*order)[i] == static_cast<NodeId>(i);

@@ -40,6 +40,9 @@ std::optional<std::vector<NodeId>> OrtExecutionOrder(const IrGraph& graph, const
 // OrtNodeIndices), values relinked; unchanged on a cycle.
 void ApplyOrtExecutionOrder(IrGraph& graph);
 
+// The same with the given indices (one per node).
+void ApplyOrtExecutionOrder(IrGraph& graph, const std::vector<int64_t>& index);
+
 }  // namespace footprint::ort
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_EXECUTION_ORDER_H_

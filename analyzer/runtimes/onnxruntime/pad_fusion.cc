@@ -130,9 +130,8 @@ void FusePads(int64_t opset, FusionSummary& summary, IrGraph& graph) {
     }
     attribute->clear_ints();
     for (int64_t value : merged) attribute->add_ints(value);
-    reader.proto = proto.get();
+    UseRuntimeProto(graph, reader, std::move(proto));
     reader.inputs[0] = pad.inputs[0];
-    graph.runtime_protos.push_back(std::move(proto));
     MarkFusedAway(graph, summary, pad.outputs[0]);
     removed[id] = true;
     ++summary.fused_nodes;

@@ -366,8 +366,7 @@ void ApplyGroup(const Group& group, IrGraph& graph, FusionSummary& summary, std:
       }
       if (group.dequantized.size() > 2) proto->add_input(graph.values[group.dequantized[2]->quantized].name);
     }
-    target.proto = proto.get();
-    graph.runtime_protos.push_back(std::move(proto));
+    UseRuntimeProto(graph, target, std::move(proto));
   }
 }
 

@@ -37,6 +37,13 @@ void MarkFusedAway(IrGraph& graph, FusionSummary& summary, ValueId id) {
   summary.fused_tensors.push_back(value.name);
 }
 
+onnx::NodeProto& UseRuntimeProto(IrGraph& graph, IrNode& node, std::shared_ptr<onnx::NodeProto> proto) {
+  onnx::NodeProto& used = *proto;
+  node.proto = proto.get();
+  graph.runtime_protos.push_back(std::move(proto));
+  return used;
+}
+
 void EraseConsumer(IrValue& value, NodeId node) {
   for (auto it = value.consumers.begin(); it != value.consumers.end();) {
     it = *it == node ? value.consumers.erase(it) : it + 1;

@@ -5,6 +5,7 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_GRAPH_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_QUANTIZED_GRAPH_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,11 @@ const onnx::TensorProto* ConstantTensor(const IrGraph& graph, ValueId id);
 
 // `id` removed by a fusion: no producer, no readers, listed in the summary.
 void MarkFusedAway(IrGraph& graph, FusionSummary& summary, ValueId id);
+
+// `node` now runs as `proto`, a node this folder's rules made (ORT's
+// Graph::AddNode: execution_order.h numbers it after the file's nodes); the
+// graph keeps it alive (runtime_protos). Returns it for further edits.
+onnx::NodeProto& UseRuntimeProto(IrGraph& graph, IrNode& node, std::shared_ptr<onnx::NodeProto> proto);
 
 // `node` no longer reads `value`.
 void EraseConsumer(IrValue& value, NodeId node);

@@ -9,6 +9,7 @@
 
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/loader/onnx_domain.h"
+#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
 
@@ -97,19 +98,11 @@ void FuseQuickGelu(const ShapeLookup& shape_of, FusionSummary& summary, IrGraph&
     proto->set_name("QuickGeluFusion/" + mul.display_name);
     proto->add_input(graph.values[match->x].name);
     proto->add_output(graph.values[mul.outputs[0]].name);
-    mul.proto = proto.get();
     mul.display_name = proto->name();
     mul.inputs = {match->x};
-    graph.runtime_protos.push_back(std::move(proto));
-    std::vector<ValueId> gone = {graph.nodes[match->sigmoid].outputs[0]};
-    if (match->alpha_mul >= 0) gone.push_back(graph.nodes[match->alpha_mul].outputs[0]);
-    for (ValueId value : gone) {
-      IrValue& v = graph.values[value];
-      v.origin = ValueOrigin::kFusedAway;
-      v.producer = -1;
-      v.consumers.clear();
-      summary.fused_tensors.push_back(v.name);
-    }
+    UseRuntimeProto(graph, mul, std::move(proto));
+    MarkFusedAway(graph, summary, graph.nodes[match->sigmoid].outputs[0]);
+    if (match->alpha_mul >= 0) MarkFusedAway(graph, summary, graph.nodes[match->alpha_mul].outputs[0]);
     removed[match->sigmoid] = true;
     ++summary.fused_nodes;
     if (match->alpha_mul >= 0) {

@@ -191,9 +191,7 @@ void RunChains(bool allow_conv_add, bool remake_fused, bool float16_fusions, con
       // weights in place (conv_bn_fusion.cc: the Conv node stays); the
       // activation and Add fusions replace it with a new node.
       if (remake_fused && !remade && after != Absorbed::kLinear) {
-        auto proto = std::make_shared<onnx::NodeProto>(*head.proto);
-        head.proto = proto.get();
-        graph.runtime_protos.push_back(std::move(proto));
+        UseRuntimeProto(graph, head, std::make_shared<onnx::NodeProto>(*head.proto));
         remade = true;
       }
       // The head reads the next node's other inputs and writes its outputs.
@@ -205,10 +203,7 @@ void RunChains(bool allow_conv_add, bool remake_fused, bool float16_fusions, con
       for (ValueId input : next.implicit_inputs) head.implicit_inputs.push_back(input);
       head.outputs = next.outputs;
       for (ValueId output : next.outputs) graph.values[output].producer = static_cast<NodeId>(head_id);
-      link_value.origin = ValueOrigin::kFusedAway;
-      link_value.producer = -1;
-      link_value.consumers.clear();
-      summary.fused_tensors.push_back(link_value.name);
+      MarkFusedAway(graph, summary, link);
       removed[next_id] = true;
       ++summary.fused_nodes;
     }
@@ -280,16 +275,9 @@ void CancelTransposePairs(IrGraph& graph, FusionSummary& summary) {
     for (onnx::AttributeProto& attribute : *proto->mutable_attribute()) {
       if (attribute.name() == "axis") attribute.set_i(perm[axis]);
     }
-    middle.proto = proto.get();
-    graph.runtime_protos.push_back(std::move(proto));
+    UseRuntimeProto(graph, middle, std::move(proto));
     const ValueId source = first.inputs[0];
-    for (ValueId gone : {first.outputs[0], middle.outputs[0]}) {
-      IrValue& value = graph.values[gone];
-      value.origin = ValueOrigin::kFusedAway;
-      value.producer = -1;
-      value.consumers.clear();
-      summary.fused_tensors.push_back(value.name);
-    }
+    for (ValueId gone : {first.outputs[0], middle.outputs[0]}) MarkFusedAway(graph, summary, gone);
     std::replace(graph.values[source].consumers.begin(), graph.values[source].consumers.end(),
                  static_cast<NodeId>(first_id), middle_id);
     middle.inputs = {source};

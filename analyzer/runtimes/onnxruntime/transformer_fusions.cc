@@ -77,11 +77,8 @@ onnx::NodeProto& Remake(IrGraph& graph, IrNode& node, const char* op, const std:
   proto->set_op_type(op);
   proto->set_domain("com.microsoft");
   proto->set_name(name);
-  onnx::NodeProto& made = *proto;
-  node.proto = proto.get();
   node.display_name = name;
-  graph.runtime_protos.push_back(std::move(proto));
-  return made;
+  return UseRuntimeProto(graph, node, std::move(proto));
 }
 
 // One GELU chain: the nodes that go, the node that becomes Gelu, x.

@@ -65,15 +65,8 @@ void UnfoldDequantizedWeights(IrGraph& graph) {
     auto it = index_of.find(graph.nodes[id].proto);
     ort_index[id] = it != index_of.end() ? it->second : graph.proto->node_size() + static_cast<int64_t>(id);
   }
-  // ORT's walk with those indices (execution_order.h); on a cycle the
-  // file's order stays.
-  const std::optional<std::vector<NodeId>> order = OrtExecutionOrder(graph, ort_index);
-  if (!order.has_value()) return;
-  std::vector<IrNode> nodes;
-  nodes.reserve(graph.nodes.size());
-  for (NodeId id : *order) nodes.push_back(std::move(graph.nodes[id]));
-  graph.nodes = std::move(nodes);
-  RelinkValues(graph);
+  // ORT's walk with those indices; on a cycle the file's order stays.
+  ApplyOrtExecutionOrder(graph, ort_index);
 }
 
 }  // namespace footprint::ort
