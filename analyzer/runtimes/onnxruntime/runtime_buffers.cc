@@ -99,112 +99,148 @@ struct ValueRecord {
   int64_t last = 0;
 };
 
+// ORT's allocation planner replayed over `order` (allocation_planner.cc):
+// each output takes an input's buffer it may write over, else the most
+// recently freed buffer of its reuse key, else a new buffer.
+class PlannerReplay {
+ public:
+  PlannerReplay(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                const std::vector<ValueId>& writes_over)
+      : graph_(graph),
+        order_(order),
+        values_(values),
+        writes_over_(writes_over),
+        steps_(static_cast<int64_t>(order.size())),
+        shape_key_(graph.values.size()),
+        reuse_key_(graph.values.size()),
+        reads_(graph.values.size(), 0),
+        buffer_of_(graph.values.size(), -1),
+        uses_(graph.values.size(), 0),
+        first_(graph.values.size(), 0),
+        last_(graph.values.size(), steps_ - 1) {
+    for (size_t id = 0; id < graph.values.size(); ++id) {
+      shape_key_[id] = LayoutShapeKey(graph, values, static_cast<ValueId>(id));
+      reuse_key_[id] = ReuseKey(shape_key_[id]);
+    }
+    for (const IrNode& node : graph.nodes) {
+      for (ValueId input : node.inputs) ++reads_[input];
+      for (ValueId input : node.implicit_inputs) ++reads_[input];
+    }
+  }
+
+  std::vector<BufferSpan> Run(std::vector<ValueRecord>* records) {
+    for (size_t id = 0; id < graph_.values.size(); ++id) {
+      if (graph_.values[id].origin != ValueOrigin::kGraphInput || !InArena(static_cast<ValueId>(id))) continue;
+      Own(static_cast<ValueId>(id), 0);
+      uses_[id] = reads_[id] + 1;  // The caller's: an input is never freed.
+    }
+    for (int64_t step = 0; step < steps_; ++step) Step(graph_.nodes[order_[step]], step);
+    std::vector<BufferSpan> spans;
+    spans.reserve(owners_.size());
+    for (ValueId owner : owners_) {
+      spans.push_back({.owner = owner, .bytes = values_[owner].bytes, .first = first_[owner], .last = last_[owner]});
+    }
+    // The plan frees a buffer through the value that owns it
+    // (allocation_planner.cc, GenerateDeallocationPlan frees Buffer(value)):
+    // the OrtValue of a value written into another's buffer (a view, a write
+    // over an input, a freed buffer taken again) stays in the frame to the
+    // run's end; an owner's goes with its buffer.
+    if (records != nullptr) {
+      for (const auto& [value, step] : record_of_) {
+        records->push_back({.first = step, .last = buffer_of_[value] == value ? last_[value] : steps_ - 1});
+      }
+    }
+    return spans;
+  }
+
+ private:
+  bool InArena(ValueId id) const { return id >= 0 && values_[id].bytes >= 0; }
+
+  void Own(ValueId id, int64_t step) {
+    buffer_of_[id] = id;
+    first_[id] = step;
+    last_[id] = steps_ - 1;
+    owners_.push_back(id);
+  }
+
+  void Release(ValueId id, int64_t step) {
+    const ValueId owner = id >= 0 ? buffer_of_[id] : -1;
+    if (owner < 0 || --uses_[owner] != 0) return;
+    last_[owner] = step;
+    free_list_.push_back(owner);
+  }
+
+  // The buffer output `slot` of `node` takes over, or -1 for a new one.
+  ValueId ReusedBuffer(const IrNode& node, size_t slot) {
+    const ValueId output = node.outputs[slot];
+    if (graph_.values[output].is_graph_output) return -1;
+    const ReusableInput candidate = ReusableInputOf(node, slot, writes_over_);
+    if (InArena(candidate.input) && buffer_of_[candidate.input] >= 0) {
+      const ValueId input_owner = buffer_of_[candidate.input];
+      const bool same_shape = !shape_key_[output].empty() && shape_key_[output] == shape_key_[candidate.input];
+      const bool type_allows = !candidate.float32_only || shape_key_[output].rfind("float32[", 0) == 0;
+      if (candidate.must || (graph_.values[input_owner].origin == ValueOrigin::kNodeOutput &&
+                             uses_[input_owner] == 1 && same_shape && type_allows)) {
+        return input_owner;
+      }
+    }
+    if (reuse_key_[output].empty()) return -1;
+    for (auto it = free_list_.rbegin(); it != free_list_.rend(); ++it) {
+      if (reuse_key_[*it] != reuse_key_[output]) continue;
+      const ValueId owner = *it;
+      free_list_.erase(std::next(it).base());
+      last_[owner] = steps_ - 1;  // Allocated again until its new last use.
+      return owner;
+    }
+    return -1;
+  }
+
+  // ORT's use counts, held per buffer (the value that first owned it): one
+  // per read, one for the producing node (dropped after it runs), one for
+  // the caller's hold on a graph output or input.
+  void Step(const IrNode& node, int64_t step) {
+    for (size_t slot = 0; slot < node.outputs.size(); ++slot) {
+      const ValueId output = node.outputs[slot];
+      if (!InArena(output)) continue;
+      const IrValue& value = graph_.values[output];
+      const int64_t output_uses = reads_[output] + 1 + (value.is_graph_output || value.live_to_end ? 1 : 0);
+      const ValueId owner = ReusedBuffer(node, slot);
+      if (owner < 0) {
+        Own(output, step);
+        uses_[output] = output_uses;
+      } else {
+        buffer_of_[output] = owner;
+        uses_[owner] += output_uses;
+      }
+      record_of_.push_back({output, step});
+    }
+    for (ValueId input : node.inputs) Release(input, step);
+    for (ValueId input : node.implicit_inputs) Release(input, step);
+    for (ValueId output : node.outputs) {
+      if (InArena(output)) Release(output, step);
+    }
+  }
+
+  const IrGraph& graph_;
+  const std::vector<NodeId>& order_;
+  const std::vector<RuntimeValue>& values_;
+  const std::vector<ValueId>& writes_over_;
+  const int64_t steps_;
+  std::vector<std::string> shape_key_;
+  std::vector<std::string> reuse_key_;
+  std::vector<int64_t> reads_;                          // Reads of each value by the graph's nodes.
+  std::vector<ValueId> buffer_of_;                      // The buffer (owner value) holding each value.
+  std::vector<int64_t> uses_;                           // Per owner: the uses left of every value on it.
+  std::vector<int64_t> first_, last_;                   // Per owner: its steps.
+  std::vector<ValueId> owners_;                         // Every buffer, in allocation order.
+  std::vector<ValueId> free_list_;                      // Freed buffers; the most recent at the back.
+  std::vector<std::pair<ValueId, int64_t>> record_of_;  // Each node output the frame makes, and its step.
+};
+
 std::vector<BufferSpan> ReplayPlanner(const IrGraph& graph, const std::vector<NodeId>& order,
                                       const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
                                       std::vector<ValueRecord>* records) {
-  const int64_t steps = static_cast<int64_t>(order.size());
-  const size_t value_count = graph.values.size();
-  std::vector<std::string> shape_key(value_count);
-  std::vector<std::string> reuse_key(value_count);
-  for (size_t id = 0; id < value_count; ++id) {
-    shape_key[id] = LayoutShapeKey(graph, values, static_cast<ValueId>(id));
-    reuse_key[id] = ReuseKey(shape_key[id]);
-  }
-  // ORT's use counts, held per buffer (the value that first owned it): one
-  // per read, one for the producing node (dropped after it runs), one for the
-  // caller's hold on a graph output or input.
-  std::vector<int64_t> reads(value_count, 0);
-  for (const IrNode& node : graph.nodes) {
-    for (ValueId input : node.inputs) ++reads[input];
-    for (ValueId input : node.implicit_inputs) ++reads[input];
-  }
-  std::vector<ValueId> buffer_of(value_count, -1);  // The buffer (owner value) holding each value.
-  std::vector<int64_t> uses(value_count, 0);        // Per owner: the uses left of every value on it.
-  std::vector<int64_t> first(value_count, 0), last(value_count, steps - 1);  // Per owner.
-  std::vector<ValueId> owners;                       // Every buffer, in allocation order.
-  std::vector<ValueId> free_list;                    // Freed buffers; the most recent at the back.
-  std::vector<std::pair<ValueId, int64_t>> record_of;  // Each node output the frame makes, and its step.
-  auto in_arena = [&](ValueId id) { return id >= 0 && values[id].bytes >= 0; };
-  auto own = [&](ValueId id, int64_t step) {
-    buffer_of[id] = id;
-    first[id] = step;
-    last[id] = steps - 1;
-    owners.push_back(id);
-  };
-  for (size_t id = 0; id < value_count; ++id) {
-    const IrValue& value = graph.values[id];
-    if (value.origin != ValueOrigin::kGraphInput || !in_arena(static_cast<ValueId>(id))) continue;
-    own(static_cast<ValueId>(id), 0);
-    uses[id] = reads[id] + 1;  // The caller's: an input is never freed.
-  }
-  auto release = [&](ValueId id, int64_t step) {
-    const ValueId owner = id >= 0 ? buffer_of[id] : -1;
-    if (owner < 0 || --uses[owner] != 0) return;
-    last[owner] = step;
-    free_list.push_back(owner);
-  };
-
-  for (int64_t step = 0; step < steps; ++step) {
-    const IrNode& node = graph.nodes[order[step]];
-    for (size_t slot = 0; slot < node.outputs.size(); ++slot) {
-      const ValueId output = node.outputs[slot];
-      if (!in_arena(output)) continue;
-      const IrValue& value = graph.values[output];
-      const int64_t output_uses = reads[output] + 1 + (value.is_graph_output || value.live_to_end ? 1 : 0);
-      ValueId owner = -1;
-      if (!value.is_graph_output) {
-        const ReusableInput candidate = ReusableInputOf(node, slot, writes_over);
-        if (in_arena(candidate.input) && buffer_of[candidate.input] >= 0) {
-          const ValueId input_owner = buffer_of[candidate.input];
-          const bool same_shape = !shape_key[output].empty() && shape_key[output] == shape_key[candidate.input];
-          const bool type_allows = !candidate.float32_only || shape_key[output].rfind("float32[", 0) == 0;
-          if (candidate.must || (graph.values[input_owner].origin == ValueOrigin::kNodeOutput &&
-                                 uses[input_owner] == 1 && same_shape && type_allows)) {
-            owner = input_owner;
-          }
-        }
-        if (owner < 0 && !reuse_key[output].empty()) {
-          for (auto it = free_list.rbegin(); it != free_list.rend(); ++it) {
-            if (reuse_key[*it] != reuse_key[output]) continue;
-            owner = *it;
-            free_list.erase(std::next(it).base());
-            last[owner] = steps - 1;  // Allocated again until its new last use.
-            break;
-          }
-        }
-      }
-      if (owner < 0) {
-        own(output, step);
-        uses[output] = output_uses;
-      } else {
-        buffer_of[output] = owner;
-        uses[owner] += output_uses;
-      }
-      record_of.push_back({output, step});
-    }
-    for (ValueId input : node.inputs) release(input, step);
-    for (ValueId input : node.implicit_inputs) release(input, step);
-    for (ValueId output : node.outputs) {
-      if (in_arena(output)) release(output, step);
-    }
-  }
-
-  std::vector<BufferSpan> spans;
-  spans.reserve(owners.size());
-  for (ValueId owner : owners) {
-    spans.push_back({.owner = owner, .bytes = values[owner].bytes, .first = first[owner], .last = last[owner]});
-  }
-  // The plan frees a buffer through the value that owns it
-  // (allocation_planner.cc, GenerateDeallocationPlan frees Buffer(value)):
-  // the OrtValue of a value written into another's buffer (a view, a write
-  // over an input, a freed buffer taken again) stays in the frame to the
-  // run's end; an owner's goes with its buffer.
-  if (records != nullptr) {
-    for (const auto& [value, step] : record_of) {
-      records->push_back({.first = step, .last = buffer_of[value] == value ? last[value] : steps - 1});
-    }
-  }
-  return spans;
+  return PlannerReplay(graph, order, values, writes_over).Run(records);
 }
 
 }  // namespace
