@@ -1,3 +1,4 @@
+#include <set>
 #include <string>
 #include <vector>
 
@@ -415,6 +416,49 @@ TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
   absl::StatusOr<PatchSearch> tight = PlanPatches(loaded, DefaultModes(), *given, {.max_overhead_percent = 5});
   ASSERT_TRUE(tight.ok());
   if (tight->plan.has_value()) EXPECT_LE(tight->plan->extra_macs_percent, 5.0);
+}
+
+// ONNX Runtime's planner hands a freed buffer to the next tensor of its
+// known shape and keeps it allocated until then: equal-shaped patches would
+// keep one patch's buffers for the next. The written patches' input Slices
+// take overridable bounds (graph inputs too: ORT infers no dims from them),
+// and T gets its static dims back by a Reshape. The bounds' defaults are
+// the values: our figures are those of the same model with the bounds
+// constant.
+TEST(PatchPlanTest, WrittenPatchesTakeOverridableBoundsAndTGetsItsDimsBack) {
+  const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->plan.has_value()) << found->reason;
+  const onnx::GraphProto& graph = found->plan->model.model->graph();
+  std::set<std::string> inputs;
+  for (const onnx::ValueInfoProto& input : graph.input()) inputs.insert(input.name());
+  int slices = 0;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() != "Slice" || node.input(0) != "x") continue;
+    ++slices;
+    for (int j = 1; j < node.input_size(); ++j) EXPECT_TRUE(inputs.contains(node.input(j))) << node.input(j);
+  }
+  EXPECT_GT(slices, 1);
+  const std::string& t = found->plan->segments[0].output;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.output(0) == t) EXPECT_THAT(node.op_type(), ::testing::AnyOf("Reshape", "MaxPool")) << t;
+  }
+  AnalyzeOptions ort = DefaultModes();
+  ort.runtime = "onnxruntime-cpu:avx2,noarena";
+  absl::StatusOr<Analysis> overridable = AnalyzeModel(found->plan->model, ort);
+  ASSERT_TRUE(overridable.ok()) << overridable.status();
+  onnx::ModelProto constant = *found->plan->model.model;
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
+  for (const onnx::ValueInfoProto& input : constant.graph().input()) {
+    if (!input.name().starts_with("patch_bounds_")) *kept.Add() = input;
+  }
+  constant.mutable_graph()->mutable_input()->Swap(&kept);
+  absl::StatusOr<Analysis> folded = AnalyzeModel(LoadedModel{.model = constant, .path = "constant.onnx"}, ort);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_EQ(overridable->memory.arena_bytes, folded->memory.arena_bytes);
 }
 
 // A segmenter whose peak is in two places: its full-resolution first stage,
