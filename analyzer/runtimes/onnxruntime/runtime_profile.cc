@@ -379,8 +379,8 @@ bool ReshapesToStoredDims(const IrGraph& graph, const FusionSummary& summary, co
 }
 
 // ORT's shape inference takes only constant initializers as data: a Slice
-// whose bounds are overridable initializers (graph inputs too) gets an
-// output of unknown dims, and so does every node reading a value of unknown
+// whose bounds, or a Reshape whose shape, are overridable initializers
+// (graph inputs too) gets an output of unknown dims, and so does every node reading a value of unknown
 // dims, up to a Reshape to stored dims. Its planner never hands such a
 // value a freed buffer nor its buffer to another (SameSize needs known
 // dims): each is freed at its last use. fit --emit-model writes the patches
@@ -390,7 +390,7 @@ void MarkShapesOrtCannotInfer(const FusionSummary& summary, IrGraph& graph) {
   if (summary.overridable.empty()) return;
   for (const IrNode& node : graph.nodes) {
     bool unknown = false;
-    const bool slice = IsDefaultDomain(*node.proto) && node.proto->op_type() == "Slice";
+    const bool slice = IsDefaultDomain(*node.proto) && (node.proto->op_type() == "Slice" || node.proto->op_type() == "Reshape");
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const ValueId input = node.inputs[i];
       unknown |= graph.values[input].planner_shape == PlannerShape::kUnknown;
