@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/memory/analyze.h"
+#include "analyzer/patching/chain.h"
 #include "analyzer/patching/second_segment.h"
 
 namespace footprint::patching {
@@ -339,6 +340,111 @@ class PatchSearcher {
     return absl::OkStatus();
   }
 
+  // Chains (chain.h): after a segment of `plan`, the segments that read
+  // its T, then theirs, each T but the last kept in pieces. The segment on
+  // its plan's grid or another admissible one (its patches, no longer
+  // beside an assembly, may then be what peaks), the chain on that grid or
+  // a finer one (each link's grid capped at its T's size), every length
+  // within the MAC budget; by a lower bound (each segment's patches, the
+  // last T assembled, the largest node left whole), lowest first, each
+  // planned. Replaces `plan` when a chain gives a lower arena.
+  absl::Status ChainSegments(PatchPlan& plan) {
+    if (plan.planned.empty()) return absl::OkStatus();
+    absl::flat_hash_set<int> taken;
+    int64_t plan_extra = 0;
+    for (const PlannedSegment& planned : plan.planned) {
+      taken.insert(planned.segment.nodes.begin(), planned.segment.nodes.end());
+      plan_extra += planned.geometry.macs_after - planned.geometry.macs_before;
+    }
+    struct Chain {
+      size_t from = 0;                    // The plan's segment it follows.
+      PlannedSegment head;                // That segment on its grid here, T in pieces.
+      std::vector<PlannedSegment> links;  // The segments after it, on one grid.
+      std::vector<int64_t> extra;         // Extra MACs of the plan with the first k + 1 links.
+    };
+    struct Try {
+      int64_t bound = 0;   // A lower bound on the arena.
+      size_t chain = 0;    // Index in `chains`.
+      size_t length = 0;   // Links taken.
+    };
+    std::vector<Chain> chains;
+    std::vector<Try> tries;
+    std::vector<int> by_side = facts_.order;
+    std::stable_sort(by_side.begin(), by_side.end(), [&](int a, int b) { return side_bytes_[a] > side_bytes_[b]; });
+    for (size_t s = 0; s < plan.planned.size(); ++s) {
+      const PlannedSegment& chosen = plan.planned[s];
+      const std::vector<Segment> after =
+          ChainAfter(facts_, chosen.segment.output, taken, static_cast<size_t>(search_.max_chain_segments));
+      if (after.empty()) continue;
+      const int64_t others_extra = plan_extra - (chosen.geometry.macs_after - chosen.geometry.macs_before);
+      std::vector<PatchGeometry> heads{chosen.geometry};
+      for (PatchGeometry& geometry : AdmissibleGrids(facts_, chosen.segment, allowed_macs_ - others_extra, search_)) {
+        if (geometry.rows != chosen.geometry.rows || geometry.cols != chosen.geometry.cols) heads.push_back(std::move(geometry));
+      }
+      for (PatchGeometry& head_geometry : heads) {
+        PlannedSegment head{.segment = chosen.segment, .geometry = std::move(head_geometry), .output_in_pieces = true};
+        const int64_t head_bound = InnerBound(facts_, head, alignment_);
+        const int64_t head_extra = others_extra + head.geometry.macs_after - head.geometry.macs_before;
+        for (const Grid& grid : ChainGrids(head.geometry, after.front())) {
+          Chain chain{.from = s, .head = head};
+          absl::flat_hash_set<int> patched = taken;  // Nodes of the plan and of the links so far.
+          int64_t extra = head_extra;
+          int64_t links_bound = head_bound;
+          for (const Segment& link : after) {
+            const std::vector<int64_t>& out = facts_.shapes.at(link.output);
+            const Grid capped{.rows = std::min(grid.rows, out[2]), .cols = std::min(grid.cols, out[3])};
+            if (capped.rows * capped.cols < 2) break;  // One patch: nothing left to cut.
+            PlannedSegment planned{.segment = link, .geometry = GeometryOf(facts_, link, capped), .output_in_pieces = true};
+            extra += planned.geometry.macs_after - planned.geometry.macs_before;
+            if (planned.geometry.empty_read || static_cast<double>(extra) > allowed_macs_) break;
+            patched.insert(link.nodes.begin(), link.nodes.end());
+            links_bound = std::max(links_bound, InnerBound(facts_, planned, alignment_));
+            int64_t bound = std::max(links_bound, 2 * AlignedBytes(out, alignment_));  // The last T assembled.
+            for (int node : by_side) {
+              if (!patched.contains(node)) {
+                bound = std::max(bound, side_bytes_[node]);
+                break;
+              }
+            }
+            chain.links.push_back(std::move(planned));
+            chain.extra.push_back(extra);
+            tries.push_back({.bound = bound, .chain = chains.size(), .length = chain.links.size()});
+          }
+          if (!chain.links.empty()) chains.push_back(std::move(chain));
+        }
+      }
+    }
+    std::stable_sort(tries.begin(), tries.end(), [](const Try& a, const Try& b) { return a.bound < b.bound; });
+    const int64_t single = plan.analysis.memory.arena_bytes;
+    int64_t best = single;
+    int64_t planned_chains = 0;
+    std::vector<Candidate> finalists;
+    for (const Try& attempt : tries) {
+      if (attempt.bound >= best || planned_chains >= search_.max_planned_chains) break;
+      const Chain& chain = chains[attempt.chain];
+      std::vector<PlannedSegment> segments = plan.planned;
+      segments[chain.from] = chain.head;
+      for (size_t k = 0; k < attempt.length; ++k) {
+        segments.push_back(chain.links[k]);
+        segments.back().output_in_pieces = k + 1 < attempt.length;
+      }
+      LoadedModel model;
+      absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded_, facts_, quick_, segments, rewrite_, model);
+      if (!planned.ok()) return planned.status();
+      ++planned_chains;
+      if (!planned->has_value() || (*planned)->memory.arena_bytes >= single) continue;
+      best = std::min(best, (*planned)->memory.arena_bytes);
+      KeepFinalist(Candidate{.segments = std::move(segments),
+                             .arena_bytes = (*planned)->memory.arena_bytes,
+                             .extra_macs = chain.extra[attempt.length - 1]},
+                   finalists);
+    }
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, finalists, rewrite_);
+    if (!chosen.ok()) return chosen.status();
+    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < single) TakeFinalist(std::move(**chosen), plan);
+    return absl::OkStatus();
+  }
+
  private:
   static constexpr const char* kPeakOutside =
       "the peak is outside every patchable segment: patching cannot lower the arena";
@@ -387,6 +493,22 @@ class PatchSearcher {
       finest = std::move(geometry);
     }
     return finest;
+  }
+
+  // The grids a chain after a segment on `grid` tries: that grid (its
+  // pieces then line up with the next segment's patches where the size
+  // stays) and the finest and a middle one of `first`'s finer grids (fewer
+  // pieces live beside each patch).
+  std::vector<Grid> ChainGrids(const PatchGeometry& grid, const Segment& first) const {
+    std::vector<Grid> grids{{.rows = grid.rows, .cols = grid.cols}};
+    const std::vector<int64_t>& out = facts_.shapes.at(first.output);
+    std::vector<Grid> finer;
+    for (const Grid& candidate : GridsFor(out[2], out[3], search_.max_patches_per_axis)) {
+      if (candidate.rows * candidate.cols > grid.rows * grid.cols) finer.push_back(candidate);
+    }
+    if (!finer.empty()) grids.push_back(finer[finer.size() / 2]);
+    if (finer.size() > 1) grids.push_back(finer.back());
+    return grids;
   }
 
   // No first segment, then the admissible grids of the best-ranked prefix segments.
@@ -470,7 +592,8 @@ void DescribeSegments(const GraphFacts& facts, int64_t model_macs, PatchPlan& pl
                              .rows = planned.geometry.rows,
                              .cols = planned.geometry.cols,
                              .macs_before = planned.geometry.macs_before,
-                             .macs_after = planned.geometry.macs_after});
+                             .macs_after = planned.geometry.macs_after,
+                             .output_in_pieces = planned.output_in_pieces});
     plan.extra_macs += planned.geometry.macs_after - planned.geometry.macs_before;
   }
   plan.extra_macs_percent = 100.0 * static_cast<double>(plan.extra_macs) / static_cast<double>(model_macs);
@@ -507,6 +630,7 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
     return result;
   }
   if (absl::Status status = searcher.AddSecondSegment(plan); !status.ok()) return status;
+  if (absl::Status status = searcher.ChainSegments(plan); !status.ok()) return status;
   if (plan.planned.empty()) {
     result.reason = reason;
     return result;
