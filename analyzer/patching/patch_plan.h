@@ -47,7 +47,9 @@ struct PatchSearchOptions {
   int64_t max_planned_candidates = 24;  // Analyses of candidates at most (segments by their bound, lowest first).
   bool stream_input = false;         // --stream-input: plan RewriteWithStreamedInput's model (rewrite.h).
   int64_t max_chain_segments = 16;   // Segments chained after one of the plan's (chain.h), at most.
-  int64_t max_planned_chains = 12;   // Analyses of chained plans at most (by their bound, lowest first).
+  int64_t max_planned_chains = 8;    // Analyses of chained plans at most (by their bound, lowest first).
+  int64_t max_chain_copies = 3072;   // Node copies (nodes x patches, and the pieces' Slices and Concats) of a
+                                     // chain and the segment it follows, at most: the analyses' time.
 };
 
 // One segment of the chosen plan, as reports name it.
