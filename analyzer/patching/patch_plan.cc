@@ -380,6 +380,11 @@ class PatchSearcher {
     std::vector<std::pair<std::vector<PlannedSegment>, size_t>> starts;  // (segments, the one chained)
     if (!plan.planned.empty()) {
       for (size_t s = 0; s < plan.planned.size(); ++s) starts.emplace_back(plan.planned, s);
+      // A segment of a pair alone too: the other may hold the nodes its chain needs (a second
+      // segment read from the first's T), and the chain may do better than the pair.
+      for (size_t s = 0; plan.planned.size() > 1 && s < plan.planned.size(); ++s) {
+        starts.push_back({{plan.planned[s]}, 0});
+      }
     } else {
       for (const auto& [bound, segment] : segments_) {
         if (starts.size() >= kChainHeads || bound >= given_.memory.arena_bytes * 2) break;

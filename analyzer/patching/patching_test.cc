@@ -522,9 +522,14 @@ TEST(ChainTest, AChainOverAResidualStageLowersTheArena) {
 
 TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
   const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
-  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  // No timed search: the figure and the re-analysis must not depend on the machine's load.
+  AnalyzeOptions modes = DefaultModes();
+  modes.schedule_time_limit = absl::ZeroDuration();
+  modes.planner_time_limit = absl::ZeroDuration();
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, modes);
   ASSERT_TRUE(given.ok()) << given.status();
-  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {.max_chain_segments = 0});  // One segment (chains: ChainTest).
+  // One segment (chains: ChainTest).
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, modes, *given, {.max_chain_segments = 0});
   ASSERT_TRUE(found.ok()) << found.status();
   ASSERT_TRUE(found->plan.has_value()) << found->reason;
   const PatchPlan& plan = *found->plan;
@@ -537,12 +542,12 @@ TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
   EXPECT_EQ(plan.extra_macs, plan.segments[0].macs_after - plan.segments[0].macs_before);
   EXPECT_GT(plan.segments[0].rows * plan.segments[0].cols, 1);
   // The figure is the analysis of the written model: analyzing it again gives it exactly.
-  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, modes);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
   EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
   // A tighter budget never gives more extra MACs.
-  absl::StatusOr<PatchSearch> tight = PlanPatches(loaded, DefaultModes(), *given, {.max_overhead_percent = 5});
+  absl::StatusOr<PatchSearch> tight = PlanPatches(loaded, modes, *given, {.max_overhead_percent = 5});
   ASSERT_TRUE(tight.ok());
   if (tight->plan.has_value()) EXPECT_LE(tight->plan->extra_macs_percent, 5.0);
 }
@@ -584,9 +589,13 @@ ModelBuilder TwoPeakModel() {
 
 TEST(PatchPlanTest, APeakInTheHeadGetsASecondSegment) {
   const LoadedModel loaded{.model = TwoPeakModel().Build(), .path = "test.onnx"};
-  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  // No timed search: the figure and the re-analysis must not depend on the machine's load.
+  AnalyzeOptions modes = DefaultModes();
+  modes.schedule_time_limit = absl::ZeroDuration();
+  modes.planner_time_limit = absl::ZeroDuration();
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, modes);
   ASSERT_TRUE(given.ok()) << given.status();
-  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {.max_chain_segments = 0});
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, modes, *given, {.max_chain_segments = 0});
   ASSERT_TRUE(found.ok()) << found.status();
   ASSERT_TRUE(found->plan.has_value()) << found->reason;
   const PatchPlan& plan = *found->plan;
@@ -608,7 +617,7 @@ TEST(PatchPlanTest, APeakInTheHeadGetsASecondSegment) {
     }
   }
   EXPECT_GT(resizes, 1);
-  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, modes);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
   EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
