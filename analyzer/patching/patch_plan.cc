@@ -430,6 +430,10 @@ class PatchSearcher {
         if (geometry.rows != chosen.geometry.rows || geometry.cols != chosen.geometry.cols) heads.push_back(std::move(geometry));
       }
       for (PatchGeometry& head_geometry : heads) {
+        // A head of more than 128 patches (a prefix's 16 x 16 grid) leaves hundreds of pieces live:
+        // the planner's bounded search on such models took a minute; its chains are not tried.
+        const int64_t most = search_.max_patches_per_axis * search_.max_patches_per_axis * 2;
+        if (head_geometry.rows * head_geometry.cols > most) continue;
         PlannedSegment head{.segment = chosen.segment, .geometry = std::move(head_geometry), .output_in_pieces = true};
         const int64_t head_bound = InnerBound(facts_, head, alignment_);
         const int64_t head_extra = others_extra + head.geometry.macs_after - head.geometry.macs_before;
