@@ -1,8 +1,10 @@
 #include "analyzer/patching/rewrite.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -26,6 +28,11 @@ struct Writer {
   std::map<std::vector<int64_t>, std::string> index_tensors;  // Shared Slice starts/ends/axes.
   std::map<std::vector<float>, std::string> float_tensors;    // Shared Resize scales.
   std::map<std::vector<int64_t>, std::string> bounds_inputs;  // Overridable bounds of the patches' input Slices.
+  struct Tile {
+    Region region;     // Its rows and columns of T.
+    std::string name;  // The piece.
+  };
+  absl::flat_hash_map<std::string, std::vector<Tile>> pieces;  // A T kept in pieces -> its tiles, row-major.
 
   std::string Unique(const std::string& base) {
     std::string name = base;
@@ -134,6 +141,46 @@ struct Writer {
 Region Relative(const Region& region, const Region& within) {
   return {.h = {region.h.begin - within.h.begin, region.h.end - within.h.begin},
           .w = {region.w.begin - within.w.begin, region.w.end - within.w.begin}};
+}
+
+Span Overlap(const Span& a, const Span& b) { return {.begin = std::max(a.begin, b.begin), .end = std::min(a.end, b.end)}; }
+
+// `region` of a tensor kept in pieces, appended to `out`: the piece itself
+// where the region is one, else a Slice of each piece it overlaps (the
+// piece whole where it lies inside), joined along W per row of pieces and
+// then along H.
+std::string FromPieces(const std::vector<Writer::Tile>& tiles, const Region& region, const std::string& base,
+                       Writer& writer, std::vector<onnx::NodeProto>& out) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<Span> row_spans;
+  for (const Writer::Tile& tile : tiles) {
+    const Region part{.h = Overlap(tile.region.h, region.h), .w = Overlap(tile.region.w, region.w)};
+    if (part.h.size() <= 0 || part.w.size() <= 0) continue;
+    std::string name = tile.name;
+    if (!(part == tile.region)) {
+      name = writer.Unique(absl::StrCat(base, "_part"));
+      out.push_back(writer.Slice(tile.name, Relative(part, tile.region), name));
+    }
+    if (row_spans.empty() || !(row_spans.back() == tile.region.h)) {
+      rows.emplace_back();
+      row_spans.push_back(tile.region.h);
+    }
+    rows.back().push_back(std::move(name));
+  }
+  std::vector<std::string> joined;
+  for (std::vector<std::string>& row : rows) {
+    if (row.size() == 1) {
+      joined.push_back(std::move(row.front()));
+      continue;
+    }
+    const std::string name = writer.Unique(absl::StrCat(base, "_row"));
+    out.push_back(writer.Concat(row, 3, name));
+    joined.push_back(name);
+  }
+  if (joined.size() == 1) return joined.front();
+  const std::string name = writer.Unique(base);
+  out.push_back(writer.Concat(joined, 2, name));
+  return name;
 }
 
 void SetPads(onnx::NodeProto& node, const Pads& pads) {
@@ -297,7 +344,11 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
     const std::string suffix = absl::StrCat("__patch", patch.row, "_", patch.col);
     absl::flat_hash_map<std::string, std::string> renamed;
     const Region& input_region = patch.produced.at(segment.input);
-    if (auto stand_in = writer.streamed.find(segment.input); stand_in != writer.streamed.end()) {
+    const auto in_pieces = writer.pieces.find(segment.input);
+    std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, std::string> from_pieces;  // Region of X -> its value.
+    if (in_pieces != writer.pieces.end()) {
+      // Each reader of X takes its region from the pieces (below).
+    } else if (auto stand_in = writer.streamed.find(segment.input); stand_in != writer.streamed.end()) {
       // The patch as it arrives: the stand-in expanded to the patch's shape.
       const std::string name = writer.Unique(absl::StrCat(segment.input, suffix));
       onnx::NodeProto expand;
@@ -338,6 +389,12 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
         const std::string& value = node.input(j);
         if (value.empty() || facts.IsStatic(value)) continue;
         const Region& read = patch.reads[i][j];
+        if (value == segment.input && in_pieces != writer.pieces.end()) {
+          auto [it, inserted] = from_pieces.try_emplace(std::tuple{read.h.begin, read.h.end, read.w.begin, read.w.end});
+          if (inserted) it->second = FromPieces(in_pieces->second, read, absl::StrCat(value, suffix), writer, out);
+          node.set_input(j, it->second);
+          continue;
+        }
         const Region& produced = patch.produced.at(value);
         std::string source = renamed.at(value);
         if (!(read == produced)) {
@@ -371,6 +428,10 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
       out.push_back(writer.Slice(piece, Relative(patch.output, computed), cropped));
       piece = cropped;
     }
+    if (planned.output_in_pieces) {
+      writer.pieces[segment.output].push_back({.region = patch.output, .name = piece});
+      continue;
+    }
     row_pieces.push_back(piece);
     if (patch.col + 1 == geometry.cols) {
       if (geometry.cols == 1) {
@@ -383,6 +444,7 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
       row_pieces.clear();
     }
   }
+  if (planned.output_in_pieces) return;
   std::string assembled = rows.front();
   if (rows.size() > 1) {
     assembled = writer.Unique(absl::StrCat(segment.output, "__assembled"));
@@ -441,8 +503,25 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
         return absl::InvalidArgumentError("patch segments share a node");
       }
       for (const std::string& output : model.graph().node(node).output()) {
-        if (output != segment.output) inner_values.insert(output);
+        if (output != segment.output || segments[s].output_in_pieces) inner_values.insert(output);
       }
+    }
+  }
+  for (const PlannedSegment& planned : segments) {
+    if (!planned.output_in_pieces) continue;
+    // Its T exists only as pieces: every reader must be the segment reading it.
+    const std::string& output = planned.segment.output;
+    const auto reader = std::find_if(segments.begin(), segments.end(),
+                                     [&](const PlannedSegment& other) { return other.segment.input == output; });
+    bool read_inside = reader != segments.end() && !facts.graph_outputs.contains(output);
+    if (read_inside) {
+      for (int node : facts.consumers.at(output)) {
+        auto it = segment_of.find(node);
+        read_inside &= it != segment_of.end() && &segments[it->second] == &*reader;
+      }
+    }
+    if (!read_inside) {
+      return absl::InvalidArgumentError(absl::StrCat("'", output, "' is kept in pieces but read outside the next segment"));
     }
   }
   if (stream_input) {

@@ -15,6 +15,11 @@
 // then Concat along W of each row's patches and along H of the rows, into
 // T under its own name: the rest of the graph is unchanged. value_info of
 // the segment's inner values is dropped (they no longer exist).
+// A segment whose T is kept in pieces (a chain over a stage) writes no
+// Concat: the next segment, whose input T is, reads in each patch each
+// region it needs from the pieces (a piece itself where the region is one,
+// else Slices of the pieces it overlaps joined by Concat), so T is never
+// whole and each piece lives until the last patch that reads it.
 // Slice takes inputs from opset 10 on, attributes before (both written).
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_REWRITE_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_REWRITE_H_
@@ -30,9 +35,12 @@ namespace footprint::patching {
 struct PlannedSegment {
   Segment segment;          // Its nodes.
   PatchGeometry geometry;   // Its grid and each patch's regions.
+  bool output_in_pieces = false;  // T left as its patches' tiles, read by the next segment only (never assembled).
 };
 
-// `facts` describe `model.graph()`. Segments must not share nodes.
+// `facts` describe `model.graph()`. Segments must not share nodes; a T kept
+// in pieces must be no graph output and be read only by the one segment
+// whose input it is.
 absl::StatusOr<onnx::ModelProto> RewriteWithPatches(const onnx::ModelProto& model, const GraphFacts& facts,
                                                     const std::vector<PlannedSegment>& segments);
 
