@@ -216,8 +216,17 @@ std::string PiecesBarrier(const std::vector<Writer::Tile>& tiles, const std::str
   first.set_op_type("Slice");
   first.set_name(writer.Unique(absl::StrCat(base, "_pieces_first")));
   first.add_input(shapes.name());
-  first.add_input(writer.IndexTensor({0}));
-  first.add_input(writer.IndexTensor({4}));
+  if (writer.slice_takes_inputs) {
+    first.add_input(writer.IndexTensor({0}));
+    first.add_input(writer.IndexTensor({4}));
+  } else {
+    for (const auto& [name, value] : {std::pair{"starts", 0}, std::pair{"ends", 4}, std::pair{"axes", 0}}) {
+      onnx::AttributeProto* attribute = first.add_attribute();
+      attribute->set_name(name);
+      attribute->set_type(onnx::AttributeProto::INTS);
+      attribute->add_ints(value);
+    }
+  }
   first.add_output(first.name());
   out.push_back(first);
   onnx::NodeProto zeros;
@@ -409,7 +418,7 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
   std::vector<std::string> row_pieces;
   std::string barrier;  // After every piece of X (PiecesBarrier): a chain's link runs after the one before.
   if (auto tiles = writer.pieces.find(segment.input);
-      tiles != writer.pieces.end() && writer.slice_takes_inputs && writer.patch_dims_overridable) {
+      tiles != writer.pieces.end() && writer.patch_dims_overridable) {
     barrier = PiecesBarrier(tiles->second, segment.input, writer, out);
   }
   for (const PatchGeometry::Patch& patch : geometry.patches) {

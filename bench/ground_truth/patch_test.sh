@@ -13,6 +13,11 @@
 # (Clip) and HardSwish are patched too, a chain of five segments;
 # detector_retinaface's MobileNet-0.25
 # stage (depthwise convs, LeakyRelu) on a 16x16 grid beside its 640x640 input.
+# detector_resnet50 (ResNet-50 v1 as light_resnet50, random weights) and
+# light_resnet50 itself: a first segment and a chain of ten bottleneck
+# blocks, the case ORT ran above the original before the written patches hid
+# their dims from its planner and a barrier made it run link after link
+# (docs/patching.md, "What ONNX Runtime does with the written model").
 # Installs onnxruntime-node into ORT_DIR first when it is not there
 # (install_ort.sh); skipped (exit 77, one line saying why) only when it cannot
 # be installed or a tool is missing.
@@ -84,6 +89,8 @@ segmenter_resize_last @upsampling_segmenter:resize_last
 segmenter_deconv_last @upsampling_segmenter:deconv_last
 detector_ssd @detector_models:ssd
 detector_retinaface @detector_models:retinaface
+detector_resnet50 @detector_models:resnet50
+light_resnet50 onnx_onnx/light_resnet50.onnx
 MODELS
 if [ $checked -eq 0 ]; then
   echo "SKIP: none of the shared CNNs is in $models"
