@@ -23,6 +23,15 @@ struct Writer {
   onnx::GraphProto* graph = nullptr;          // The new graph (its nodes rebuilt).
   bool slice_takes_inputs = true;             // Opset >= 10.
   bool patch_dims_overridable = true;         // Opset >= 5 (Reshape takes its shape as an input).
+  bool batch_named = false;                   // A graph input's batch dim is a name (--dim binds it for the analysis only).
+
+  // The dims a written Reshape gives a patch or T: the batch as its input's
+  // (0) where the model leaves it to the caller, so the written model runs at
+  // any batch as the original does.
+  std::vector<int64_t> ReshapeDims(std::vector<int64_t> dims) const {
+    if (batch_named && !dims.empty()) dims[0] = 0;
+    return dims;
+  }
   absl::flat_hash_map<std::string, std::string> streamed;  // Graph input -> its stand-in (RewriteWithStreamedInput).
   absl::flat_hash_set<std::string> names;     // Values, nodes, initializers: new names avoid them.
   std::map<std::vector<int64_t>, std::string> index_tensors;  // Shared Slice starts/ends/axes.
@@ -387,7 +396,7 @@ void WriteAssembledOutput(const GraphFacts& facts, const Segment& segment, const
     node.set_op_type(reshape ? "Reshape" : "Identity");
     node.set_name(writer.Unique(absl::StrCat(segment.output, reshape ? "__known_shape" : "__whole")));
     node.add_input(assembled);
-    if (reshape) node.add_input(writer.IndexTensor(dims));
+    if (reshape) node.add_input(writer.IndexTensor(writer.ReshapeDims(dims)));
     whole = pool ? writer.Unique(absl::StrCat(segment.output, "__nchw")) : segment.output;
     node.add_output(whole);
     out.push_back(std::move(node));
@@ -458,7 +467,7 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
       reshape.set_name(writer.Unique(absl::StrCat(name, "_dims")));
       reshape.add_input(sliced);
       reshape.add_input(writer.OverridableIndexTensor(
-          {input_dims[0], input_dims[1], input_region.h.size(), input_region.w.size()}));
+          writer.ReshapeDims({input_dims[0], input_dims[1], input_region.h.size(), input_region.w.size()})));
       reshape.add_output(name);
       out.push_back(std::move(reshape));
       renamed[segment.input] = name;
@@ -475,7 +484,8 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
           if (inserted) {
             it->second = FromPieces(in_pieces->second, read, absl::StrCat(value, suffix), writer, out);
             if (!barrier.empty()) {
-              it->second = AfterBarrier(it->second, {input_dims[0], input_dims[1], read.h.size(), read.w.size()},
+              it->second = AfterBarrier(it->second,
+                                        writer.ReshapeDims({input_dims[0], input_dims[1], read.h.size(), read.w.size()}),
                                         barrier, writer, out);
             }
           }
@@ -557,6 +567,13 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
     if (IsDefaultDomain(entry.domain())) opset = entry.version();
   }
   writer.patch_dims_overridable = opset >= 5;
+  absl::flat_hash_set<std::string> stored_names;
+  for (const onnx::TensorProto& tensor : model.graph().initializer()) stored_names.insert(tensor.name());
+  for (const onnx::ValueInfoProto& input : model.graph().input()) {
+    if (stored_names.contains(input.name()) || !input.type().has_tensor_type()) continue;
+    const onnx::TensorShapeProto& shape = input.type().tensor_type().shape();
+    writer.batch_named |= shape.dim_size() > 0 && !shape.dim(0).has_dim_value();
+  }
   if (writer.patch_dims_overridable && model.ir_version() < 4) {
     // Before IR 4 every initializer is listed as an input, and ORT takes
     // them all as constants; from IR 4 on it would take them all as
