@@ -388,16 +388,25 @@ bool ReshapesToStoredDims(const IrGraph& graph, const FusionSummary& summary, co
 // (written by main before this: 8,620,408; with overridable bounds 4,852,840).
 void MarkShapesOrtCannotInfer(const FusionSummary& summary, IrGraph& graph) {
   if (summary.overridable.empty()) return;
+  // Only what these Slices and Reshapes hide: other values without a planner
+  // shape (an inlined body's) end where their own rule says.
+  std::vector<bool> hidden(graph.values.size(), false);
   for (const IrNode& node : graph.nodes) {
     bool unknown = false;
-    const bool slice = IsDefaultDomain(*node.proto) && (node.proto->op_type() == "Slice" || node.proto->op_type() == "Reshape");
+    const bool sized_by_data =
+        IsDefaultDomain(*node.proto) && (node.proto->op_type() == "Slice" || node.proto->op_type() == "Reshape");
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const ValueId input = node.inputs[i];
-      unknown |= graph.values[input].planner_shape == PlannerShape::kUnknown;
-      unknown |= slice && i > 0 && input < static_cast<ValueId>(summary.overridable.size()) && summary.overridable[input];
+      unknown |= input < static_cast<ValueId>(hidden.size()) && hidden[input];
+      unknown |= sized_by_data && i > 0 && input < static_cast<ValueId>(summary.overridable.size()) &&
+                 summary.overridable[input];
     }
     if (!unknown || ReshapesToStoredDims(graph, summary, node)) continue;
-    for (ValueId output : node.outputs) graph.values[output].planner_shape = PlannerShape::kUnknown;
+    for (ValueId output : node.outputs) {
+      if (output >= static_cast<ValueId>(hidden.size())) continue;
+      hidden[output] = true;
+      graph.values[output].planner_shape = PlannerShape::kUnknown;
+    }
   }
 }
 
