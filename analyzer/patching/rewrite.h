@@ -21,6 +21,16 @@
 // else Slices of the pieces it overlaps joined by Concat), so T is never
 // whole and each piece lives until the last patch that reads it.
 // Slice takes inputs from opset 10 on, attributes before (both written).
+// For ONNX Runtime, which plans buffers by known shapes and runs a graph in
+// a reverse depth-first order (docs/patching.md): a patch's input Slice reads
+// its bounds from overridable initializers (graph inputs with the bounds as
+// defaults; before opset 10 a Reshape to the patch's dims from one; an IR 3
+// model is written as IR 4), so ORT frees each patch's tensors at their last
+// use; T is a Reshape of the Concat to T's dims (a view), then a MaxPool 1x1
+// (an identity ORT runs in NCHWc) where a reader of T is no Conv; a chain
+// link's patches read the pieces through a barrier (zeros from the Shapes
+// of every piece of the link before), so ORT runs link after link (and so
+// does the analysis's schedule). Outputs are those of the model without them.
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_REWRITE_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_REWRITE_H_
 
