@@ -25,7 +25,10 @@ namespace footprint::ort {
 // graph.runtime_protos (made before any other rule's nodes, as in ORT) and
 // its output sized as the original's (IrValue::sized_as). Weights'
 // DequantizeLinear the analysis folded are not copied (ORT copies them too,
-// when shared: not modelled).
+// when shared: not modelled). Copies of a com.microsoft DequantizeLinear are
+// merged again by the CSE of quantizer_merging.h (ORT's level-1 CSE merges
+// them, and its second EnsureUniqueDQForNodeUnit at the end of level 1
+// copies them again: not modelled).
 void EnsureUniqueDequantizers(IrGraph& graph);
 
 }  // namespace footprint::ort

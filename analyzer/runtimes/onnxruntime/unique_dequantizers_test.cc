@@ -15,7 +15,6 @@ namespace {
 
 using ::footprint::testing::AnalyzeBuilt;
 using ::footprint::testing::ModelBuilder;
-using ::footprint::testing::SetInt;
 using ::footprint::testing::SetInts;
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
