@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -69,21 +70,19 @@ void EnsureUniqueDequantizers(IrGraph& graph) {
     // The original stays with the graph output and the subgraph readers;
     // without those, with the first explicit reader.
     const size_t first_copied = (subgraph_reader || value.is_graph_output) ? 0 : 1;
+    const std::string copy_name = value.name + "/duplicated";  // `value` moves as graph.values grows.
     for (size_t e = first_copied; e < edges.size(); ++e) {
-      auto proto = std::make_shared<onnx::NodeProto>(*dq.proto);
-      // DuplicateDQForOutputEdge's names (GenerateNodeName /
-      // GenerateNodeArgName make them unique in ORT's graph).
-      proto->set_name(dq.proto->name() + "/duplicated");
-      proto->set_output(0, value.name + "/duplicated");
-      const ValueId copy_output = static_cast<ValueId>(graph.values.size());
-      graph.values.push_back(IrValue{.name = proto->output(0), .origin = ValueOrigin::kNodeOutput, .sized_as = output});
       Copy copy{.edge = edges[e]};
-      copy.node.proto = proto.get();
       copy.node.proto_index = -1;
       copy.node.display_name = dq.display_name + "/duplicated";
       copy.node.inputs = dq.inputs;
-      copy.node.outputs = {copy_output};
-      graph.runtime_protos.push_back(std::move(proto));
+      // DuplicateDQForOutputEdge's names (GenerateNodeName /
+      // GenerateNodeArgName make them unique in ORT's graph).
+      onnx::NodeProto& proto = UseRuntimeProto(graph, copy.node, std::make_shared<onnx::NodeProto>(*dq.proto));
+      proto.set_name(dq.proto->name() + "/duplicated");
+      proto.set_output(0, copy_name);
+      copy.node.outputs = {static_cast<ValueId>(graph.values.size())};
+      graph.values.push_back(IrValue{.name = proto.output(0), .origin = ValueOrigin::kNodeOutput, .sized_as = output});
       copies.push_back(std::move(copy));
     }
   }
