@@ -19,7 +19,8 @@ overhead" and "Other measured rules"):
   qdq_int8_* quantize_static's default int8 activations: a Q -> DQ pair of one
              reader that ORT turns uint8 (QDQS8ToU8Transformer), the Conv fused;
              and float Convs on dequantized weights, ORT's order running each
-             weight's DequantizeLinear before the chain;
+             weight's DequantizeLinear before the chain; a DequantizeLinear of two
+             readers, the second given a copy ORT runs first (qdq_shared_*);
   qdq_channels_last_* a float op between QLinearConvs runs channels-last, its dims permuted:
              an NCHW tensor of the same bytes never takes its buffer;
   fusion_*   float32 SiLU / Swish that ORT fuses into QuickGelu, and a zero Pad taken into a Conv;
@@ -262,6 +263,14 @@ def qdq_probes(directory, rng):
     nodes += [h.make_node('DequantizeLinear', ['ccq', 's', 'z'], ['cd']), h.make_node('LRN', ['cd'], ['y'], size=3)]
     save(directory, 'qdq_channels_last_add', nodes, [('xq', T.UINT8, [1, 16, 32, 32])], [('y', T.FLOAT, [1, 16, 32, 32])],
          inits)
+    # A DequantizeLinear with two readers (EnsureUniqueDQForNodeUnit): the second reader, an Add, gets a copy,
+    # a new node that ORT's order runs first; its 1 MiB float output is held while the original's reader (Neg)
+    # runs: three float tensors at once, two without the copy.
+    inits = [nh.from_array(np.array(0.05, dtype=np.float32), 's'), nh.from_array(np.array(128, np.uint8), 'z')]
+    nodes = [h.make_node('DequantizeLinear', ['xq', 's', 'z'], ['d']), h.make_node('Neg', ['d'], ['n']),
+             h.make_node('ReduceMean', ['n'], ['m'], axes=[1]), h.make_node('Add', ['d', 'm'], ['y'])]
+    save(directory, 'qdq_shared_dequantize_copy_first', nodes, [('xq', T.UINT8, [1, 64, 64, 64])],
+         [('y', T.FLOAT, [1, 64, 64, 64])], inits)
 
 
 def float16_body_probes(directory):

@@ -19,6 +19,7 @@
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/onnxruntime/dynamic_quantization.h"
+#include "analyzer/runtimes/onnxruntime/execution_order.h"
 #include "analyzer/runtimes/onnxruntime/nhwc_layout.h"
 #include "analyzer/runtimes/onnxruntime/quantized_graph.h"
 #include "analyzer/runtimes/onnxruntime/quantizer_merging.h"
@@ -397,9 +398,9 @@ std::optional<int8_t> ScalarInt8ZeroPoint(const IrGraph& graph, const std::strin
 // only reader is a DequantizeLinear, both with the same one-element int8
 // zero point (a constant), runs in uint8 with the zero point + 128; the
 // tensor between them is uint8 (same bytes). The selectors then see uint8
-// activations. Level 1's EnsureUniqueDQForNodeUnit gave every reader of a
-// DequantizeLinear its own copy first, so a Q whose DQ has several readers
-// has several output edges: it stays int8, and the int8 Conv or MatMul
+// activations. EnsureUniqueDQForNodeUnit gave every reader of a
+// DequantizeLinear its own copy first (unique_dequantizers.h), so a Q whose
+// DQ had several readers has several readers itself: it stays int8, and the int8 Conv or MatMul
 // reading it is not fused on x86-64 (QDQIsInt8Allowed() is false there).
 // Probe: the QDQ copies with int8 activations (make_quantized_copies.py
 // --activation-type int8; ORT's quantize_static writes them by default):
@@ -454,12 +455,18 @@ void ApplyQuantizedRewrites(CpuIsa isa, const ShapeLookup& shape_of, IrGraph& gr
   std::vector<bool> removed(graph.nodes.size(), false);
   MergeEqualQuantizers(graph, summary, removed);  // Level 1, before the rules below.
   if (!int8_allowed) ConvertInt8PairsToUint8(graph);
-  // QDQSelectorActionTransformer (level 2), node by node in graph order; a
-  // DequantizeLinear read by several nodes serves each (level 1's
-  // EnsureUniqueDQForNodeUnit gives every reader its own copy).
-  for (size_t id = 0; id < graph.nodes.size(); ++id) {
+  // QDQSelectorActionTransformer (level 2), node by node in GraphViewer's
+  // order (selector_action_transformer.cc, ApplyImpl), which is the order
+  // the nodes it makes take their indices in (execution_order.h). Each
+  // DequantizeLinear has one reader by now (unique_dequantizers.h).
+  std::vector<NodeId> walk(graph.nodes.size());
+  for (size_t id = 0; id < walk.size(); ++id) walk[id] = static_cast<NodeId>(id);
+  if (std::optional<std::vector<NodeId>> ort_order = OrtExecutionOrder(graph, OrtNodeIndices(graph))) {
+    walk = *std::move(ort_order);
+  }
+  for (const NodeId id : walk) {
     if (removed[id]) continue;
-    if (std::optional<Group> group = SelectGroup(graph, summary, int8_allowed, static_cast<NodeId>(id))) {
+    if (std::optional<Group> group = SelectGroup(graph, summary, int8_allowed, id)) {
       ApplyGroup(*group, graph, summary, removed);
     }
   }

@@ -29,6 +29,7 @@
 #include "analyzer/runtimes/onnxruntime/quick_gelu_fusion.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
 #include "analyzer/runtimes/onnxruntime/transformer_fusions.h"
+#include "analyzer/runtimes/onnxruntime/unique_dequantizers.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
@@ -326,6 +327,11 @@ std::optional<ValueShape> ShapeInModel(const IrValue& value, const ShapeLookup& 
 
 std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
   const IrValue& value = graph.values[id];
+  // A plain copy (EnsureUniqueDequantizers' outputs): the dims and type of
+  // the value it stands for.
+  if (value.runtime_data_type == 0 && value.sized_as >= 0 && value.channel_block <= 1 && !value.channels_last) {
+    return ShapeOfValue(graph, shape_of, value.sized_as);
+  }
   if (value.runtime_data_type == 0) return ShapeInModel(value, shape_of);
   // Held in another element type (fp16_casts.h), with the dims of the value it stands for.
   std::optional<ValueShape> shape =
@@ -428,6 +434,9 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   // Casts for float16 only): no figure then (fp16_casts.h).
   summary.refused = RefusedBfloat16Node(shape_of, graph);
   if (!summary.refused.empty()) return summary;
+  // Before level 1: every reader of a DequantizeLinear gets its own copy
+  // (unique_dequantizers.h), new nodes ahead of any other rule's.
+  EnsureUniqueDequantizers(graph);
   // Level 1: equal small constants, and equal ConstantOfShape values, are
   // one weight (shared_constants.h).
   ShareEqualSmallConstants(summary, graph);
@@ -495,11 +504,10 @@ FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const
   // vision_models.py (0.809 in the file's order, 0.999 in ORT's), the uint8
   // QDQ U-Net (0.927 -> 1.000) and U2Net (0.865 -> 0.974), the dynamic
   // YOLOv5-like detector (0.918 -> 0.998), the probes
-  // transformer_float32_order and order_fused_branch_first. Not modelled:
-  // ORT's EnsureUniqueDQForNodeUnit, which gives each further reader of a
-  // DequantizeLinear a copy of its own that the order runs early; QDQ copies
-  // with shared DequantizeLinear come out 1.03-1.075 (light_resnet50,
-  // light_shufflenet), against 0.999-1.036 in the file's order.
+  // transformer_float32_order and order_fused_branch_first; with each
+  // further reader's copy of a DequantizeLinear (unique_dequantizers.h) run
+  // where its new index puts it, the QDQ copies of light_resnet50 1.063 ->
+  // 0.999 and the probe qdq_shared_dequantize_copy_first 0.697 -> 1.000.
   ApplyOrtExecutionOrder(graph);
   MarkShapesOrtCannotInfer(summary, graph);
   return summary;
