@@ -88,10 +88,12 @@ absl::StatusOr<patching::PatchSearch> AddOne(const LoadedModel& loaded, const An
                                .rows = segment.rows,
                                .cols = segment.cols,
                                .macs_before = segment.macs_before,
-                               .macs_after = segment.macs_after});
+                               .macs_after = segment.macs_after,
+                               .output_in_pieces = segment.output_in_pieces});
     parts.push_back(absl::StrCat(segment.first_node, " .. ", segment.last_node, " (", segment.nodes, " nodes) in ",
                                  segment.rows, "x", segment.cols, " patches, MACs ", ShortCount(segment.macs_before),
-                                 " -> ", ShortCount(segment.macs_after)));
+                                 " -> ", ShortCount(segment.macs_after),
+                                 segment.output_in_pieces ? ", its output kept in pieces" : ""));
   }
   option.model_macs = plan.model_macs;
   option.extra_macs = plan.extra_macs;
