@@ -248,7 +248,9 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   if (absl::Status status = AnalyzeBodies(outer_names, outer_constants, graph_label, depth, context, *sizes, result); !status.ok()) {
     return status;
   }
-  SizeKernelWorkspaces(runtime, options.device.alignment_bytes, result, *sizes);
+  // A body's kernels take their scratch as the main graph's do (ORT runs a
+  // subgraph's nodes with the same kernels).
+  SizeKernelWorkspaces(context.runtime, options.device.alignment_bytes, result, *sizes);
   if (absl::Status status = CheckTotalFits(*sizes); !status.ok()) return WithPrefix(status, graph_label);
   if (absl::Status status = RunScheduleMode(*sizes, main_graph, options, graph_label, result); !status.ok()) {
     return status;

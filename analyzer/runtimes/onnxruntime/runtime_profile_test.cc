@@ -519,6 +519,17 @@ TEST(RuntimeProfileTest, LrnHoldsScaleAndPaddedSquare) {
 
 int64_t AlignedTo64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
 
+// An LSTM node (hidden H, weights w, r, b) of `input`, named "lstm".
+void AddLstm(ModelBuilder& builder, const std::string& input, int64_t hidden, const std::string& direction,
+             const std::vector<std::string>& outputs) {
+  onnx::NodeProto& lstm = builder.Node("LSTM", {input, "w", "r", "b"}, outputs, "lstm");
+  SetInt(lstm, "hidden_size", hidden);
+  onnx::AttributeProto* direction_attribute = lstm.add_attribute();
+  direction_attribute->set_name("direction");
+  direction_attribute->set_type(onnx::AttributeProto::STRING);
+  direction_attribute->set_s(direction);
+}
+
 // x [S, B, I] -> LSTM (hidden H, W, R, B) -> Y, Y_h, Y_c as `outputs` names them ("" leaves one out).
 ModelBuilder OneLstm(int64_t seq, int64_t batch, int64_t input, int64_t hidden, const std::string& direction,
                      const std::vector<std::string>& outputs) {
@@ -528,12 +539,7 @@ ModelBuilder OneLstm(int64_t seq, int64_t batch, int64_t input, int64_t hidden, 
       .Initializer("w", onnx::TensorProto::FLOAT, {directions, 4 * hidden, input})
       .Initializer("r", onnx::TensorProto::FLOAT, {directions, 4 * hidden, hidden})
       .Initializer("b", onnx::TensorProto::FLOAT, {directions, 8 * hidden});
-  onnx::NodeProto& lstm = builder.Node("LSTM", {"x", "w", "r", "b"}, outputs, "lstm");
-  SetInt(lstm, "hidden_size", hidden);
-  onnx::AttributeProto* direction_attribute = lstm.add_attribute();
-  direction_attribute->set_name("direction");
-  direction_attribute->set_type(onnx::AttributeProto::STRING);
-  direction_attribute->set_s(direction);
+  AddLstm(builder, "x", hidden, direction, outputs);
   for (const std::string& output : outputs) {
     if (!output.empty()) builder.Output(output);
   }
@@ -601,6 +607,44 @@ TEST(RuntimeProfileTest, BodyNodesReadingMainWeightsFold) {
   absl::StatusOr<Analysis> overridable = AnalyzeBuilt(IfReadingMainWeights(true), folding);
   ASSERT_TRUE(overridable.ok()) << overridable.status();
   EXPECT_EQ(*FindTensor(*overridable, "if/body").bytes, 128 * 64 * 4 + 16 * 128 * 4);
+}
+
+TEST(RuntimeProfileTest, BodyKernelsHoldTheirScratch) {
+  // cond, x [32, 4, 64]; y = If(cond): then an LSTM (Y only) of Neg(x),
+  // else Neg(x). ORT runs a branch's nodes with the same kernels: the LSTM's
+  // buffers are in the then branch's peak with the runtime, not without. (The
+  // LSTM reads a value of the branch, whose shape the branch's sizes know.)
+  ModelBuilder then_branch;
+  then_branch.Add("Neg", {"x"}, {"x1"}, "then_neg");
+  AddLstm(then_branch, "x1", 64, "forward", {"t"});
+  then_branch.Output("t", onnx::TensorProto::FLOAT, {32, 1, 4, 64});
+  then_branch.graph().set_name("then");
+  ModelBuilder else_branch;
+  else_branch.Add("Neg", {"x"}, {"e"}, "else_neg").Output("e", onnx::TensorProto::FLOAT, {32, 4, 64});
+  else_branch.graph().set_name("else");
+  ModelBuilder builder;
+  builder.Input("cond", onnx::TensorProto::BOOL, {})
+      .Input("x", onnx::TensorProto::FLOAT, {32, 4, 64})
+      .Initializer("w", onnx::TensorProto::FLOAT, {1, 256, 64})
+      .Initializer("r", onnx::TensorProto::FLOAT, {1, 256, 64})
+      .Initializer("b", onnx::TensorProto::FLOAT, {1, 512});
+  onnx::NodeProto& node = builder.Node("If", {"cond"}, {"y"}, "if");
+  for (auto [name, branch] : {std::pair{"then_branch", &then_branch}, std::pair{"else_branch", &else_branch}}) {
+    onnx::AttributeProto* attribute = node.add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(onnx::AttributeProto::GRAPH);
+    *attribute->mutable_g() = branch->Build().graph();
+  }
+  builder.Output("y");
+  const int64_t output = 32 * 4 * 64 * 4;
+  // No Y_h and Y_c: D B H floats each besides the buffers of LstmHoldsItsGatesAndStates.
+  const int64_t scratch = 4 * (2 * 64 + 3 * 4 * 64 + 4 * 64 * 4 * 32 + 4 * 64) + 4 * 4 + 2 * 4 * 4 * 64;
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(*FindTensor(*ort, "if/body").bytes, 2 * output + AlignedTo64(scratch));  // x1, t and the scratch.
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(*FindTensor(*plain, "if/body").bytes, 2 * output);
 }
 
 namespace isa {
