@@ -91,6 +91,11 @@ struct IrGraph {
   // Nodes a runtime profile added or rewrote (IrNode::proto of those points
   // here); values it added are not in value_by_name.
   std::vector<std::shared_ptr<const onnx::NodeProto>> runtime_protos;
+  // The main graph as the file has it, before our shape passes wrote their
+  // value_info into the copy `proto` points to: the dims a runtime reads
+  // from the file itself (ORT keeps them where its own inference has none).
+  // Null for a body, and where no runtime asks.
+  const onnx::GraphProto* file_proto = nullptr;
 };
 
 // Graphs larger than this are refused with a clear error rather than risking

@@ -44,7 +44,8 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
                         .await_shapes = [&shapes] { return shapes.Await(); },
                         .ir_version = model.ir_version(),
                         .opset = opset,
-                        .runtime = runtime->get()};
+                        .runtime = runtime->get(),
+                        .file_graph = &loaded.model->graph()};
   const absl::Time graph_start = absl::Now();
   absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, {}, "", 0, context);
   if (absl::Status engine_status = shapes.Await(); !engine_status.ok()) return engine_status;

@@ -237,7 +237,8 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   }
   const bool fold = main_graph ? options.fold_constants : FoldsBodies(context);
   if (absl::Status status = LoadGraph(graph, outer_names, outer_constants, graph_label, fold,
-                                      accumulate, main_graph && options.qdq, runtime, shape_of, context.ir_version,
+                                      accumulate, main_graph && options.qdq, runtime,
+                                      main_graph ? context.file_graph : nullptr, shape_of, context.ir_version,
                                       context.opset, result);
       !status.ok()) {
     return status;

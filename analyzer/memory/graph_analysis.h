@@ -63,6 +63,7 @@ struct Context {
   int64_t ir_version = 0;                      // ModelProto.ir_version (what --runtime rules may read).
   int64_t opset = 0;                           // The default domain's opset_import version (0: none).
   const RuntimeModel* runtime = nullptr;       // --runtime's model; nullptr for none. Applies to the main graph.
+  const onnx::GraphProto* file_graph = nullptr;  // The main graph as read (IrGraph::file_proto).
 };
 
 // One graph's values sized, before any schedule: what its modes and its plan
@@ -106,7 +107,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
                        const absl::flat_hash_set<std::string>& outer_constants,
                        const std::string& graph_label, bool fold, bool accumulate, bool qdq,
-                       const RuntimeModel* runtime,
+                       const RuntimeModel* runtime, const onnx::GraphProto* file_graph,
                        const ShapeLookup& shape_of, int64_t ir_version, int64_t opset, GraphResult& result);
 
 // The shapes of `graph`'s values by name, as SizeArenaValues sizes them

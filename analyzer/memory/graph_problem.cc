@@ -148,11 +148,12 @@ absl::StatusOr<ShapeLookup> MakeShapeLookup(const onnx::GraphProto& graph, const
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
                        const absl::flat_hash_set<std::string>& outer_constants,
                        const std::string& graph_label, bool fold, bool accumulate, bool qdq,
-                       const RuntimeModel* runtime, const ShapeLookup& shape_of, int64_t ir_version,
+                       const RuntimeModel* runtime, const onnx::GraphProto* file_graph, const ShapeLookup& shape_of, int64_t ir_version,
                        int64_t opset, GraphResult& result) {
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
+  result.ir.file_proto = file_graph;
   // Before folding, so that a weight's DequantizeLinear goes with its group
   // instead of becoming a float folded weight.
   if (qdq && runtime == nullptr) result.qdq = FuseQdqGroups(result.ir);

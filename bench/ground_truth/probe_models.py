@@ -43,9 +43,10 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 
-def save(directory, name, nodes, inputs, outputs, initializers=(), opset=13):
+def save(directory, name, nodes, inputs, outputs, initializers=(), opset=13, value_info=()):
     graph = h.make_graph(nodes, name, [h.make_tensor_value_info(n, t, s) for n, t, s in inputs],
-                         [h.make_tensor_value_info(n, t, s) for n, t, s in outputs], initializer=list(initializers))
+                         [h.make_tensor_value_info(n, t, s) for n, t, s in outputs], initializer=list(initializers),
+                         value_info=[h.make_tensor_value_info(n, t, s) for n, t, s in value_info])
     model = h.make_model(graph, opset_imports=[h.make_opsetid('', opset)])
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=True)
@@ -435,6 +436,24 @@ def overridable_weight_probes(directory):
           h.make_node('Conv', ['r1', 'w2'], ['c2'], pads=[1, 1, 1, 1]), h.make_node('Relu', ['c2'], ['y'])],
          [('x', f, [1, 256, 8, 8]), ('s1', T.INT64, [4]), ('s2', T.INT64, [4])], [('y', f, [1, 256, 8, 8])],
          shape_of_weight)
+    # ORT infers no dims from an overridable shape (graph.cc getInputData: constant initializers only), so its
+    # planner reuses no buffer behind one; the file's own value_info gives the dims back. Five 1x1 Convs: c1 is
+    # freed when d is made and e, of c1's shape, takes its buffer two steps later only when the dims are known,
+    # holding it over h (262,144 bytes more).
+    weights = [[64, 64, 1, 1], [128, 64, 1, 1], [128, 128, 1, 1], [64, 128, 1, 1], [32, 64, 1, 1]]
+    chain = ['x', 'c1', 'd', 'h', 'e', 'y']
+    nodes, inputs, shapes, declared = [], [('x', f, [1, 64, 32, 32])], [], []
+    for i, dims in enumerate(weights):
+        n = str(i + 1)
+        inputs.append(('s' + n, T.INT64, [4]))
+        shapes.append(nh.from_array(np.array(dims, np.int64), 's' + n))
+        nodes += [h.make_node('ConstantOfShape', ['s' + n], ['w' + n], value=fill),
+                  h.make_node('Conv', [chain[i], 'w' + n], [chain[i + 1]])]
+        declared.append(('w' + n, f, dims))
+        if i + 1 < len(weights):
+            declared.append((chain[i + 1], f, [1, dims[0], 32, 32]))
+    for name, value_info in (('overridable_shapes_hidden', ()), ('overridable_shapes_declared', declared)):
+        save(directory, name, nodes, inputs, [('y', f, [1, 32, 32, 32])], shapes, value_info=value_info)
 
 
 def resblock_probes(directory):

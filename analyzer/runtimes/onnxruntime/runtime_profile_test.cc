@@ -788,5 +788,43 @@ TEST(RuntimeIsaTest, Arm64HasNoNchwcAndADirectDepthwiseKernel) {
 
 }  // namespace isa
 
+// Five 1x1 Convs whose weights ConstantOfShape makes from shape initializers
+// also listed as graph inputs (IR >= 4: overridable). c1 is freed when d is
+// made; e, of c1's shape, comes two steps later. With every dim known ORT's
+// planner hands c1's buffer to e and keeps it allocated in between, over h;
+// with none known (ORT infers no dims from an overridable shape) nothing is
+// reused, and the file's own value_info gives the dims back.
+ModelBuilder OverridableShapesChain(bool declare_dims) {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 64, 32, 32});
+  const std::vector<std::vector<int64_t>> weights = {{64, 64, 1, 1}, {128, 64, 1, 1}, {128, 128, 1, 1},
+                                                     {64, 128, 1, 1}, {32, 64, 1, 1}};
+  const std::vector<std::string> chain = {"x", "c1", "d", "h", "e", "y"};
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const std::string n = std::to_string(i + 1);
+    builder.Input("s" + n, onnx::TensorProto::INT64, {4}).Int64Initializer("s" + n, weights[i]);
+    builder.Add("ConstantOfShape", {"s" + n}, {"w" + n}, "fill" + n);
+    builder.Add("Conv", {chain[i], "w" + n}, {chain[i + 1]}, "conv" + n);
+    if (!declare_dims) continue;
+    builder.ValueInfo("w" + n, onnx::TensorProto::FLOAT, {weights[i][0], weights[i][1], 1, 1});
+    if (i + 1 < weights.size()) builder.ValueInfo(chain[i + 1], onnx::TensorProto::FLOAT, {1, weights[i][0], 32, 32});
+  }
+  builder.Output("y", onnx::TensorProto::FLOAT, {1, 32, 32, 32});
+  return builder;
+}
+
+TEST(RuntimeProfileTest, OverridableShapesHideDimsFromOrtsPlannerUnlessTheFileGivesThem) {
+  absl::StatusOr<Analysis> hidden = AnalyzeBuilt(OverridableShapesChain(false), kOrt);
+  ASSERT_TRUE(hidden.ok()) << hidden.status();
+  absl::StatusOr<Analysis> declared = AnalyzeBuilt(OverridableShapesChain(true), kOrt);
+  ASSERT_TRUE(declared.ok()) << declared.status();
+  EXPECT_EQ(declared->memory.runtime_tensor_bytes - hidden->memory.runtime_tensor_bytes, 64 * 32 * 32 * 4);
+  // The runtime-independent plan does not depend on value_info.
+  absl::StatusOr<Analysis> plain_hidden = AnalyzeBuilt(OverridableShapesChain(false), {.fold_constants = true});
+  absl::StatusOr<Analysis> plain_declared = AnalyzeBuilt(OverridableShapesChain(true), {.fold_constants = true});
+  ASSERT_TRUE(plain_hidden.ok() && plain_declared.ok());
+  EXPECT_EQ(plain_hidden->memory.arena_bytes, plain_declared->memory.arena_bytes);
+}
+
 }  // namespace
 }  // namespace footprint
