@@ -49,6 +49,8 @@ absl::StatusOr<TensorShapes> ShapesOf(const LoadedModel& loaded, const AnalyzeOp
   return shapes;
 }
 
+constexpr int kMultiInputSegments = 2;  // Segments with several inputs added at most, one after another.
+
 std::string NodeName(const onnx::NodeProto& node) { return node.name().empty() ? node.output(0) : node.name(); }
 
 // A plan compared by the planner's heuristics alone (deterministic).
@@ -339,6 +341,49 @@ class PatchSearcher {
     return absl::OkStatus();
   }
 
+  // A segment with several inputs around the node that makes the peak of
+  // `plan` (or of the model, when there is no plan), when that node is in
+  // no segment: a neck's stage reading an upsampled branch and a skip, which
+  // no single dominating input reaches locally. Its finest admissible grids
+  // within the MACs left are planned beside the plan's segments; true when
+  // one gives a lower arena (then `plan` holds it).
+  absl::StatusOr<bool> AddMultiInputSegment(PatchPlan& plan) {
+    const Analysis& current = plan.planned.empty() ? given_ : plan.analysis;
+    absl::flat_hash_set<int> taken;
+    double extra_macs = 0;
+    for (const PlannedSegment& planned : plan.planned) {
+      taken.insert(planned.segment.nodes.begin(), planned.segment.nodes.end());
+      extra_macs += static_cast<double>(planned.geometry.macs_after - planned.geometry.macs_before);
+    }
+    const std::optional<int> peak = PeakNode(current, facts_, taken);
+    if (!peak.has_value() || !SpatialOpIn(facts_, graph_.node(*peak)).ok()) return false;
+    std::vector<Candidate> finalists;
+    int64_t analyses = 0;
+    for (const Segment& segment : MultiInputSegmentsAround(facts_, *peak, taken)) {
+      for (PatchGeometry& geometry : AdmissibleGrids(facts_, segment, allowed_macs_ - extra_macs, search_)) {
+        if (analyses >= kPlannedPairs) break;
+        std::vector<PlannedSegment> segments = plan.planned;
+        segments.push_back({.segment = segment, .geometry = std::move(geometry)});
+        const int64_t extra = static_cast<int64_t>(extra_macs) + segments.back().geometry.macs_after -
+                              segments.back().geometry.macs_before;
+        LoadedModel model;
+        absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded_, facts_, quick_, segments, rewrite_, model);
+        if (!planned.ok()) return planned.status();
+        ++analyses;
+        if (!planned->has_value() || (*planned)->memory.arena_bytes >= current.memory.arena_bytes) continue;
+        KeepFinalist(Candidate{.segments = std::move(segments), .arena_bytes = (*planned)->memory.arena_bytes,
+                               .extra_macs = extra},
+                     finalists);
+      }
+    }
+    if (finalists.empty()) return false;
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, finalists, rewrite_);
+    if (!chosen.ok()) return chosen.status();
+    if (!chosen->has_value() || (*chosen)->analysis.memory.arena_bytes >= current.memory.arena_bytes) return false;
+    TakeFinalist(std::move(**chosen), plan);
+    return true;
+  }
+
  private:
   static constexpr const char* kPeakOutside =
       "the peak is outside every patchable segment: patching cannot lower the arena";
@@ -413,7 +458,8 @@ class PatchSearcher {
         const Half& second = seconds[k];
         if (first != nullptr) {
           if (first->extra_macs + second.extra_macs > allowed_macs_) continue;
-          if (first->inner.contains(second.planned.segment.input)) continue;
+          const std::vector<std::string> inputs = InputsOf(second.planned.segment);
+          if (std::any_of(inputs.begin(), inputs.end(), [&](const std::string& v) { return first->inner.contains(v); })) continue;
           if (std::any_of(second.nodes.begin(), second.nodes.end(),
                           [&](int node) { return first->nodes.contains(node); })) {
             continue;
@@ -463,6 +509,7 @@ void DescribeSegments(const GraphFacts& facts, int64_t model_macs, PatchPlan& pl
   for (const PlannedSegment& planned : plan.planned) {
     const Segment& segment = planned.segment;
     plan.segments.push_back({.input = segment.input,
+                             .other_inputs = segment.other_inputs,
                              .output = segment.output,
                              .first_node = NodeName(graph.node(segment.nodes.front())),
                              .last_node = NodeName(graph.node(segment.nodes.back())),
@@ -507,6 +554,11 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
     return result;
   }
   if (absl::Status status = searcher.AddSecondSegment(plan); !status.ok()) return status;
+  for (int added = 0; added < kMultiInputSegments; ++added) {
+    absl::StatusOr<bool> lower = searcher.AddMultiInputSegment(plan);
+    if (!lower.ok()) return lower.status();
+    if (!*lower) break;
+  }
   if (plan.planned.empty()) {
     result.reason = reason;
     return result;

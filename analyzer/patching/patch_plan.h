@@ -17,8 +17,10 @@
 // are taken by a lower bound on their arena, lowest first, compared by the
 // planner's heuristics and a short schedule search; the best three are
 // planned again with the user's options, and the lowest arena is the figure
-// reported. Graph inputs are held whole (a patch slices
-// them); each segment's T is assembled whole.
+// reported. When the peak is then still at a node no segment holds, a
+// segment with several inputs around it (a neck's stage) is added, up to
+// twice, when it lowers the arena. Graph inputs are held whole (a patch
+// slices them); each segment's T is assembled whole.
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 
@@ -49,6 +51,7 @@ struct PatchSearchOptions {
 // One segment of the chosen plan, as reports name it.
 struct SegmentChoice {
   std::string input;       // X, held whole.
+  std::vector<std::string> other_inputs;  // More activations it reads, each held whole and sliced per patch.
   std::string output;      // T, assembled whole.
   std::string first_node;  // Its first node (name, or first output when unnamed).
   std::string last_node;   // T's producer.

@@ -4,6 +4,7 @@
 #include "analyzer/memory/analyze.h"
 #include "analyzer/patching/patch_plan.h"
 #include "analyzer/patching/rewrite.h"
+#include "analyzer/patching/second_segment.h"
 #include "analyzer/patching/segment.h"
 #include "analyzer/patching/spatial_ops.h"
 #include "analyzer/testing/analyze_built.h"
@@ -661,6 +662,123 @@ TEST(PatchPlanTest, NoGridWithinTheOverheadBudgetSaysSo) {
   // One conv alone recomputes nothing, but its output is the peak; every longer segment has a halo.
   EXPECT_FALSE(found->plan.has_value());
   EXPECT_THAT(found->reason, HasSubstr("--max-overhead"));
+}
+
+// A detector's neck: a thin stem, a skip `p` at 32 x 32 that the backbone
+// reads on, a low-resolution branch `f` gated by a global pool (no patch
+// runs it: its field is the whole image), then the neck's stage at 32 x 32:
+// Resize(f) x2, Concat with p, 3x3 conv, Relu, 1x1 conv to the graph output.
+// Around the Concat no single tensor dominates locally: the stage reads f and p.
+ModelBuilder NeckModel() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 64, 64}).Initializer("up_scales", kFloat, {4});
+  AddConv(builder, "x", "a", 3, 4, 3, 2, 1);
+  AddConv(builder, "a", "p", 4, 16, 3, 1, 1);
+  AddConv(builder, "p", "q", 16, 64, 3, 2, 1);
+  builder.Node("GlobalAveragePool", {"q"}, {"pooled"}, "gap");
+  builder.Node("Sigmoid", {"pooled"}, {"gate"}, "gate");
+  builder.Node("Mul", {"q", "gate"}, {"f"}, "gated");
+  onnx::NodeProto& up = builder.Node("Resize", {"f", "", "up_scales"}, {"u"}, "up");
+  SetString(up, "mode", "nearest");
+  SetString(up, "coordinate_transformation_mode", "asymmetric");
+  SetInt(builder.Node("Concat", {"u", "p"}, {"cat"}, "neck_concat"), "axis", 1);
+  AddConv(builder, "cat", "n", 80, 32, 3, 1, 1);
+  builder.Node("Relu", {"n"}, {"nr"}, "neck_relu");
+  AddConv(builder, "nr", "y", 32, 4, 1, 1, 0);
+  builder.Output("y", kFloat, {1, 4, 32, 32});
+  return builder;
+}
+
+// The scales of the Resize stored as 1, 1, 2, 2.
+onnx::ModelProto NeckModelProto() {
+  ModelBuilder builder = NeckModel();
+  onnx::ModelProto model = builder.Build();
+  for (onnx::TensorProto& tensor : *model.mutable_graph()->mutable_initializer()) {
+    if (tensor.name() != "up_scales") continue;
+    tensor.clear_float_data();
+    tensor.clear_raw_data();
+    for (float scale : {1.0f, 1.0f, 2.0f, 2.0f}) tensor.add_float_data(scale);
+  }
+  return model;
+}
+
+TEST(SegmentTest, ANeckStageReadsTwoInputsEachCutByItsOwnField) {
+  const onnx::ModelProto model = NeckModelProto();
+  const LoadedModel loaded{.model = model, .path = "neck.onnx"};
+  absl::StatusOr<Analysis> analysis = AnalyzeModel(loaded, {});  // The baseline: every node output a tensor.
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  TensorShapes shapes;
+  for (const TensorRecord& tensor : analysis->tensors) {
+    std::vector<int64_t> dims;
+    for (const Dim& dim : *tensor.shape) dims.push_back(*dim.value);
+    shapes[tensor.name] = dims;
+  }
+  for (const WeightRecord& weight : analysis->weights) {
+    std::vector<int64_t> dims;
+    for (const Dim& dim : weight.shape) dims.push_back(*dim.value);
+    shapes[weight.name] = dims;
+  }
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(model.graph(), shapes);
+  ASSERT_TRUE(facts.ok());
+  int concat = -1;
+  for (int i = 0; i < model.graph().node_size(); ++i) concat = model.graph().node(i).name() == "neck_concat" ? i : concat;
+  // No tensor that dominates the Concat gives a segment (x's field crosses the gate).
+  EXPECT_TRUE(SegmentsAround(*facts, concat, {}, {}).empty());
+  const std::vector<Segment> around = MultiInputSegmentsAround(*facts, concat, {});
+  ASSERT_FALSE(around.empty());
+  const Segment& neck = around.back();  // Nearest T first: the last reaches the graph output.
+  EXPECT_EQ(neck.output, "y");
+  EXPECT_EQ(InputsOf(neck), (std::vector<std::string>{"f", "p"}));
+  EXPECT_EQ(neck.nodes.size(), 5u);  // Resize, Concat, conv, Relu, conv.
+  const PatchGeometry geometry = GeometryOf(*facts, neck, {.rows = 2, .cols = 2});
+  ASSERT_EQ(geometry.patches.size(), 4u);
+  // Patch (0, 0): y rows [0, 16); the 3x3 conv reads cat rows [-1, 17) -> [0, 17), so p [0, 17)
+  // and u [0, 17), which the nearest x2 Resize reads from f rows [0, 8 + 1 + 1) = [0, 10) (its halo).
+  const PatchGeometry::Patch& first = geometry.patches[0];
+  EXPECT_EQ(first.produced.at("p"), (Region{{0, 17}, {0, 17}}));
+  EXPECT_EQ(first.produced.at("f"), (Region{{0, 10}, {0, 10}}));
+  EXPECT_EQ(first.produced.at("u"), (Region{{0, 20}, {0, 20}}));  // factor x its input rows; the Concat crops.
+  // Patch (1, 1): cat rows [15, 33) -> [15, 32); f rows [7, 17) -> [7, 16), u computed [14, 32).
+  const PatchGeometry::Patch& last = geometry.patches[3];
+  EXPECT_EQ(last.produced.at("p"), (Region{{15, 32}, {15, 32}}));
+  EXPECT_EQ(last.produced.at("f"), (Region{{7, 16}, {7, 16}}));
+  EXPECT_EQ(last.reads[1][0], (Region{{15, 32}, {15, 32}}));  // The Concat reads u's rows it needs.
+  // The rewrite slices each input per patch and crops u for the Concat.
+  absl::StatusOr<onnx::ModelProto> patched = RewriteWithPatches(model, *facts, {{neck, geometry}});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  int slices_of_f = 0, slices_of_p = 0, crops = 0;
+  for (const onnx::NodeProto& node : patched->graph().node()) {
+    if (node.op_type() != "Slice") continue;
+    slices_of_f += node.input(0) == "f";
+    slices_of_p += node.input(0) == "p";
+    crops += node.input(0).rfind("u__patch", 0) == 0;
+  }
+  EXPECT_EQ(slices_of_f, 4);
+  EXPECT_EQ(slices_of_p, 4);
+  EXPECT_EQ(crops, 4);
+  EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+}
+
+TEST(PatchPlanTest, APeakInANeckGetsASegmentWithTwoInputs) {
+  const LoadedModel loaded{.model = NeckModelProto(), .path = "neck.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->plan.has_value()) << found->reason;
+  const PatchPlan& plan = *found->plan;
+  const SegmentChoice* neck = nullptr;
+  for (const SegmentChoice& segment : plan.segments) neck = segment.other_inputs.empty() ? neck : &segment;
+  ASSERT_NE(neck, nullptr) << "no segment with two inputs";
+  EXPECT_EQ(neck->input, "f");
+  EXPECT_EQ(neck->other_inputs, (std::vector<std::string>{"p"}));
+  EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes * 6 / 10)
+      << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
+  EXPECT_LE(plan.extra_macs_percent, 20.0);
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
+  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
 }
 
 }  // namespace

@@ -191,31 +191,34 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
   const onnx::GraphProto& graph = *facts.graph;
   const Segment& segment = planned.segment;
   const PatchGeometry& geometry = planned.geometry;
-  const std::vector<int64_t>& input_dims = facts.shapes.at(segment.input);
-  const Region whole_input{.h = {0, input_dims[2]}, .w = {0, input_dims[3]}};
+  const std::vector<std::string> inputs = InputsOf(segment);
   std::vector<std::string> rows;
   std::vector<std::string> row_pieces;
   for (const PatchGeometry::Patch& patch : geometry.patches) {
     const std::string suffix = absl::StrCat("__patch", patch.row, "_", patch.col);
     absl::flat_hash_map<std::string, std::string> renamed;
-    const Region& input_region = patch.produced.at(segment.input);
-    if (auto stand_in = writer.streamed.find(segment.input); stand_in != writer.streamed.end()) {
-      // The patch as it arrives: the stand-in expanded to the patch's shape.
-      const std::string name = writer.Unique(absl::StrCat(segment.input, suffix));
-      onnx::NodeProto expand;
-      expand.set_op_type("Expand");
-      expand.set_name(writer.Unique(absl::StrCat(name, "_arrives")));
-      expand.add_input(stand_in->second);
-      expand.add_input(writer.IndexTensor({input_dims[0], input_dims[1], input_region.h.size(), input_region.w.size()}));
-      expand.add_output(name);
-      out.push_back(std::move(expand));
-      renamed[segment.input] = name;
-    } else if (input_region == whole_input) {
-      renamed[segment.input] = segment.input;
-    } else {
-      const std::string name = writer.Unique(absl::StrCat(segment.input, suffix));
-      out.push_back(writer.Slice(segment.input, input_region, name));
-      renamed[segment.input] = name;
+    for (const std::string& input : inputs) {
+      // Each input cut to its own region (its halo included; nothing where it is all of it).
+      const std::vector<int64_t>& input_dims = facts.shapes.at(input);
+      const Region& input_region = patch.produced.at(input);
+      if (auto stand_in = writer.streamed.find(input); stand_in != writer.streamed.end()) {
+        // The patch as it arrives: the stand-in expanded to the patch's shape.
+        const std::string name = writer.Unique(absl::StrCat(input, suffix));
+        onnx::NodeProto expand;
+        expand.set_op_type("Expand");
+        expand.set_name(writer.Unique(absl::StrCat(name, "_arrives")));
+        expand.add_input(stand_in->second);
+        expand.add_input(writer.IndexTensor({input_dims[0], input_dims[1], input_region.h.size(), input_region.w.size()}));
+        expand.add_output(name);
+        out.push_back(std::move(expand));
+        renamed[input] = name;
+      } else if (input_region == Region{.h = {0, input_dims[2]}, .w = {0, input_dims[3]}}) {
+        renamed[input] = input;
+      } else {
+        const std::string name = writer.Unique(absl::StrCat(input, suffix));
+        out.push_back(writer.Slice(input, input_region, name));
+        renamed[input] = name;
+      }
     }
     for (size_t i = 0; i < segment.nodes.size(); ++i) {
       onnx::NodeProto node = graph.node(segment.nodes[i]);
@@ -311,23 +314,24 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
   }
   if (stream_input) {
     for (const PlannedSegment& planned : segments) {
-      const std::string& input = planned.segment.input;
-      bool graph_input = false;
-      for (const onnx::ValueInfoProto& value : model.graph().input()) graph_input |= value.name() == input;
-      if (!graph_input || writer.streamed.contains(input)) continue;
-      for (int reader : facts.consumers.at(input)) {
-        if (!segment_of.contains(reader)) {
-          return absl::FailedPreconditionError(absl::StrCat("graph input '", input, "' is also read outside the patched segment, so it is held whole"));
+      for (const std::string& input : InputsOf(planned.segment)) {
+        bool graph_input = false;
+        for (const onnx::ValueInfoProto& value : model.graph().input()) graph_input |= value.name() == input;
+        if (!graph_input || writer.streamed.contains(input)) continue;
+        for (int reader : facts.consumers.at(input)) {
+          if (!segment_of.contains(reader)) {
+            return absl::FailedPreconditionError(absl::StrCat("graph input '", input, "' is also read outside the patched segment, so it is held whole"));
+          }
         }
-      }
-      const std::string stand_in = writer.Unique(absl::StrCat(input, "__arriving"));
-      writer.streamed.emplace(input, stand_in);
-      for (onnx::ValueInfoProto& value : *graph->mutable_input()) {
-        if (value.name() != input) continue;
-        value.set_name(stand_in);
-        // Batch as given (a --dim may name it), one element per image.
-        onnx::TensorShapeProto* shape = value.mutable_type()->mutable_tensor_type()->mutable_shape();
-        for (int d = 1; d < shape->dim_size(); ++d) shape->mutable_dim(d)->set_dim_value(1);
+        const std::string stand_in = writer.Unique(absl::StrCat(input, "__arriving"));
+        writer.streamed.emplace(input, stand_in);
+        for (onnx::ValueInfoProto& value : *graph->mutable_input()) {
+          if (value.name() != input) continue;
+          value.set_name(stand_in);
+          // Batch as given (a --dim may name it), one element per image.
+          onnx::TensorShapeProto* shape = value.mutable_type()->mutable_tensor_type()->mutable_shape();
+          for (int d = 1; d < shape->dim_size(); ++d) shape->mutable_dim(d)->set_dim_value(1);
+        }
       }
     }
   }

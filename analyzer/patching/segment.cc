@@ -26,6 +26,12 @@ std::string NodeLabel(const onnx::NodeProto& node) {
 
 }  // namespace
 
+std::vector<std::string> InputsOf(const Segment& segment) {
+  std::vector<std::string> inputs{segment.input};
+  inputs.insert(inputs.end(), segment.other_inputs.begin(), segment.other_inputs.end());
+  return inputs;
+}
+
 std::optional<std::vector<int64_t>> GraphFacts::ShapeOf(const std::string& value) const {
   auto it = shapes.find(value);
   if (it == shapes.end()) return std::nullopt;
