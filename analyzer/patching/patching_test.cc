@@ -669,16 +669,16 @@ TEST(PatchPlanTest, NoGridWithinTheOverheadBudgetSaysSo) {
 // runs it: its field is the whole image), then the neck's stage at 32 x 32:
 // Resize(f) x2, Concat with p, 3x3 conv, Relu, 1x1 conv to the graph output.
 // Around the Concat no single tensor dominates locally: the stage reads f and p.
-ModelBuilder NeckModel() {
+onnx::ModelProto NeckModelProto() {
   ModelBuilder builder;
-  builder.Input("x", kFloat, {1, 3, 64, 64}).Initializer("up_scales", kFloat, {4});
+  builder.Input("x", kFloat, {1, 3, 64, 64}).Int64Initializer("up_sizes", {1, 64, 32, 32});
   AddConv(builder, "x", "a", 3, 4, 3, 2, 1);
   AddConv(builder, "a", "p", 4, 16, 3, 1, 1);
   AddConv(builder, "p", "q", 16, 64, 3, 2, 1);
   builder.Node("GlobalAveragePool", {"q"}, {"pooled"}, "gap");
   builder.Node("Sigmoid", {"pooled"}, {"gate"}, "gate");
   builder.Node("Mul", {"q", "gate"}, {"f"}, "gated");
-  onnx::NodeProto& up = builder.Node("Resize", {"f", "", "up_scales"}, {"u"}, "up");
+  onnx::NodeProto& up = builder.Node("Resize", {"f", "", "", "up_sizes"}, {"u"}, "up");
   SetString(up, "mode", "nearest");
   SetString(up, "coordinate_transformation_mode", "asymmetric");
   SetInt(builder.Node("Concat", {"u", "p"}, {"cat"}, "neck_concat"), "axis", 1);
@@ -686,20 +686,7 @@ ModelBuilder NeckModel() {
   builder.Node("Relu", {"n"}, {"nr"}, "neck_relu");
   AddConv(builder, "nr", "y", 32, 4, 1, 1, 0);
   builder.Output("y", kFloat, {1, 4, 32, 32});
-  return builder;
-}
-
-// The scales of the Resize stored as 1, 1, 2, 2.
-onnx::ModelProto NeckModelProto() {
-  ModelBuilder builder = NeckModel();
-  onnx::ModelProto model = builder.Build();
-  for (onnx::TensorProto& tensor : *model.mutable_graph()->mutable_initializer()) {
-    if (tensor.name() != "up_scales") continue;
-    tensor.clear_float_data();
-    tensor.clear_raw_data();
-    for (float scale : {1.0f, 1.0f, 2.0f, 2.0f}) tensor.add_float_data(scale);
-  }
-  return model;
+  return builder.Build();
 }
 
 TEST(SegmentTest, ANeckStageReadsTwoInputsEachCutByItsOwnField) {
@@ -775,6 +762,14 @@ TEST(PatchPlanTest, APeakInANeckGetsASegmentWithTwoInputs) {
   EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes * 6 / 10)
       << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
   EXPECT_LE(plan.extra_macs_percent, 20.0);
+  // Each patch slices both inputs: neck->rows x neck->cols Slices of f and of p.
+  int slices_of_f = 0, slices_of_p = 0;
+  for (const onnx::NodeProto& node : plan.model.model->graph().node()) {
+    slices_of_f += node.op_type() == "Slice" && node.input(0) == "f";
+    slices_of_p += node.op_type() == "Slice" && node.input(0) == "p";
+  }
+  EXPECT_EQ(slices_of_f, neck->rows * neck->cols);
+  EXPECT_EQ(slices_of_p, neck->rows * neck->cols);
   absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);

@@ -11,6 +11,8 @@
 # SSD-MobileNet-shaped detector: its first stage's TF-style Pads, Relu6
 # (Clip) and HardSwish are patched too; detector_retinaface's MobileNet-0.25
 # stage (depthwise convs, LeakyRelu) on a 16x16 grid beside its 640x640 input.
+# detector_yolo (YOLOv8n-like) needs a segment with two inputs in its neck
+# (the upsampled stride-16 branch and the stride-8 skip), sliced per patch each.
 # Installs onnxruntime-node into ORT_DIR first when it is not there
 # (install_ort.sh); skipped (exit 77, one line saying why) only when it cannot
 # be installed or a tool is missing.
@@ -65,6 +67,10 @@ while read -r name file flags; do
     echo "FAIL: $name: the patch option has not the two segments (first stage and head) it needs"
     status=1
   fi
+  if [ "$name" = detector_yolo ] && [ "$(jq '[.options[] | select(.kind == "patch") | .segments[] | select(.inputs)] | length' "$out/$name.fit.json")" -ne 1 ]; then
+    echo "FAIL: $name: the patch option has no segment with several inputs (the neck)"
+    status=1
+  fi
   if [ "$ok" != "true" ]; then
     echo "FAIL: $name: outputs differ by $relative relative (limit 1e-4)"
     status=1
@@ -82,6 +88,7 @@ segmenter_resize_last @upsampling_segmenter:resize_last
 segmenter_deconv_last @upsampling_segmenter:deconv_last
 detector_ssd @detector_models:ssd
 detector_retinaface @detector_models:retinaface
+detector_yolo @detector_models:yolo
 MODELS
 if [ $checked -eq 0 ]; then
   echo "SKIP: none of the shared CNNs is in $models"
