@@ -11,6 +11,7 @@
 #include "analyzer/testing/model_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "onnx/shape_inference/implementation.h"
 
 namespace footprint::patching {
 namespace {
@@ -56,6 +57,19 @@ TensorShapes ShapesOfBuilt(const ModelBuilder& builder) {
     shapes[weight.name] = dims;
   }
   return shapes;
+}
+
+// ONNX's shape inference in strict mode accepts `model` (as a runtime's load
+// does: every copy's inputs agree, a Concat's pieces have the same rows).
+::testing::AssertionResult ShapesInfer(const onnx::ModelProto& model) {
+  onnx::ModelProto copy = model;
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type_val=*/true, /*strict_mode_val=*/1, /*data_prop_val=*/false);
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& error) {
+    return ::testing::AssertionFailure() << error.what();
+  }
+  return ::testing::AssertionSuccess();
 }
 
 TEST(SpatialOpsTest, WindowInputSpanFollowsStrideDilationAndPadding) {
@@ -365,6 +379,7 @@ TEST(SegmentTest, AResidualBranchWithASmallerFieldIsCropped) {
   for (const onnx::NodeProto& node : patched->graph().node()) slices += node.op_type() == "Slice";
   EXPECT_EQ(slices, 4);  // x per patch, and a cropped for the Add per patch.
   EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+  EXPECT_TRUE(ShapesInfer(*patched));
 }
 
 // A CNN whose peak is its first, full-resolution stage.
@@ -544,6 +559,7 @@ TEST(PatchPlanTest, DetectorOpsArePatchedAndWrittenCopiesCheck) {
   absl::StatusOr<onnx::ModelProto> patched = RewriteWithPatches(builder.Build(), *facts, {{segment, geometry}});
   ASSERT_TRUE(patched.ok()) << patched.status();
   EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+  EXPECT_TRUE(ShapesInfer(*patched));  // The Split's copy computes both outputs over the hull; the Concat crops b1.
   int splits = 0;
   for (const onnx::NodeProto& node : patched->graph().node()) {
     if (node.op_type() == "Split") {
@@ -744,6 +760,7 @@ TEST(SegmentTest, ANeckStageReadsTwoInputsEachCutByItsOwnField) {
   EXPECT_EQ(slices_of_p, 4);
   EXPECT_EQ(crops, 4);
   EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+  EXPECT_TRUE(ShapesInfer(*patched));
 }
 
 TEST(PatchPlanTest, APeakInANeckGetsASegmentWithTwoInputs) {
@@ -774,6 +791,7 @@ TEST(PatchPlanTest, APeakInANeckGetsASegmentWithTwoInputs) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
   EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
+  EXPECT_TRUE(ShapesInfer(*plan.model.model));
 }
 
 }  // namespace

@@ -263,6 +263,12 @@ PatchGeometry::Patch PlanPatch(const GraphFacts& facts, const Segment& segment, 
     for (const std::string& value : node.output()) {
       if (auto it = patch.produced.find(value); it != patch.produced.end()) out = HullOf(out, it->second);
     }
+    if (node.output_size() > 1) {
+      // Its copy computes every output over that hull: a reader that needs less crops it.
+      for (const std::string& value : node.output()) {
+        if (patch.produced.contains(value)) patch.produced[value] = out;
+      }
+    }
     patch.reads[i].resize(node.input_size());
     Region first_read = out;
     for (int j = 0; j < node.input_size(); ++j) {
