@@ -49,7 +49,7 @@ absl::StatusOr<TensorShapes> ShapesOf(const LoadedModel& loaded, const AnalyzeOp
   return shapes;
 }
 
-constexpr int kMultiInputSegments = 2;  // Segments with several inputs added at most, one after another.
+constexpr int kMultiInputSegments = 4;  // Segments with several inputs added at most, one after another (a U-Net's decoder stages).
 
 std::string NodeName(const onnx::NodeProto& node) { return node.name().empty() ? node.output(0) : node.name(); }
 
@@ -59,6 +59,8 @@ struct Candidate {
   std::vector<PlannedSegment> segments;   // Or its segments (a plan of two).
   int64_t arena_bytes = 0;
   int64_t extra_macs = 0;
+  int64_t added_bound = 0;  // A segment with several inputs added to a plan: the bytes of its T. On a tie, the
+                            // smaller assembly leaves more room for the next one; 0 elsewhere.
 };
 
 // Node copies over its segments (patches x nodes): on a tie, the smaller model.
@@ -72,8 +74,9 @@ int64_t CopiesOf(const Candidate& candidate) {
   return total;
 }
 
-// Fewer extra MACs, then fewer node copies.
+// An added segment's smaller T, then fewer extra MACs, then fewer node copies.
 bool Cheaper(const Candidate& a, const Candidate& b) {
+  if (a.added_bound != b.added_bound) return a.added_bound < b.added_bound;
   if (a.extra_macs != b.extra_macs) return a.extra_macs < b.extra_macs;
   return CopiesOf(a) < CopiesOf(b);
 }
@@ -355,26 +358,40 @@ class PatchSearcher {
       taken.insert(planned.segment.nodes.begin(), planned.segment.nodes.end());
       extra_macs += static_cast<double>(planned.geometry.macs_after - planned.geometry.macs_before);
     }
-    const std::optional<int> peak = PeakNode(current, facts_, taken);
-    if (!peak.has_value() || !SpatialOpIn(facts_, graph_.node(*peak)).ok()) return false;
+    // Each segment around the producers of the largest values live at the
+    // peak (equal sizes are common: a U-Net's skip held across its decoder
+    // beside the stage's Concat) on its finest grids within the MACs left,
+    // by its own bound (its T assembled, its copies' working sets), lowest first.
+    std::vector<Half> halves;
+    std::vector<std::vector<int>> seen;  // Node sets already taken in `halves`.
+    for (int peak : PeakNodes(current, facts_, taken, kPeakNodes)) {
+      if (!SpatialOpIn(facts_, graph_.node(peak)).ok()) continue;
+      for (const Segment& segment : MultiInputSegmentsAround(facts_, peak, taken)) {
+        if (std::find(seen.begin(), seen.end(), segment.nodes) != seen.end()) continue;
+        seen.push_back(segment.nodes);
+        for (PatchGeometry& geometry : AdmissibleGrids(facts_, segment, allowed_macs_ - extra_macs, search_)) {
+          halves.push_back(MakeHalf(facts_, {.segment = segment, .geometry = std::move(geometry)}, alignment_));
+        }
+      }
+    }
+    std::stable_sort(halves.begin(), halves.end(),
+                     [](const Half& a, const Half& b) { return a.inner_bound < b.inner_bound; });
     std::vector<Candidate> finalists;
     int64_t analyses = 0;
-    for (const Segment& segment : MultiInputSegmentsAround(facts_, *peak, taken)) {
-      for (PatchGeometry& geometry : AdmissibleGrids(facts_, segment, allowed_macs_ - extra_macs, search_)) {
-        if (analyses >= kPlannedPairs) break;
-        std::vector<PlannedSegment> segments = plan.planned;
-        segments.push_back({.segment = segment, .geometry = std::move(geometry)});
-        const int64_t extra = static_cast<int64_t>(extra_macs) + segments.back().geometry.macs_after -
-                              segments.back().geometry.macs_before;
-        LoadedModel model;
-        absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded_, facts_, quick_, segments, rewrite_, model);
-        if (!planned.ok()) return planned.status();
-        ++analyses;
-        if (!planned->has_value() || (*planned)->memory.arena_bytes >= current.memory.arena_bytes) continue;
-        KeepFinalist(Candidate{.segments = std::move(segments), .arena_bytes = (*planned)->memory.arena_bytes,
-                               .extra_macs = extra},
-                     finalists);
-      }
+    for (Half& half : halves) {
+      if (analyses >= kPlannedPairs || half.inner_bound >= current.memory.arena_bytes) break;
+      const int64_t assembled = AlignedBytes(facts_.shapes.at(half.planned.segment.output), alignment_);
+      std::vector<PlannedSegment> segments = plan.planned;
+      segments.push_back(std::move(half.planned));
+      const int64_t extra = static_cast<int64_t>(extra_macs) + half.extra_macs;
+      LoadedModel model;
+      absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded_, facts_, quick_, segments, rewrite_, model);
+      if (!planned.ok()) return planned.status();
+      ++analyses;
+      if (!planned->has_value() || (*planned)->memory.arena_bytes >= current.memory.arena_bytes) continue;
+      KeepFinalist(Candidate{.segments = std::move(segments), .arena_bytes = (*planned)->memory.arena_bytes,
+                             .extra_macs = extra, .added_bound = assembled},
+                   finalists);
     }
     if (finalists.empty()) return false;
     absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, finalists, rewrite_);
@@ -389,6 +406,7 @@ class PatchSearcher {
       "the peak is outside every patchable segment: patching cannot lower the arena";
   static constexpr size_t kFirstSegments = 24;  // Prefix segments paired, by their bound.
   static constexpr int64_t kPlannedPairs = 16;  // Pairs planned at most.
+  static constexpr size_t kPeakNodes = 4;  // Producers of the largest values live at the peak, for several inputs.
 
   struct Pair {
     int64_t bound = 0;  // A lower bound on the pair's arena.

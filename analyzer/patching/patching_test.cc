@@ -1,4 +1,5 @@
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analyzer/memory/analyze.h"
@@ -787,6 +788,68 @@ TEST(PatchPlanTest, APeakInANeckGetsASegmentWithTwoInputs) {
   }
   EXPECT_EQ(slices_of_f, neck->rows * neck->cols);
   EXPECT_EQ(slices_of_p, neck->rows * neck->cols);
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
+  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
+  EXPECT_TRUE(ShapesInfer(*plan.model.model));
+}
+
+// A U-Net: an encoder whose skips s1 (64 x 64) and s2 (32 x 32) are held
+// across a gated bottleneck (no patch runs it), and a decoder whose stages
+// each read an upsampled tensor and a skip: no segment with one input holds
+// a decoder stage.
+onnx::ModelProto UNetModelProto() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 64, 64});
+  AddConv(builder, "x", "s1", 3, 8, 3, 1, 1);
+  onnx::NodeProto& pool1 = builder.Node("MaxPool", {"s1"}, {"p1"}, "pool1");
+  SetInts(pool1, "kernel_shape", {2, 2});
+  SetInts(pool1, "strides", {2, 2});
+  AddConv(builder, "p1", "s2", 8, 16, 3, 1, 1);
+  onnx::NodeProto& pool2 = builder.Node("MaxPool", {"s2"}, {"p2"}, "pool2");
+  SetInts(pool2, "kernel_shape", {2, 2});
+  SetInts(pool2, "strides", {2, 2});
+  AddConv(builder, "p2", "b", 16, 32, 3, 1, 1);
+  builder.Node("GlobalAveragePool", {"b"}, {"pooled"}, "gap");
+  builder.Node("Sigmoid", {"pooled"}, {"gate"}, "gate");
+  builder.Node("Mul", {"b", "gate"}, {"f"}, "gated");
+  for (const auto& [input, output, in, out] : {std::tuple{"f", "up1", 32, 16}, std::tuple{"d1", "up2", 16, 8}}) {
+    builder.Initializer(std::string(output) + "_w", kFloat, {in, out, 2, 2});
+    onnx::NodeProto& up = builder.Node("ConvTranspose", {input, std::string(output) + "_w"}, {output}, output);
+    SetInts(up, "kernel_shape", {2, 2});
+    SetInts(up, "strides", {2, 2});
+    if (std::string(output) == "up1") {
+      SetInt(builder.Node("Concat", {"s2", "up1"}, {"cat1"}, "cat1"), "axis", 1);
+      AddConv(builder, "cat1", "d1", 32, 16, 3, 1, 1);
+    }
+  }
+  SetInt(builder.Node("Concat", {"s1", "up2"}, {"cat2"}, "cat2"), "axis", 1);
+  AddConv(builder, "cat2", "d2", 16, 8, 3, 1, 1);
+  AddConv(builder, "d2", "y", 8, 1, 1, 1, 0);
+  builder.Output("y", kFloat, {1, 1, 64, 64});
+  return builder.Build();
+}
+
+TEST(PatchPlanTest, AUNetDecoderIsPatchedBySegmentsReadingItsSkips) {
+  const LoadedModel loaded{.model = UNetModelProto(), .path = "unet.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->plan.has_value()) << found->reason;
+  const PatchPlan& plan = *found->plan;
+  // The decoder is patched by segments with several inputs: the gated bottleneck and both skips are read by them
+  // (one segment for the whole decoder, or one per stage, whichever plans lower).
+  std::vector<std::string> inputs;
+  for (const SegmentChoice& segment : plan.segments) {
+    if (segment.other_inputs.empty()) continue;
+    inputs.push_back(segment.input);
+    inputs.insert(inputs.end(), segment.other_inputs.begin(), segment.other_inputs.end());
+  }
+  EXPECT_THAT(inputs, ::testing::IsSupersetOf({"f", "s2", "s1"}));
+  EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes * 6 / 10)
+      << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
   absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);

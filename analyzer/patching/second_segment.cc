@@ -136,6 +136,31 @@ std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, c
   return std::nullopt;
 }
 
+std::vector<int> PeakNodes(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken,
+                           size_t count) {
+  std::vector<int> nodes;
+  if (analysis.live_bytes_per_step.empty()) return nodes;
+  const int64_t peak = *std::max_element(analysis.live_bytes_per_step.begin(), analysis.live_bytes_per_step.end());
+  for (size_t step = 0; step < analysis.live_bytes_per_step.size(); ++step) {
+    if (analysis.live_bytes_per_step[step] != peak) continue;
+    std::vector<std::pair<int64_t, int>> live;  // (bytes, producer), in the analysis' order.
+    for (const TensorRecord& tensor : analysis.tensors) {
+      if (tensor.first_step > static_cast<int64_t>(step) || tensor.last_step < static_cast<int64_t>(step)) continue;
+      auto producer = facts.producer.find(tensor.name);
+      if (producer == facts.producer.end() || taken.contains(producer->second)) continue;
+      live.emplace_back(tensor.aligned_bytes, producer->second);
+    }
+    if (live.empty()) continue;
+    std::stable_sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [bytes, node] : live) {
+      if (nodes.size() >= count) break;
+      if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
+    }
+    return nodes;
+  }
+  return nodes;
+}
+
 Half MakeHalf(const GraphFacts& facts, PlannedSegment planned, int64_t alignment) {
   Half half{.inner_bound = InnerBound(facts, planned, alignment),
             .extra_macs = planned.geometry.macs_after - planned.geometry.macs_before};

@@ -49,6 +49,12 @@ std::vector<PatchGeometry> AdmissibleGrids(const GraphFacts& facts, const Segmen
 // segments `taken`.
 std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken);
 
+// The producers of the original values live at `analysis`'s first peak step,
+// outside the segments `taken`, largest value first, at most `count` (equal
+// sizes keep the analysis' order: the first is PeakNode's).
+std::vector<int> PeakNodes(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken,
+                           size_t count);
+
 // Segments around `peak`: read from a 4-D tensor that dominates it (the
 // first segment's T, a backbone's feature), nearest first, not inside
 // `avoid`; T at the peak node or at a patchable node after it.
