@@ -17,9 +17,9 @@
 // are taken by a lower bound on their arena, lowest first, compared by the
 // planner's heuristics and a short schedule search; the best three are
 // planned again with the user's options, and the lowest arena is the figure
-// reported. When the peak is then still at a node no segment holds, a
-// segment with several inputs around it (a neck's stage) is added, up to
-// twice, when it lowers the arena. Graph inputs are held whole (a patch
+// reported. When the peak is then still at nodes no segment holds, a
+// segment with several inputs around them (a neck's stage, a U-Net's
+// decoder stage) is added when it lowers the arena, up to four times. Graph inputs are held whole (a patch
 // slices them); each segment's T is assembled whole.
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
