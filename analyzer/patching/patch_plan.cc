@@ -344,9 +344,9 @@ class PatchSearcher {
     return absl::OkStatus();
   }
 
-  // A segment with several inputs around the node that makes the peak of
-  // `plan` (or of the model, when there is no plan), when that node is in
-  // no segment: a neck's stage reading an upsampled branch and a skip, which
+  // A segment with several inputs around the nodes that make the peak of
+  // `plan` (or of the model, when there is no plan) outside its segments: a
+  // neck's or decoder's stage reading an upsampled branch and a skip, which
   // no single dominating input reaches locally. Its finest admissible grids
   // within the MACs left are planned beside the plan's segments; true when
   // one gives a lower arena (then `plan` holds it).
