@@ -89,12 +89,14 @@ absl::StatusOr<patching::PatchSearch> AddOne(const LoadedModel& loaded, const An
                                .rows = segment.rows,
                                .cols = segment.cols,
                                .macs_before = segment.macs_before,
-                               .macs_after = segment.macs_after});
+                               .macs_after = segment.macs_after,
+                               .output_in_pieces = segment.output_in_pieces});
     const std::string reading =
         segment.other_inputs.empty() ? "" : absl::StrCat(" reading ", segment.input, ", ", absl::StrJoin(segment.other_inputs, ", "));
     parts.push_back(absl::StrCat(segment.first_node, " .. ", segment.last_node, " (", segment.nodes, " nodes", reading, ") in ",
                                  segment.rows, "x", segment.cols, " patches, MACs ", ShortCount(segment.macs_before),
-                                 " -> ", ShortCount(segment.macs_after)));
+                                 " -> ", ShortCount(segment.macs_after),
+                                 segment.output_in_pieces ? ", its output kept in pieces" : ""));
   }
   option.model_macs = plan.model_macs;
   option.extra_macs = plan.extra_macs;

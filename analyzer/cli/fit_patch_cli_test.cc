@@ -69,13 +69,24 @@ TEST(FitPatchTest, TheOptionIsWhatAnalyzeGivesTheWrittenModel) {
   ASSERT_FALSE(option.is_null()) << report.dump(2);
   EXPECT_LT(option["arena_bytes"].get<int64_t>(), report["arena_bytes"].get<int64_t>() * 6 / 10);
   EXPECT_LE(option["extra_macs_percent"].get<double>(), 20.0);
-  ASSERT_EQ(option["segments"].size(), 1u);
+  ASSERT_GE(option["segments"].size(), 1u);
   const nlohmann::json& segment = option["segments"][0];
   EXPECT_EQ(segment["first_node"], "a_conv");
   EXPECT_EQ(segment["input"], "x");
   EXPECT_GT(segment["patches"][0].get<int64_t>() * segment["patches"][1].get<int64_t>(), 1);
-  EXPECT_EQ(option["extra_macs"].get<int64_t>(),
-            segment["macs_after"].get<int64_t>() - segment["macs_before"].get<int64_t>());
+  int64_t extra = 0;
+  const nlohmann::json& segments = option["segments"];
+  for (size_t k = 0; k < segments.size(); ++k) {
+    extra += segments[k]["macs_after"].get<int64_t>() - segments[k]["macs_before"].get<int64_t>();
+    // A chain (docs/patching.md): each output but the last kept in pieces for the segment reading it.
+    if (k + 1 < segments.size()) {
+      EXPECT_TRUE(segments[k].value("output_in_pieces", false)) << segments.dump(2);
+      EXPECT_EQ(segments[k + 1]["input"], segments[k]["output"]);
+    } else {
+      EXPECT_FALSE(segments[k].contains("output_in_pieces"));
+    }
+  }
+  EXPECT_EQ(option["extra_macs"].get<int64_t>(), extra);
   ASSERT_TRUE(std::filesystem::exists(out));
   const CliRun analyzed = RunCliCaptured({"analyze", out, "--format", "json"});
   ASSERT_EQ(analyzed.exit_code, kExitOk) << analyzed.err;
@@ -235,6 +246,7 @@ TEST(FitPatchTest, SharedCnnsPatchedArenaRatios) {
       {shared + "microsoft_onnxruntime-extensions/FastestDet.onnx"},
       {shared + "microsoft_onnxruntime-extensions/pytorch_super_resolution.onnx", "--dim", "batch_size=1"},
       {shared + "onnx_onnx/light_vgg19.onnx"},
+      {shared + "onnx_onnx/light_resnet50.onnx"},  // A chain over its residual stages (0.615 without).
   };
   double best = 1;
   for (const std::vector<std::string>& flags : models) {

@@ -39,12 +39,14 @@ struct AnalyzeOptions {
   // defaults to the spec's baseline; the CLI turns all three on unless
   // --baseline. If/Loop/Scan bodies always run on the baseline (given order,
   // no sharing): their workspace is then one figure in every mode, and the
-  // baseline lower bound reported next to the modes' stays exact.
+  // baseline lower bound reported next to the modes' stays exact. (Only a
+  // runtime whose folding recurses into bodies folds them too:
+  // RuntimeModel::FoldsBodyConstants.)
   bool optimize_schedule = false;  // Run scheduler::OptimizeSchedule instead of the given order.
   absl::Duration schedule_time_limit = absl::Milliseconds(300);  // Its budget beyond the greedy passes.
   bool alias = false;              // View ops share their dying input's bytes.
   bool inplace = false;            // Elementwise ops write over a dying input (if the device allows).
-  bool fold_constants = false;     // Nodes of weights only are evaluated at load (folding.h); main graph only.
+  bool fold_constants = false;     // Nodes of weights only are evaluated at load (folding.h); main graph only (but above).
   bool accumulate = false;         // A Conv adds its Add's residual as it writes (accumulate.h); main graph only.
   bool qdq = false;                // DequantizeLinear -> op -> QuantizeLinear is the quantized op (qdq.h); main graph only.
   std::string runtime;             // --runtime NAME[:OPTIONS] (analyzer/runtimes/registry.h); "" for none.

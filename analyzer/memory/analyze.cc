@@ -46,7 +46,7 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
                         .opset = opset,
                         .runtime = runtime->get()};
   const absl::Time graph_start = absl::Now();
-  absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, "", 0, context);
+  absl::StatusOr<GraphResult> main = AnalyzeGraph(model.graph(), {}, {}, "", 0, context);
   if (absl::Status engine_status = shapes.Await(); !engine_status.ok()) return engine_status;
   if (!main.ok()) return main.status();
   analysis.phase_seconds["schedule_and_plan"] = absl::ToDoubleSeconds(absl::Now() - graph_start);

@@ -33,7 +33,8 @@ bool IsFoldableOp(const onnx::NodeProto& node) {
   return true;
 }
 
-FoldedGraph FoldConstants(IrGraph& graph, const std::vector<bool>& not_constant) {
+FoldedGraph FoldConstants(IrGraph& graph, const std::vector<bool>& not_constant,
+                          const std::vector<bool>& constant_outer) {
   FoldedGraph folded;
   std::vector<bool> is_folded(graph.nodes.size(), false);
   // Folded values feed later folds: repeat until nothing changes, as ORT's
@@ -47,7 +48,9 @@ FoldedGraph FoldConstants(IrGraph& graph, const std::vector<bool>& not_constant)
       bool foldable = true;
       for (ValueId input : node.inputs) {
         const bool constant = not_constant.empty() || !not_constant[input];
-        foldable = foldable && constant && IsWeight(graph.values[input].origin);
+        const ValueOrigin origin = graph.values[input].origin;
+        const bool outer_weight = origin == ValueOrigin::kOuterScope && !constant_outer.empty() && constant_outer[input];
+        foldable = foldable && constant && (IsWeight(origin) || outer_weight);
       }
       for (ValueId output : node.outputs) foldable = foldable && !graph.values[output].is_graph_output;
       if (!foldable) continue;

@@ -36,8 +36,12 @@ bool IsFoldableOp(const onnx::NodeProto& node);
 // keep their order; producers and consumers are renumbered).
 // `not_constant` (indexed like graph.values, may be empty) marks weights a
 // runtime does not treat as constant (RuntimeModel::NonConstantWeights): a
-// node reading one is not folded.
-FoldedGraph FoldConstants(IrGraph& graph, const std::vector<bool>& not_constant = {});
+// node reading one is not folded. In a body, `constant_outer` (indexed like
+// graph.values, may be empty) marks the kOuterScope values that are constant
+// weights of an enclosing graph: a runtime that folds bodies
+// (RuntimeModel::FoldsBodyConstants) reads them as constants.
+FoldedGraph FoldConstants(IrGraph& graph, const std::vector<bool>& not_constant = {},
+                          const std::vector<bool>& constant_outer = {});
 
 
 }  // namespace footprint

@@ -47,22 +47,51 @@ std::string TakenBranchAttribute(const Context& context, const IrNode& node) {
   return "";
 }
 
+// Whether bodies are constant-folded: only where the runtime's folding
+// recurses into them; otherwise bodies are planned as written.
+bool FoldsBodies(const Context& context) {
+  return context.options.fold_constants && context.runtime != nullptr && context.runtime->FoldsBodyConstants();
+}
+
+// The names a body of `graph` may read as constant weights: the enclosing
+// graphs' (`outer_constants`), and `graph`'s initializers, Constant values
+// and folded values, less the weights the runtime does not treat as constant
+// (in the main graph: RuntimeModel::NonConstantWeights).
+absl::flat_hash_set<std::string> ConstantsForBodies(const absl::flat_hash_set<std::string>& outer_constants,
+                                                    int depth, const Context& context, const IrGraph& graph) {
+  absl::flat_hash_set<std::string> constants = outer_constants;
+  const std::vector<bool> not_constant =
+      depth == 0 ? context.runtime->NonConstantWeights(context.ir_version, graph) : std::vector<bool>{};
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const ValueOrigin origin = graph.values[id].origin;
+    const bool weight =
+        origin == ValueOrigin::kInitializer || origin == ValueOrigin::kConstant || origin == ValueOrigin::kFolded;
+    if (weight && (not_constant.empty() || !not_constant[id])) constants.insert(graph.values[id].name);
+  }
+  return constants;
+}
+
 // Bodies: each If/Loop/Scan holds, at its step, the planned peak of its
 // largest body (sizes.workspace_of). Bodies are analyzed on the baseline
 // whatever the modes (see AnalyzeOptions), so their peak is the same in every
-// mode. Their weights, unsized values and warnings join `result`'s.
-absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, const std::string& graph_label,
+// mode, but for the folding of a runtime that folds bodies (FoldsBodies).
+// Their weights, unsized values and warnings join `result`'s.
+absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names,
+                           const absl::flat_hash_set<std::string>& outer_constants, const std::string& graph_label,
                            int depth, const Context& context, GraphSizes& sizes, GraphResult& result) {
   const IrGraph& g = result.ir;
   std::vector<int64_t>& workspace_of = sizes.workspace_of;
   workspace_of.assign(g.nodes.size(), 0);
-  absl::flat_hash_set<std::string> body_outer_names;  // Built lazily: only graphs with bodies need it.
+  // Built lazily: only graphs with bodies need them.
+  absl::flat_hash_set<std::string> body_outer_names;
+  absl::flat_hash_set<std::string> body_outer_constants;
   for (NodeId node_id : result.schedule.order) {
     const IrNode& node = g.nodes[node_id];
     if (node.bodies.empty()) continue;
     if (body_outer_names.empty()) {
       body_outer_names = outer_names;
       for (const IrValue& value : g.values) body_outer_names.insert(value.name);
+      if (FoldsBodies(context)) body_outer_constants = ConstantsForBodies(outer_constants, depth, context, g);
     }
     int64_t workspace = 0;
     const std::string taken_branch = TakenBranchAttribute(context, node);
@@ -75,7 +104,7 @@ absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names, 
         const std::string body_label =
             absl::StrCat(graph_label.empty() ? "" : graph_label + " / ", "body '", attribute.name(), "' of node '",
                          node.display_name, "' (", node.proto->op_type(), ")");
-        absl::StatusOr<GraphResult> body_result = AnalyzeGraph(*body, body_outer_names, body_label, depth + 1, context);
+        absl::StatusOr<GraphResult> body_result = AnalyzeGraph(*body, body_outer_names, body_outer_constants, body_label, depth + 1, context);
         if (!body_result.ok()) return body_result.status();
         workspace = std::max(workspace, body_result->plan.arena_bytes);
         for (WeightRecord& weight : body_result->weights) result.weights.push_back(std::move(weight));
@@ -180,6 +209,7 @@ absl::Status WithPrefix(const absl::Status& status, const std::string& graph_lab
 
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
                                          const absl::flat_hash_set<std::string>& outer_names,
+                                         const absl::flat_hash_set<std::string>& outer_constants,
                                          const std::string& graph_label, int depth, const Context& context) {
   if (depth > kMaxSubgraphDepth) {
     return absl::InvalidArgumentError(
@@ -205,7 +235,8 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
       return (***lookup)(name);
     };
   }
-  if (absl::Status status = LoadGraph(graph, outer_names, graph_label, main_graph && options.fold_constants,
+  const bool fold = main_graph ? options.fold_constants : FoldsBodies(context);
+  if (absl::Status status = LoadGraph(graph, outer_names, outer_constants, graph_label, fold,
                                       accumulate, main_graph && options.qdq, runtime, shape_of, context.ir_version,
                                       context.opset, result);
       !status.ok()) {
@@ -214,10 +245,12 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   absl::StatusOr<GraphSizes> sizes = SizeArenaValues(graph, result, graph_label, context);
   if (!sizes.ok()) return sizes.status();
   for (WeightRecord& weight : sizes->folded_weights) result.weights.push_back(std::move(weight));
-  if (absl::Status status = AnalyzeBodies(outer_names, graph_label, depth, context, *sizes, result); !status.ok()) {
+  if (absl::Status status = AnalyzeBodies(outer_names, outer_constants, graph_label, depth, context, *sizes, result); !status.ok()) {
     return status;
   }
-  SizeKernelWorkspaces(runtime, options.device.alignment_bytes, result, *sizes);
+  // A body's kernels take their scratch as the main graph's do (ORT runs a
+  // subgraph's nodes with the same kernels).
+  SizeKernelWorkspaces(context.runtime, options.device.alignment_bytes, result, *sizes);
   if (absl::Status status = CheckTotalFits(*sizes); !status.ok()) return WithPrefix(status, graph_label);
   if (absl::Status status = RunScheduleMode(*sizes, main_graph, options, graph_label, result); !status.ok()) {
     return status;

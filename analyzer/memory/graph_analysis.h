@@ -87,9 +87,12 @@ absl::Status WithPrefix(const absl::Status& status, const std::string& graph_lab
 
 // The whole analysis of one graph at nesting `depth` (0: the main graph,
 // which alone gets the modes and the full planner budget); `outer_names` are
-// the values of the enclosing graphs. Recurses into bodies (graph_analysis.cc).
+// the values of the enclosing graphs, `outer_constants` those of them that
+// are constant weights there (filled only where the runtime folds bodies:
+// RuntimeModel::FoldsBodyConstants). Recurses into bodies (graph_analysis.cc).
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
                                          const absl::flat_hash_set<std::string>& outer_names,
+                                         const absl::flat_hash_set<std::string>& outer_constants,
                                          const std::string& graph_label, int depth, const Context& context);
 
 // Builds the problem (graph_problem.cc), in this order:
@@ -101,6 +104,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
 // layout rules and the accumulate mode read shapes (`shape_of`, from
 // MakeShapeLookup; the mode only where a Conv feeds an Add).
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
+                       const absl::flat_hash_set<std::string>& outer_constants,
                        const std::string& graph_label, bool fold, bool accumulate, bool qdq,
                        const RuntimeModel* runtime,
                        const ShapeLookup& shape_of, int64_t ir_version, int64_t opset, GraphResult& result);

@@ -146,6 +146,7 @@ absl::StatusOr<ShapeLookup> MakeShapeLookup(const onnx::GraphProto& graph, const
 }
 
 absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<std::string>& outer_names,
+                       const absl::flat_hash_set<std::string>& outer_constants,
                        const std::string& graph_label, bool fold, bool accumulate, bool qdq,
                        const RuntimeModel* runtime, const ShapeLookup& shape_of, int64_t ir_version,
                        int64_t opset, GraphResult& result) {
@@ -156,9 +157,18 @@ absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<
   // instead of becoming a float folded weight.
   if (qdq && runtime == nullptr) result.qdq = FuseQdqGroups(result.ir);
   if (fold) {
+    std::vector<bool> constant_outer;
+    if (!outer_constants.empty()) {
+      constant_outer.resize(result.ir.values.size());
+      for (size_t id = 0; id < result.ir.values.size(); ++id) {
+        const IrValue& value = result.ir.values[id];
+        constant_outer[id] = value.origin == ValueOrigin::kOuterScope && outer_constants.contains(value.name);
+      }
+    }
     result.folded =
-        FoldConstants(result.ir, runtime != nullptr ? runtime->NonConstantWeights(ir_version, result.ir)
-                                                    : std::vector<bool>{});
+        FoldConstants(result.ir,
+                      runtime != nullptr ? runtime->NonConstantWeights(ir_version, result.ir) : std::vector<bool>{},
+                      constant_outer);
   }
   if (runtime != nullptr) {
     result.fusions = runtime->RewriteGraph(ir_version, opset, shape_of, result.ir);

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/memory/analyze.h"
+#include "analyzer/patching/chain.h"
 #include "analyzer/patching/second_segment.h"
 
 namespace footprint::patching {
@@ -52,6 +53,31 @@ absl::StatusOr<TensorShapes> ShapesOf(const LoadedModel& loaded, const AnalyzeOp
 constexpr int kMultiInputSegments = 4;  // Segments with several inputs added at most, one after another (a U-Net's decoder stages).
 
 std::string NodeName(const onnx::NodeProto& node) { return node.name().empty() ? node.output(0) : node.name(); }
+
+// The node of the original graph at `plan`'s peak step when no segment of
+// the plan holds it (a head the patches never reach); nullopt when the peak
+// is inside a patch or at an assembly.
+std::optional<int> PeakOutsideSegments(const GraphFacts& facts, const PatchPlan& plan) {
+  const std::vector<int64_t>& live = plan.analysis.live_bytes_per_step;
+  if (live.empty() || live.size() != plan.analysis.schedule.size()) return std::nullopt;
+  const std::string& name = plan.analysis.schedule[std::max_element(live.begin(), live.end()) - live.begin()];
+  const onnx::GraphProto& written = plan.model.model->graph();
+  std::string output;
+  for (int i = 0; i < written.node_size() && output.empty(); ++i) {
+    const onnx::NodeProto& node = written.node(i);
+    if ((node.name().empty() ? absl::StrCat(node.op_type(), "_", i) : node.name()) == name && node.output_size() > 0) {
+      output = node.output(0);
+    }
+  }
+  auto producer = facts.producer.find(output);
+  if (output.empty() || producer == facts.producer.end()) return std::nullopt;
+  for (const PlannedSegment& planned : plan.planned) {
+    if (std::find(planned.segment.nodes.begin(), planned.segment.nodes.end(), producer->second) != planned.segment.nodes.end()) {
+      return std::nullopt;  // A segment's T, assembled.
+    }
+  }
+  return producer->second;
+}
 
 // A plan compared by the planner's heuristics alone (deterministic).
 struct Candidate {
@@ -344,6 +370,143 @@ class PatchSearcher {
     return absl::OkStatus();
   }
 
+  // Chains (chain.h): after a segment of `plan`, the segments that read
+  // its T, then theirs, each T but the last kept in pieces. The segment on
+  // its plan's grid or another admissible one (its patches, no longer
+  // beside an assembly, may then be what peaks), the chain on that grid or
+  // a finer one (each link's grid capped at its T's size), every length
+  // within the MAC budget; by a lower bound (each segment's patches, the
+  // last T assembled, the largest node left whole), lowest first, each
+  // planned. Replaces `plan` when a chain gives a lower arena.
+  absl::Status ChainSegments(PatchPlan& plan) {
+    // With no plan (every prefix segment's assembly as large as the model's
+    // peak: a wide residual stage), the best-ranked prefix segments that
+    // a chain can follow, each alone.
+    std::vector<std::pair<std::vector<PlannedSegment>, size_t>> starts;  // (segments, the one chained)
+    if (!plan.planned.empty()) {
+      for (size_t s = 0; s < plan.planned.size(); ++s) starts.emplace_back(plan.planned, s);
+      // A segment of a pair alone too: the other may hold the nodes its chain needs (a second
+      // segment read from the first's T), and the chain may do better than the pair.
+      for (size_t s = 0; plan.planned.size() > 1 && s < plan.planned.size(); ++s) {
+        starts.push_back({{plan.planned[s]}, 0});
+      }
+    } else {
+      for (const auto& [bound, segment] : segments_) {
+        if (starts.size() >= kChainHeads || bound >= given_.memory.arena_bytes * 2) break;
+        if (!NextSegment(facts_, segment.output, {segment.nodes.begin(), segment.nodes.end()}).has_value()) continue;
+        std::vector<PatchGeometry> grids = AdmissibleGrids(facts_, segment, allowed_macs_, search_);
+        if (grids.empty()) continue;
+        starts.push_back({{PlannedSegment{.segment = segment, .geometry = std::move(grids.back())}}, 0});
+      }
+    }
+    const int64_t single = plan.planned.empty() ? given_.memory.arena_bytes : plan.analysis.memory.arena_bytes;
+    struct Chain {
+      std::vector<PlannedSegment> base;   // The plan's segments (or one prefix segment).
+      size_t from = 0;                    // The one it follows.
+      PlannedSegment head;                // That segment on its grid here, T in pieces.
+      std::vector<PlannedSegment> links;  // The segments after it, on one grid.
+      std::vector<int64_t> extra;         // Extra MACs with the first k + 1 links.
+    };
+    struct Try {
+      int64_t bound = 0;   // A lower bound on the arena.
+      size_t chain = 0;    // Index in `chains`.
+      size_t length = 0;   // Links taken.
+    };
+    std::vector<Chain> chains;
+    std::vector<Try> tries;
+    // A peak at a node no segment holds stays unless a chain takes it in.
+    const std::optional<int> peak_outside = plan.planned.empty() ? std::nullopt : PeakOutsideSegments(facts_, plan);
+    std::vector<int> by_side = facts_.order;
+    std::stable_sort(by_side.begin(), by_side.end(), [&](int a, int b) { return side_bytes_[a] > side_bytes_[b]; });
+    for (const auto& [base, s] : starts) {
+      absl::flat_hash_set<int> taken;
+      int64_t plan_extra = 0;
+      for (const PlannedSegment& planned : base) {
+        taken.insert(planned.segment.nodes.begin(), planned.segment.nodes.end());
+        plan_extra += planned.geometry.macs_after - planned.geometry.macs_before;
+      }
+      const PlannedSegment& chosen = base[s];
+      const std::vector<Segment> after =
+          ChainAfter(facts_, chosen.segment.output, taken, static_cast<size_t>(search_.max_chain_segments));
+      if (after.empty()) continue;
+      const int64_t others_extra = plan_extra - (chosen.geometry.macs_after - chosen.geometry.macs_before);
+      std::vector<PatchGeometry> heads{chosen.geometry};
+      for (PatchGeometry& geometry : AdmissibleGrids(facts_, chosen.segment, allowed_macs_ - others_extra, search_)) {
+        if (geometry.rows != chosen.geometry.rows || geometry.cols != chosen.geometry.cols) heads.push_back(std::move(geometry));
+      }
+      for (PatchGeometry& head_geometry : heads) {
+        // A head of more than 128 patches (a prefix's 16 x 16 grid) leaves hundreds of pieces live:
+        // the planner's bounded search on such models took a minute; its chains are not tried.
+        const int64_t most = search_.max_patches_per_axis * search_.max_patches_per_axis * 2;
+        if (head_geometry.rows * head_geometry.cols > most) continue;
+        PlannedSegment head{.segment = chosen.segment, .geometry = std::move(head_geometry), .output_in_pieces = true};
+        const int64_t head_bound = InnerBound(facts_, head, alignment_);
+        const int64_t head_extra = others_extra + head.geometry.macs_after - head.geometry.macs_before;
+        for (const Grid& grid : ChainGrids(head.geometry, after.front())) {
+          Chain chain{.base = base, .from = s, .head = head};
+          absl::flat_hash_set<int> patched = taken;  // Nodes of the plan and of the links so far.
+          int64_t extra = head_extra;
+          int64_t links_bound = head_bound;
+          bool holds_peak = !peak_outside.has_value();
+          int64_t copies = static_cast<int64_t>(head.geometry.patches.size() * head.segment.nodes.size());
+          constexpr int64_t kPieceNodes = 4;  // About the Slices and Concats a patch reads its pieces with.
+          for (const Segment& link : after) {
+            const std::vector<int64_t>& out = facts_.shapes.at(link.output);
+            const Grid capped{.rows = std::min(grid.rows, out[2]), .cols = std::min(grid.cols, out[3])};
+            if (capped.rows * capped.cols < 2) break;  // One patch: nothing left to cut.
+            copies += capped.rows * capped.cols * (static_cast<int64_t>(link.nodes.size()) + kPieceNodes);
+            if (copies > search_.max_chain_copies) break;  // A model too large to plan quickly (and to run).
+            PlannedSegment planned{.segment = link, .geometry = GeometryOf(facts_, link, capped), .output_in_pieces = true};
+            extra += planned.geometry.macs_after - planned.geometry.macs_before;
+            if (planned.geometry.empty_read || static_cast<double>(extra) > allowed_macs_) break;
+            patched.insert(link.nodes.begin(), link.nodes.end());
+            links_bound = std::max(links_bound, InnerBound(facts_, planned, alignment_));
+            int64_t bound = std::max(links_bound, 2 * AlignedBytes(out, alignment_));  // The last T assembled.
+            for (int node : by_side) {
+              if (!patched.contains(node)) {
+                bound = std::max(bound, side_bytes_[node]);
+                break;
+              }
+            }
+            holds_peak |= std::find(link.nodes.begin(), link.nodes.end(), *peak_outside) != link.nodes.end();
+            chain.links.push_back(std::move(planned));
+            chain.extra.push_back(extra);
+            if (holds_peak) tries.push_back({.bound = bound, .chain = chains.size(), .length = chain.links.size()});
+          }
+          if (!chain.links.empty()) chains.push_back(std::move(chain));
+        }
+      }
+    }
+    std::stable_sort(tries.begin(), tries.end(), [](const Try& a, const Try& b) { return a.bound < b.bound; });
+    int64_t best = single;
+    int64_t planned_chains = 0;
+    std::vector<Candidate> finalists;
+    for (const Try& attempt : tries) {
+      if (attempt.bound >= best || planned_chains >= search_.max_planned_chains) break;
+      const Chain& chain = chains[attempt.chain];
+      std::vector<PlannedSegment> segments = chain.base;
+      segments[chain.from] = chain.head;
+      for (size_t k = 0; k < attempt.length; ++k) {
+        segments.push_back(chain.links[k]);
+        segments.back().output_in_pieces = k + 1 < attempt.length;
+      }
+      LoadedModel model;
+      absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded_, facts_, quick_, segments, rewrite_, model);
+      if (!planned.ok()) return planned.status();
+      ++planned_chains;
+      if (!planned->has_value() || (*planned)->memory.arena_bytes >= single) continue;
+      best = std::min(best, (*planned)->memory.arena_bytes);
+      KeepFinalist(Candidate{.segments = std::move(segments),
+                             .arena_bytes = (*planned)->memory.arena_bytes,
+                             .extra_macs = chain.extra[attempt.length - 1]},
+                   finalists);
+    }
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, finalists, rewrite_);
+    if (!chosen.ok()) return chosen.status();
+    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < single) TakeFinalist(std::move(**chosen), plan);
+    return absl::OkStatus();
+  }
+
   // A segment with several inputs around the nodes that make the peak of
   // `plan` (or of the model, when there is no plan) outside its segments: a
   // neck's or decoder's stage reading an upsampled branch and a skip, which
@@ -406,6 +569,7 @@ class PatchSearcher {
       "the peak is outside every patchable segment: patching cannot lower the arena";
   static constexpr size_t kFirstSegments = 24;  // Prefix segments paired, by their bound.
   static constexpr int64_t kPlannedPairs = 16;  // Pairs planned at most.
+  static constexpr size_t kChainHeads = 4;      // Prefix segments a chain may follow when there is no plan.
   static constexpr size_t kPeakNodes = 4;  // Producers of the largest values live at the peak, for several inputs.
 
   struct Pair {
@@ -450,6 +614,22 @@ class PatchSearcher {
       finest = std::move(geometry);
     }
     return finest;
+  }
+
+  // The grids a chain after a segment on `grid` tries: that grid (its
+  // pieces then line up with the next segment's patches where the size
+  // stays) and a middle one of `first`'s finer grids (fewer pieces live
+  // beside each patch; the finest cost many node copies, each a few
+  // Slices and Concats of pieces more).
+  std::vector<Grid> ChainGrids(const PatchGeometry& grid, const Segment& first) const {
+    std::vector<Grid> grids{{.rows = grid.rows, .cols = grid.cols}};
+    const std::vector<int64_t>& out = facts_.shapes.at(first.output);
+    std::vector<Grid> finer;
+    for (const Grid& candidate : GridsFor(out[2], out[3], search_.max_patches_per_axis)) {
+      if (candidate.rows * candidate.cols > grid.rows * grid.cols) finer.push_back(candidate);
+    }
+    if (!finer.empty()) grids.push_back(finer[finer.size() / 2]);
+    return grids;
   }
 
   // No first segment, then the admissible grids of the best-ranked prefix segments.
@@ -535,7 +715,8 @@ void DescribeSegments(const GraphFacts& facts, int64_t model_macs, PatchPlan& pl
                              .rows = planned.geometry.rows,
                              .cols = planned.geometry.cols,
                              .macs_before = planned.geometry.macs_before,
-                             .macs_after = planned.geometry.macs_after});
+                             .macs_after = planned.geometry.macs_after,
+                             .output_in_pieces = planned.output_in_pieces});
     plan.extra_macs += planned.geometry.macs_after - planned.geometry.macs_before;
   }
   plan.extra_macs_percent = 100.0 * static_cast<double>(plan.extra_macs) / static_cast<double>(model_macs);
@@ -572,6 +753,7 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
     return result;
   }
   if (absl::Status status = searcher.AddSecondSegment(plan); !status.ok()) return status;
+  if (absl::Status status = searcher.ChainSegments(plan); !status.ok()) return status;
   for (int added = 0; added < kMultiInputSegments; ++added) {
     absl::StatusOr<bool> lower = searcher.AddMultiInputSegment(plan);
     if (!lower.ok()) return lower.status();

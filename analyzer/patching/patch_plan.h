@@ -17,10 +17,13 @@
 // are taken by a lower bound on their arena, lowest first, compared by the
 // planner's heuristics and a short schedule search; the best three are
 // planned again with the user's options, and the lowest arena is the figure
-// reported. When the peak is then still at nodes no segment holds, a
-// segment with several inputs around them (a neck's stage, a U-Net's
-// decoder stage) is added when it lowers the arena, up to four times. Graph inputs are held whole (a patch
-// slices them); each segment's T is assembled whole.
+// reported. Then each segment of the plan may be chained (chain.h): its T
+// kept in pieces for the segment after it, and so on over a stage, only the
+// chain's last T assembled, when that gives a lower arena. When the peak is
+// then still at nodes no segment holds, a segment with several inputs
+// around them (a neck's stage, a U-Net's decoder stage) is added when it
+// lowers the arena, up to four times. Graph inputs are held whole (a patch
+// slices them).
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 
@@ -46,6 +49,10 @@ struct PatchSearchOptions {
   int64_t grids_per_segment = 4;     // The finest admissible grids planned per segment.
   int64_t max_planned_candidates = 24;  // Analyses of candidates at most (segments by their bound, lowest first).
   bool stream_input = false;         // --stream-input: plan RewriteWithStreamedInput's model (rewrite.h).
+  int64_t max_chain_segments = 16;   // Segments chained after one of the plan's (chain.h), at most.
+  int64_t max_planned_chains = 8;    // Analyses of chained plans at most (by their bound, lowest first).
+  int64_t max_chain_copies = 3072;   // Node copies (nodes x patches, and the pieces' Slices and Concats) of a
+                                     // chain and the segment it follows, at most: the analyses' time.
 };
 
 // One segment of the chosen plan, as reports name it.
@@ -60,6 +67,7 @@ struct SegmentChoice {
   int64_t cols = 1;        // Patches along W.
   int64_t macs_before = 0;  // The segment's MACs unpatched.
   int64_t macs_after = 0;   // Over all its patches.
+  bool output_in_pieces = false;  // T kept in pieces for the next segment (a chain), never whole.
 };
 
 struct PatchPlan {

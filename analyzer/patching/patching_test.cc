@@ -1,8 +1,10 @@
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "analyzer/memory/analyze.h"
+#include "analyzer/patching/chain.h"
 #include "analyzer/patching/patch_plan.h"
 #include "analyzer/patching/rewrite.h"
 #include "analyzer/patching/second_segment.h"
@@ -407,11 +409,149 @@ AnalyzeOptions DefaultModes() {
           .accumulate = true, .qdq = true};
 }
 
+// x -> conv "a" (the first segment); a residual block reading a: conv "b"
+// and the Add of a and b (the next segment); then a global pool.
+ModelBuilder ResidualPairModel() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 4, 16, 16});
+  AddConv(builder, "x", "a", 4, 8, 3, 1, 1);
+  AddConv(builder, "a", "b", 8, 8, 3, 1, 1);
+  builder.Node("Add", {"a", "b"}, {"s"}, "add");
+  builder.Node("GlobalAveragePool", {"s"}, {"y"}, "gap");
+  builder.Output("y", kFloat, {1, 8, 1, 1});
+  return builder;
+}
+
+TEST(ChainTest, TheNextSegmentHoldsEveryReaderOfTheTensor) {
+  ModelBuilder builder = ResidualPairModel();
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
+  ASSERT_TRUE(facts.ok());
+  const SegmentSearch first = SegmentsFrom(*facts, "x");
+  ASSERT_FALSE(first.segments.empty());
+  EXPECT_EQ(first.segments.front().output, "a");
+  const absl::flat_hash_set<int> taken(first.segments.front().nodes.begin(), first.segments.front().nodes.end());
+  std::optional<Segment> next = NextSegment(*facts, "a", taken);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->input, "a");
+  EXPECT_EQ(next->output, "s");  // Not "b": the Add reads a too.
+  // s is read by the global pool, which no patch runs: the chain ends there.
+  EXPECT_TRUE(ChainAfter(*facts, "a", taken, 8).size() == 1u);
+  // A tensor read by a node already taken has no next segment.
+  absl::flat_hash_set<int> with_add = taken;
+  with_add.insert(next->nodes.back());
+  EXPECT_FALSE(NextSegment(*facts, "a", with_add).has_value());
+}
+
+TEST(ChainTest, PiecesAreReadWithTheirHaloAndNeverAssembled) {
+  ModelBuilder builder = ResidualPairModel();
+  const onnx::ModelProto model = builder.Build();
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(model.graph(), ShapesOfBuilt(builder));
+  ASSERT_TRUE(facts.ok());
+  const Segment first = SegmentsFrom(*facts, "x").segments.front();
+  const std::optional<Segment> next =
+      NextSegment(*facts, "a", absl::flat_hash_set<int>(first.nodes.begin(), first.nodes.end()));
+  ASSERT_TRUE(next.has_value());
+  const std::vector<PlannedSegment> chain{
+      {.segment = first, .geometry = GeometryOf(*facts, first, {.rows = 2, .cols = 2}), .output_in_pieces = true},
+      {.segment = *next, .geometry = GeometryOf(*facts, *next, {.rows = 2, .cols = 2})}};
+  absl::StatusOr<onnx::ModelProto> patched = RewriteWithPatches(model, *facts, chain);
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  int concats_of_pieces = 0;
+  for (const onnx::NodeProto& node : patched->graph().node()) {
+    for (const std::string& output : node.output()) EXPECT_NE(output, "a");  // Never whole.
+    if (node.op_type() == "Concat" && node.output(0).rfind("a__", 0) == 0) ++concats_of_pieces;
+    if (node.op_type() == "Add" && !node.name().ends_with("_dims_after")) {
+      // The skip reads the patch's own piece of a (after the link's barrier, a
+      // view of it): no Slice, no Concat.
+      EXPECT_THAT(node.input(0), ::testing::MatchesRegex("a__patch[01]_[01]_after_barrier"));
+    }
+  }
+  // Each patch's conv reads a with a one-row, one-column halo from 2 x 2
+  // pieces: a Concat along W per row of pieces and one along H (3 per patch).
+  EXPECT_EQ(concats_of_pieces, 12);
+  EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+  const LoadedModel written{.model = *patched, .path = "chain.onnx"};
+  EXPECT_TRUE(AnalyzeModel(written, {}).ok());
+  // Kept in pieces but read outside the next segment (s by the global pool): refused.
+  std::vector<PlannedSegment> wrong = chain;
+  wrong[1].output_in_pieces = true;
+  EXPECT_FALSE(RewriteWithPatches(model, *facts, wrong).ok());
+}
+
+// A residual stage of six blocks whose 64-channel stream makes the
+// peak: assembling it costs its pieces and itself, more than the model's
+// peak, and one segment through the stage recomputes a halo that grows
+// with each 3x3 conv (over the MAC budget); a chain of the blocks keeps the
+// stream in pieces, each block's halo one row, until the stride-2 conv
+// shrinks it.
+ModelBuilder ResidualStageModel() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 64, 64});
+  AddConv(builder, "x", "stem", 3, 16, 3, 2, 1);  // 32
+  builder.Node("Relu", {"stem"}, {"stem_r"}, "stem_relu");
+  AddConv(builder, "stem_r", "s0", 16, 64, 1, 1, 0);
+  builder.Node("Relu", {"s0"}, {"r0"}, "relu_0");
+  std::string stream = "r0";
+  for (int k = 1; k <= 6; ++k) {
+    const std::string block = absl::StrCat("blk", k);
+    AddConv(builder, stream, block + "_a", 64, 16, 1, 1, 0);
+    builder.Node("Relu", {block + "_a"}, {block + "_ar"}, block + "_relu_a");
+    AddConv(builder, block + "_ar", block + "_b", 16, 16, 3, 1, 1);
+    builder.Node("Relu", {block + "_b"}, {block + "_br"}, block + "_relu_b");
+    AddConv(builder, block + "_br", block + "_c", 16, 64, 1, 1, 0);
+    builder.Node("Add", {block + "_c", stream}, {block + "_s"}, block + "_add");
+    builder.Node("Relu", {block + "_s"}, {block + "_r"}, block + "_relu");
+    stream = block + "_r";
+  }
+  AddConv(builder, stream, "down", 64, 64, 3, 2, 1);  // 16
+  builder.Node("GlobalAveragePool", {"down"}, {"y"}, "gap");
+  builder.Output("y", kFloat, {1, 64, 1, 1});
+  return builder;
+}
+
+TEST(ChainTest, AChainOverAResidualStageLowersTheArena) {
+  const LoadedModel loaded{.model = ResidualStageModel().Build(), .path = "test.onnx"};
+  AnalyzeOptions options = DefaultModes();
+  options.schedule_time_limit = absl::ZeroDuration();  // The same figures on every run (no timed search).
+  options.planner_time_limit = absl::ZeroDuration();
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, options);
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> single = PlanPatches(loaded, options, *given, {.max_chain_segments = 0});
+  absl::StatusOr<PatchSearch> chained = PlanPatches(loaded, options, *given, {});
+  ASSERT_TRUE(single.ok() && chained.ok());
+  EXPECT_FALSE(single->plan.has_value());  // Every single segment assembles the stream or is over the budget.
+  ASSERT_TRUE(chained->plan.has_value()) << chained->reason;
+  const PatchPlan& plan = *chained->plan;
+  EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes);
+  ASSERT_GE(plan.segments.size(), 2u);
+  for (size_t k = 0; k + 1 < plan.segments.size(); ++k) {
+    EXPECT_TRUE(plan.segments[k].output_in_pieces) << k;
+    EXPECT_EQ(plan.segments[k + 1].input, plan.segments[k].output);
+  }
+  EXPECT_FALSE(plan.segments.back().output_in_pieces);  // The chain's last T is assembled.
+  EXPECT_LE(plan.extra_macs_percent, 20.0);
+  int64_t extra = 0;
+  for (const SegmentChoice& segment : plan.segments) extra += segment.macs_after - segment.macs_before;
+  EXPECT_EQ(plan.extra_macs, extra);
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, options);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
+  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
+  absl::StatusOr<onnx::ModelProto> full = RewriteFullModel(loaded.model, plan);
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_TRUE(CheckModel(*full).ok());
+}
+
 TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
   const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
-  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  // No timed search: the figure and the re-analysis must not depend on the machine's load.
+  AnalyzeOptions modes = DefaultModes();
+  modes.schedule_time_limit = absl::ZeroDuration();
+  modes.planner_time_limit = absl::ZeroDuration();
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, modes);
   ASSERT_TRUE(given.ok()) << given.status();
-  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  // One segment (chains: ChainTest).
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, modes, *given, {.max_chain_segments = 0});
   ASSERT_TRUE(found.ok()) << found.status();
   ASSERT_TRUE(found->plan.has_value()) << found->reason;
   const PatchPlan& plan = *found->plan;
@@ -424,14 +564,57 @@ TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
   EXPECT_EQ(plan.extra_macs, plan.segments[0].macs_after - plan.segments[0].macs_before);
   EXPECT_GT(plan.segments[0].rows * plan.segments[0].cols, 1);
   // The figure is the analysis of the written model: analyzing it again gives it exactly.
-  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, modes);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
   EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
   // A tighter budget never gives more extra MACs.
-  absl::StatusOr<PatchSearch> tight = PlanPatches(loaded, DefaultModes(), *given, {.max_overhead_percent = 5});
+  absl::StatusOr<PatchSearch> tight = PlanPatches(loaded, modes, *given, {.max_overhead_percent = 5});
   ASSERT_TRUE(tight.ok());
   if (tight->plan.has_value()) EXPECT_LE(tight->plan->extra_macs_percent, 5.0);
+}
+
+// ONNX Runtime's planner hands a freed buffer to the next tensor of its
+// known shape and keeps it allocated until then: equal-shaped patches would
+// keep one patch's buffers for the next. The written patches' input Slices
+// take overridable bounds (graph inputs too: ORT infers no dims from them),
+// and T gets its static dims back by a Reshape. The bounds' defaults are
+// the values: our figures are those of the same model with the bounds
+// constant.
+TEST(PatchPlanTest, WrittenPatchesTakeOverridableBoundsAndTGetsItsDimsBack) {
+  const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->plan.has_value()) << found->reason;
+  const onnx::GraphProto& graph = found->plan->model.model->graph();
+  std::set<std::string> inputs;
+  for (const onnx::ValueInfoProto& input : graph.input()) inputs.insert(input.name());
+  int slices = 0;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.op_type() != "Slice" || node.input(0) != "x") continue;
+    ++slices;
+    for (int j = 1; j < node.input_size(); ++j) EXPECT_TRUE(inputs.contains(node.input(j))) << node.input(j);
+  }
+  EXPECT_GT(slices, 1);
+  const std::string& t = found->plan->segments[0].output;
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.output(0) == t) EXPECT_THAT(node.op_type(), ::testing::AnyOf("Reshape", "MaxPool")) << t;
+  }
+  AnalyzeOptions ort = DefaultModes();
+  ort.runtime = "onnxruntime-cpu:avx2,noarena";
+  absl::StatusOr<Analysis> overridable = AnalyzeModel(found->plan->model, ort);
+  ASSERT_TRUE(overridable.ok()) << overridable.status();
+  onnx::ModelProto constant = *found->plan->model.model;
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
+  for (const onnx::ValueInfoProto& input : constant.graph().input()) {
+    if (!input.name().starts_with("patch_bounds_")) *kept.Add() = input;
+  }
+  constant.mutable_graph()->mutable_input()->Swap(&kept);
+  absl::StatusOr<Analysis> folded = AnalyzeModel(LoadedModel{.model = constant, .path = "constant.onnx"}, ort);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_EQ(overridable->memory.arena_bytes, folded->memory.arena_bytes);
 }
 
 // A segmenter whose peak is in two places: its full-resolution first stage,
@@ -471,9 +654,13 @@ ModelBuilder TwoPeakModel() {
 
 TEST(PatchPlanTest, APeakInTheHeadGetsASecondSegment) {
   const LoadedModel loaded{.model = TwoPeakModel().Build(), .path = "test.onnx"};
-  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  // No timed search: the figure and the re-analysis must not depend on the machine's load.
+  AnalyzeOptions modes = DefaultModes();
+  modes.schedule_time_limit = absl::ZeroDuration();
+  modes.planner_time_limit = absl::ZeroDuration();
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, modes);
   ASSERT_TRUE(given.ok()) << given.status();
-  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, modes, *given, {.max_chain_segments = 0});
   ASSERT_TRUE(found.ok()) << found.status();
   ASSERT_TRUE(found->plan.has_value()) << found->reason;
   const PatchPlan& plan = *found->plan;
@@ -495,7 +682,7 @@ TEST(PatchPlanTest, APeakInTheHeadGetsASecondSegment) {
     }
   }
   EXPECT_GT(resizes, 1);
-  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, modes);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
   EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
@@ -674,7 +861,9 @@ TEST(PatchPlanTest, NoGridWithinTheOverheadBudgetSaysSo) {
   const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
   absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
   ASSERT_TRUE(given.ok());
-  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {.max_overhead_percent = 0});
+  // Chains off: a chain of one-conv segments recomputes only pointwise ops in its halos (0 MACs).
+  absl::StatusOr<PatchSearch> found =
+      PlanPatches(loaded, DefaultModes(), *given, {.max_overhead_percent = 0, .max_chain_segments = 0});
   ASSERT_TRUE(found.ok());
   // One conv alone recomputes nothing, but its output is the peak; every longer segment has a halo.
   EXPECT_FALSE(found->plan.has_value());

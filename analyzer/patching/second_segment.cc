@@ -53,12 +53,11 @@ std::vector<int> NodesFrom(const GraphFacts& facts, int peak, const absl::flat_h
   return nodes;
 }
 
-// A lower bound on the arena while `planned` runs: T assembled (its pieces
-// and itself), and in each patch each copy's larger side (its inputs or its
-// output: in-place may share one with the other).
+}  // namespace
+
 int64_t InnerBound(const GraphFacts& facts, const PlannedSegment& planned, int64_t alignment) {
   const Segment& segment = planned.segment;
-  int64_t bound = 2 * AlignedBytes(facts.shapes.at(segment.output), alignment);
+  int64_t bound = planned.output_in_pieces ? 0 : 2 * AlignedBytes(facts.shapes.at(segment.output), alignment);
   const auto region_bytes = [&](const std::string& value, const Region& region) {
     std::vector<int64_t> dims = facts.shapes.at(value);
     dims[2] = region.h.size();
@@ -85,8 +84,6 @@ int64_t InnerBound(const GraphFacts& facts, const PlannedSegment& planned, int64
   }
   return bound;
 }
-
-}  // namespace
 
 int64_t AlignedBytes(const std::vector<int64_t>& dims, int64_t alignment) {
   int64_t elements = 1;

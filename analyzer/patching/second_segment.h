@@ -27,6 +27,12 @@ int64_t AlignedBytes(const std::vector<int64_t>& dims, int64_t alignment);
 // patches, square ones and ones whose patches are about square; coarsest first.
 std::vector<Grid> GridsFor(int64_t height, int64_t width, int64_t most);
 
+// A lower bound on the arena while `planned` runs: T assembled (its pieces
+// and itself; not when T is kept in pieces), and in each patch each copy's
+// larger side (its inputs or its output: in-place may share one with the
+// other).
+int64_t InnerBound(const GraphFacts& facts, const PlannedSegment& planned, int64_t alignment);
+
 // One segment on one grid, as a part of a plan of up to two.
 struct Half {
   PlannedSegment planned;

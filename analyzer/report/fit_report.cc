@@ -133,6 +133,7 @@ void WriteKindMembers(const FitOption& option, JsonWriter& json) {
       json.EndArray();
       json.Key("macs_before").Int(segment.macs_before);
       json.Key("macs_after").Int(segment.macs_after);
+      if (segment.output_in_pieces) json.Key("output_in_pieces").Bool(true);
       json.EndObject();
     }
     json.EndArray();

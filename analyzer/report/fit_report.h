@@ -20,7 +20,8 @@
 //                 dtype: "dtype", "float_ops" {op: nodes}, "quantized_nodes",
 //                 tiers: "ram_bytes", "placement" [{"tier", "arena_bytes", "weights_bytes"}],
 //                 patch: "segments" [{"first_node", "last_node", "input", "output", "nodes",
-//                                     "patches" [rows, cols], "macs_before", "macs_after"}],
+//                                     "patches" [rows, cols], "macs_before", "macs_after",
+//                                     "output_in_pieces" (only when true: a chain's link)}],
 //                        "model_macs", "extra_macs", "extra_macs_percent", "stream_input"}],
 //    "notes": ["..."]}
 // Options are ranked by saved_bytes (as-given peak - the option's; for
@@ -64,6 +65,7 @@ struct FitPatchSegment {
   int64_t cols = 1;          // Patches along W.
   int64_t macs_before = 0;   // The segment's multiply-accumulates unpatched.
   int64_t macs_after = 0;    // Over all its patches.
+  bool output_in_pieces = false;  // Output kept as its patches' pieces for the next segment (never whole).
 };
 
 struct FitOption {

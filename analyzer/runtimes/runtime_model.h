@@ -87,7 +87,7 @@ struct HeldFigures {
 };
 
 // The hooks of one runtime, called by the memory analysis on the main graph
-// (bodies are planned runtime-independently). Every rule behind them cites
+// (bodies are planned runtime-independently, but for FoldsBodyConstants). Every rule behind them cites
 // the runtime's source or a measurement.
 class RuntimeModel {
  public:
@@ -104,6 +104,11 @@ class RuntimeModel {
   // not treat as constant, so that constant folding does not evaluate what
   // reads them (called before folding).
   virtual std::vector<bool> NonConstantWeights(int64_t /*ir_version*/, const IrGraph& /*graph*/) const { return {}; }
+
+  // Whether the runtime's constant folding also evaluates the nodes of
+  // If/Loop/Scan bodies whose inputs are all constant, an enclosing graph's
+  // constant weights included (the bodies are otherwise planned as written).
+  virtual bool FoldsBodyConstants() const { return false; }
 
   // Rewrites `graph` in place as the runtime does before it plans memory
   // (fusions, layouts), in its own pass order. Graph outputs never go.

@@ -31,6 +31,12 @@ VARIANT retinaface: a RetinaFace-MobileNet-0.25-like face detector, input
   SSH context modules (Concat of 3x3 branches, Relu) and box, class and
   landmark heads at strides 8, 16, 32 (Transpose, Reshape, Concat,
   Softmax).
+VARIANT resnet50: not a detector but the backbone of many: ResNet-50 v1 as
+  light_resnet50 has it (Caffe2-style bottlenecks: Conv 1x1, 3x3 with the
+  stride, 1x1, BatchNormalization, a projection shortcut 1x1 with the
+  stride, Sum, Relu; stages of 3, 4, 6, 3 blocks; a 100 MB file), input
+  [1, 3, 224, 224], AveragePool 7x7, Flatten, Gemm to 1000 classes: the
+  residual stages that chained patch segments keep in pieces.
 Weights are random (numpy, seed 25), opset 13 (HardSwish needs 14: ssd is
 opset 14). Run with Debian's /usr/bin/python3:
   /usr/bin/python3 detector_models.py OUT.onnx yolo|ssd|centernet|retinaface
@@ -326,8 +332,29 @@ def retinaface(b):
   return [1, 3, 640, 640], {"loc": None, "conf": None, "landms": None}, 13
 
 
+def resnet50(b):
+  def block(x, c_in, c_mid, c_out, s):
+    y = b.node("Relu", [b.bn(b.conv(x, c_in, c_mid, 1, pads=0, bias=False), c_mid)])
+    y = b.node("Relu", [b.bn(b.conv(y, c_mid, c_mid, 3, s, bias=False), c_mid)])
+    y = b.bn(b.conv(y, c_mid, c_out, 1, pads=0, bias=False), c_out)
+    skip = x if c_in == c_out and s == 1 else b.bn(b.conv(x, c_in, c_out, 1, s, pads=0, bias=False), c_out)
+    return b.node("Relu", [b.node("Sum", [y, skip])])
+
+  x = b.node("Relu", [b.bn(b.conv("input", 3, 64, 7, 2, pads=3, bias=False), 64)])  # 112
+  x = b.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[0, 0, 1, 1])  # 56
+  c_in = 64
+  for blocks, c_mid, stride in ((3, 64, 1), (4, 128, 2), (6, 256, 2), (3, 512, 2)):
+    for k in range(blocks):
+      x = block(x, c_in, c_mid, 4 * c_mid, stride if k == 0 else 1)
+      c_in = 4 * c_mid
+  x = b.node("AveragePool", [x], kernel_shape=[7, 7], strides=[1, 1])
+  x = b.node("Flatten", [x])
+  b.node("Gemm", [x, b.weight("fc_w", [1000, c_in]), b.weight("fc_b", [1000])], ["logits"], transB=1)
+  return [1, 3, 224, 224], {"logits": [1, 1000]}, 13
+
+
 def main():
-  variants = {"yolo": (yolo, "images"), "yolov5": (yolov5, "images"), "ssd": (ssd, "image"), "centernet": (centernet, "input"),
+  variants = {"resnet50": (resnet50, "input"), "yolo": (yolo, "images"), "yolov5": (yolov5, "images"), "ssd": (ssd, "image"), "centernet": (centernet, "input"),
               "retinaface": (retinaface, "input")}
   if len(sys.argv) != 3 or sys.argv[2] not in variants:
     sys.exit("usage: detector_models.py OUT.onnx " + "|".join(variants))

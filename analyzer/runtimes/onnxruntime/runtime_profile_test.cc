@@ -517,6 +517,136 @@ TEST(RuntimeProfileTest, LrnHoldsScaleAndPaddedSquare) {
   EXPECT_EQ(WorkspaceOf(*ort, "lrn"), 4 * (4 * 8 * 8 + (4 + 3 - 1) * 8 * 8));  // lrn.cc's two buffers.
 }
 
+int64_t AlignedTo64(int64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// An LSTM node (hidden H, weights w, r, b) of `input`, named "lstm".
+void AddLstm(ModelBuilder& builder, const std::string& input, int64_t hidden, const std::string& direction,
+             const std::vector<std::string>& outputs) {
+  onnx::NodeProto& lstm = builder.Node("LSTM", {input, "w", "r", "b"}, outputs, "lstm");
+  SetInt(lstm, "hidden_size", hidden);
+  onnx::AttributeProto* direction_attribute = lstm.add_attribute();
+  direction_attribute->set_name("direction");
+  direction_attribute->set_type(onnx::AttributeProto::STRING);
+  direction_attribute->set_s(direction);
+}
+
+// x [S, B, I] -> LSTM (hidden H, W, R, B) -> Y, Y_h, Y_c as `outputs` names them ("" leaves one out).
+ModelBuilder OneLstm(int64_t seq, int64_t batch, int64_t input, int64_t hidden, const std::string& direction,
+                     const std::vector<std::string>& outputs) {
+  const int64_t directions = direction == "bidirectional" ? 2 : 1;
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {seq, batch, input})
+      .Initializer("w", onnx::TensorProto::FLOAT, {directions, 4 * hidden, input})
+      .Initializer("r", onnx::TensorProto::FLOAT, {directions, 4 * hidden, hidden})
+      .Initializer("b", onnx::TensorProto::FLOAT, {directions, 8 * hidden});
+  AddLstm(builder, "x", hidden, direction, outputs);
+  for (const std::string& output : outputs) {
+    if (!output.empty()) builder.Output(output);
+  }
+  return builder;
+}
+
+TEST(RuntimeProfileTest, LstmHoldsItsGatesAndStates) {
+  // uni_directional_lstm.cc's buffers, in floats: 2 H + 3 B H + 4 H B S + 4 H
+  // (bias), and B int32 sequence lengths.
+  absl::StatusOr<Analysis> forward = AnalyzeBuilt(OneLstm(32, 4, 64, 64, "forward", {"y", "y_h", "y_c"}), kOrt);
+  ASSERT_TRUE(forward.ok()) << forward.status();
+  const int64_t one_direction = 4 * (2 * 64 + 3 * 4 * 64 + 4 * 64 * 4 * 32 + 4 * 64) + 4 * 4;
+  EXPECT_EQ(WorkspaceOf(*forward, "lstm"), AlignedTo64(one_direction));
+  // Bidirectional: both directions at once, the reverse one with reversed
+  // inputs and outputs (S B I + S B H floats); no Y_c: D B H floats of its own.
+  absl::StatusOr<Analysis> both = AnalyzeBuilt(OneLstm(32, 4, 64, 64, "bidirectional", {"y", "y_h"}), kOrt);
+  ASSERT_TRUE(both.ok()) << both.status();
+  const int64_t reversed = 4 * (32 * 4 * 64 + 32 * 4 * 64);
+  EXPECT_EQ(WorkspaceOf(*both, "lstm"), AlignedTo64(2 * one_direction + reversed + 4 * 2 * 4 * 64));
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(OneLstm(32, 4, 64, 64, "forward", {"y", "y_h", "y_c"}));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->memory.workspace_bytes, 0);
+}
+
+// cond, x [16, 64]; y = If(cond): then MatMul(x, Transpose(w)), else
+// MatMul(x, v), with w [128, 64] and v [64, 128] main-graph weights.
+ModelBuilder IfReadingMainWeights(bool w_is_graph_input) {
+  ModelBuilder then_branch;
+  then_branch.Add("Transpose", {"w"}, {"wt"}, "then_transpose")
+      .Add("MatMul", {"x", "wt"}, {"t"}, "then_matmul")
+      .Output("t", onnx::TensorProto::FLOAT, {16, 128});
+  then_branch.graph().set_name("then");
+  ModelBuilder else_branch;
+  else_branch.Add("MatMul", {"x", "v"}, {"e"}, "else_matmul").Output("e", onnx::TensorProto::FLOAT, {16, 128});
+  else_branch.graph().set_name("else");
+  ModelBuilder builder;
+  builder.Input("cond", onnx::TensorProto::BOOL, {}).Input("x", onnx::TensorProto::FLOAT, {16, 64});
+  if (w_is_graph_input) builder.Input("w", onnx::TensorProto::FLOAT, {128, 64});
+  builder.Initializer("w", onnx::TensorProto::FLOAT, {128, 64}).Initializer("v", onnx::TensorProto::FLOAT, {64, 128});
+  onnx::NodeProto& node = builder.Node("If", {"cond"}, {"y"}, "if");
+  for (auto [name, branch] : {std::pair{"then_branch", &then_branch}, std::pair{"else_branch", &else_branch}}) {
+    onnx::AttributeProto* attribute = node.add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(onnx::AttributeProto::GRAPH);
+    *attribute->mutable_g() = branch->Build().graph();
+  }
+  builder.Output("y");
+  return builder;
+}
+
+TEST(RuntimeProfileTest, BodyNodesReadingMainWeightsFold) {
+  const AnalyzeOptions folding = {.fold_constants = true, .runtime = "onnxruntime-cpu:avx2"};
+  // ORT's ConstantFolding recurses into the branches and reads the main
+  // graph's initializers as constants: the Transpose of w is a weight, and
+  // the then branch holds only t (8 KiB), as the else branch does.
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(IfReadingMainWeights(false), folding);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(*FindTensor(*ort, "if/body").bytes, 16 * 128 * 4);
+  // Without --runtime the branches are planned as written: wt (32 KiB) and t.
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(IfReadingMainWeights(false), {.fold_constants = true});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(*FindTensor(*plain, "if/body").bytes, 128 * 64 * 4 + 16 * 128 * 4);
+  // An initializer that is also a graph input (IR >= 4) may be overridden at
+  // run time: ORT does not fold what reads it.
+  absl::StatusOr<Analysis> overridable = AnalyzeBuilt(IfReadingMainWeights(true), folding);
+  ASSERT_TRUE(overridable.ok()) << overridable.status();
+  EXPECT_EQ(*FindTensor(*overridable, "if/body").bytes, 128 * 64 * 4 + 16 * 128 * 4);
+}
+
+TEST(RuntimeProfileTest, BodyKernelsHoldTheirScratch) {
+  // cond, x [32, 4, 64]; y = If(cond): then an LSTM (Y only) of Neg(x),
+  // else Neg(x). ORT runs a branch's nodes with the same kernels: the LSTM's
+  // buffers are in the then branch's peak with the runtime, not without. (The
+  // LSTM reads a value of the branch, whose shape the branch's sizes know.)
+  ModelBuilder then_branch;
+  then_branch.Add("Neg", {"x"}, {"x1"}, "then_neg");
+  AddLstm(then_branch, "x1", 64, "forward", {"t"});
+  then_branch.Output("t", onnx::TensorProto::FLOAT, {32, 1, 4, 64});
+  then_branch.graph().set_name("then");
+  ModelBuilder else_branch;
+  else_branch.Add("Neg", {"x"}, {"e"}, "else_neg").Output("e", onnx::TensorProto::FLOAT, {32, 4, 64});
+  else_branch.graph().set_name("else");
+  ModelBuilder builder;
+  builder.Input("cond", onnx::TensorProto::BOOL, {})
+      .Input("x", onnx::TensorProto::FLOAT, {32, 4, 64})
+      .Initializer("w", onnx::TensorProto::FLOAT, {1, 256, 64})
+      .Initializer("r", onnx::TensorProto::FLOAT, {1, 256, 64})
+      .Initializer("b", onnx::TensorProto::FLOAT, {1, 512});
+  onnx::NodeProto& node = builder.Node("If", {"cond"}, {"y"}, "if");
+  for (auto [name, branch] : {std::pair{"then_branch", &then_branch}, std::pair{"else_branch", &else_branch}}) {
+    onnx::AttributeProto* attribute = node.add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(onnx::AttributeProto::GRAPH);
+    *attribute->mutable_g() = branch->Build().graph();
+  }
+  builder.Output("y");
+  const int64_t output = 32 * 4 * 64 * 4;
+  // No Y_h and Y_c: D B H floats each besides the buffers of LstmHoldsItsGatesAndStates.
+  const int64_t scratch = 4 * (2 * 64 + 3 * 4 * 64 + 4 * 64 * 4 * 32 + 4 * 64) + 4 * 4 + 2 * 4 * 4 * 64;
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  EXPECT_EQ(*FindTensor(*ort, "if/body").bytes, 2 * output + AlignedTo64(scratch));  // x1, t and the scratch.
+  absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(*FindTensor(*plain, "if/body").bytes, 2 * output);
+}
+
 namespace isa {
 
 const AnalyzeOptions kAvx2 = {.alias = true, .inplace = true, .runtime = "onnxruntime-cpu:avx2"};
