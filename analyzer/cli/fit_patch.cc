@@ -83,6 +83,7 @@ absl::StatusOr<patching::PatchSearch> AddOne(const LoadedModel& loaded, const An
     option.segments.push_back({.first_node = segment.first_node,
                                .last_node = segment.last_node,
                                .input = segment.input,
+                               .other_inputs = segment.other_inputs,
                                .output = segment.output,
                                .nodes = segment.nodes,
                                .rows = segment.rows,
@@ -90,7 +91,9 @@ absl::StatusOr<patching::PatchSearch> AddOne(const LoadedModel& loaded, const An
                                .macs_before = segment.macs_before,
                                .macs_after = segment.macs_after,
                                .output_in_pieces = segment.output_in_pieces});
-    parts.push_back(absl::StrCat(segment.first_node, " .. ", segment.last_node, " (", segment.nodes, " nodes) in ",
+    const std::string reading =
+        segment.other_inputs.empty() ? "" : absl::StrCat(" reading ", segment.input, ", ", absl::StrJoin(segment.other_inputs, ", "));
+    parts.push_back(absl::StrCat(segment.first_node, " .. ", segment.last_node, " (", segment.nodes, " nodes", reading, ") in ",
                                  segment.rows, "x", segment.cols, " patches, MACs ", ShortCount(segment.macs_before),
                                  " -> ", ShortCount(segment.macs_after),
                                  segment.output_in_pieces ? ", its output kept in pieces" : ""));

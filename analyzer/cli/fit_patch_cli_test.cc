@@ -127,6 +127,55 @@ TEST(FitPatchTest, TextNamesTheGridAndTheMacs) {
   EXPECT_NE(run.out.find("% of the model's MACs)"), std::string::npos) << run.out;
 }
 
+// A detector's neck (the Concat of an upsampled low-resolution branch that a
+// global gate makes non-local, and a skip the backbone reads on): its patch
+// segment reads two inputs, which JSON lists under "inputs" (and only there:
+// a segment with one input keeps its fields), and the written model is what
+// analyze gives.
+TEST(FitPatchTest, ASegmentWithTwoInputsListsThemAndIsWritten) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 64, 64}).Int64Initializer("up_sizes", {1, 64, 32, 32});
+  AddConv(builder, "x", "a", 3, 4, 2);
+  AddConv(builder, "a", "p", 4, 16, 1);
+  AddConv(builder, "p", "q", 16, 64, 2);
+  builder.Add("GlobalAveragePool", {"q"}, {"pooled"}, "gap");
+  builder.Add("Sigmoid", {"pooled"}, {"gate"}, "gate");
+  builder.Add("Mul", {"q", "gate"}, {"f"}, "gated");
+  builder.Add("Resize", {"f", "", "", "up_sizes"}, {"u"}, "up");  // nearest, half_pixel: ONNX's defaults.
+  testing::SetInt(builder.Node("Concat", {"u", "p"}, {"cat"}, "neck_concat"), "axis", 1);
+  AddConv(builder, "cat", "n", 80, 32, 1);
+  builder.Add("Relu", {"n"}, {"y"}, "neck_relu");
+  builder.Output("y", kFloat, {1, 32, 32, 32});
+  const std::string model = WriteTestModel(builder.Serialize());
+  const std::string out = testing::ScratchPath("patched/neck.onnx");
+  std::filesystem::remove(out);
+  const CliRun run = RunCliCaptured({"fit", model, "--device", "generic-cpu", "--max-peak", "100KB", "--format", "json",
+                                     "--emit-model", out});
+  ASSERT_NE(run.exit_code, kExitBadInput) << run.err;
+  const nlohmann::json option = PatchOption(nlohmann::json::parse(run.out));
+  ASSERT_FALSE(option.is_null()) << run.out;
+  const nlohmann::json* neck = nullptr;
+  for (const nlohmann::json& segment : option["segments"]) {
+    if (segment.contains("inputs")) {
+      neck = &segment;
+    } else {
+      EXPECT_EQ(segment["input"], "x") << segment.dump();
+    }
+  }
+  ASSERT_NE(neck, nullptr) << option.dump(2);
+  EXPECT_EQ((*neck)["input"], "f");
+  EXPECT_EQ((*neck)["inputs"], nlohmann::json::array({"f", "p"}));
+  ASSERT_TRUE(std::filesystem::exists(out));
+  const CliRun analyzed = RunCliCaptured({"analyze", out, "--format", "json"});
+  ASSERT_EQ(analyzed.exit_code, kExitOk) << analyzed.err;
+  const int64_t arena = nlohmann::json::parse(analyzed.out)["memory"]["arena_bytes"].get<int64_t>();
+  const int64_t promised = option["arena_bytes"].get<int64_t>();
+  EXPECT_LE(arena, promised * 105 / 100);
+  EXPECT_GE(arena, promised * 95 / 100);
+  const CliRun text = RunCliCaptured({"fit", model, "--device", "generic-cpu", "--max-peak", "100KB"});
+  EXPECT_NE(text.out.find("reading f, p)"), std::string::npos) << text.out;
+}
+
 // After the patched stem, the peak is a Softmax over a MatMul's output that
 // no segment can hold: the note names it, so the user knows patching stops.
 TEST(FitPatchTest, ANoteNamesWhereThePatchedArenaPeaks) {

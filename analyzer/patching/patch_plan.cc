@@ -50,6 +50,8 @@ absl::StatusOr<TensorShapes> ShapesOf(const LoadedModel& loaded, const AnalyzeOp
   return shapes;
 }
 
+constexpr int kMultiInputSegments = 4;  // Segments with several inputs added at most, one after another (a U-Net's decoder stages).
+
 std::string NodeName(const onnx::NodeProto& node) { return node.name().empty() ? node.output(0) : node.name(); }
 
 // The node of the original graph at `plan`'s peak step when no segment of
@@ -83,6 +85,8 @@ struct Candidate {
   std::vector<PlannedSegment> segments;   // Or its segments (a plan of two).
   int64_t arena_bytes = 0;
   int64_t extra_macs = 0;
+  int64_t added_bound = 0;  // A segment with several inputs added to a plan: the bytes of its T. On a tie, the
+                            // smaller assembly leaves more room for the next one; 0 elsewhere.
 };
 
 // Node copies over its segments (patches x nodes): on a tie, the smaller model.
@@ -96,8 +100,9 @@ int64_t CopiesOf(const Candidate& candidate) {
   return total;
 }
 
-// Fewer extra MACs, then fewer node copies.
+// An added segment's smaller T, then fewer extra MACs, then fewer node copies.
 bool Cheaper(const Candidate& a, const Candidate& b) {
+  if (a.added_bound != b.added_bound) return a.added_bound < b.added_bound;
   if (a.extra_macs != b.extra_macs) return a.extra_macs < b.extra_macs;
   return CopiesOf(a) < CopiesOf(b);
 }
@@ -502,12 +507,70 @@ class PatchSearcher {
     return absl::OkStatus();
   }
 
+  // A segment with several inputs around the nodes that make the peak of
+  // `plan` (or of the model, when there is no plan) outside its segments: a
+  // neck's or decoder's stage reading an upsampled branch and a skip, which
+  // no single dominating input reaches locally. Its finest admissible grids
+  // within the MACs left are planned beside the plan's segments; true when
+  // one gives a lower arena (then `plan` holds it).
+  absl::StatusOr<bool> AddMultiInputSegment(PatchPlan& plan) {
+    const Analysis& current = plan.planned.empty() ? given_ : plan.analysis;
+    absl::flat_hash_set<int> taken;
+    double extra_macs = 0;
+    for (const PlannedSegment& planned : plan.planned) {
+      taken.insert(planned.segment.nodes.begin(), planned.segment.nodes.end());
+      extra_macs += static_cast<double>(planned.geometry.macs_after - planned.geometry.macs_before);
+    }
+    // Each segment around the producers of the largest values live at the
+    // peak (equal sizes are common: a U-Net's skip held across its decoder
+    // beside the stage's Concat) on its finest grids within the MACs left,
+    // by its own bound (its T assembled, its copies' working sets), lowest first.
+    std::vector<Half> halves;
+    std::vector<std::vector<int>> seen;  // Node sets already taken in `halves`.
+    for (int peak : PeakNodes(current, facts_, taken, kPeakNodes)) {
+      if (!SpatialOpIn(facts_, graph_.node(peak)).ok()) continue;
+      for (const Segment& segment : MultiInputSegmentsAround(facts_, peak, taken)) {
+        if (std::find(seen.begin(), seen.end(), segment.nodes) != seen.end()) continue;
+        seen.push_back(segment.nodes);
+        for (PatchGeometry& geometry : AdmissibleGrids(facts_, segment, allowed_macs_ - extra_macs, search_)) {
+          halves.push_back(MakeHalf(facts_, {.segment = segment, .geometry = std::move(geometry)}, alignment_));
+        }
+      }
+    }
+    std::stable_sort(halves.begin(), halves.end(),
+                     [](const Half& a, const Half& b) { return a.inner_bound < b.inner_bound; });
+    std::vector<Candidate> finalists;
+    int64_t analyses = 0;
+    for (Half& half : halves) {
+      if (analyses >= kPlannedPairs || half.inner_bound >= current.memory.arena_bytes) break;
+      const int64_t assembled = AlignedBytes(facts_.shapes.at(half.planned.segment.output), alignment_);
+      std::vector<PlannedSegment> segments = plan.planned;
+      segments.push_back(std::move(half.planned));
+      const int64_t extra = static_cast<int64_t>(extra_macs) + half.extra_macs;
+      LoadedModel model;
+      absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded_, facts_, quick_, segments, rewrite_, model);
+      if (!planned.ok()) return planned.status();
+      ++analyses;
+      if (!planned->has_value() || (*planned)->memory.arena_bytes >= current.memory.arena_bytes) continue;
+      KeepFinalist(Candidate{.segments = std::move(segments), .arena_bytes = (*planned)->memory.arena_bytes,
+                             .extra_macs = extra, .added_bound = assembled},
+                   finalists);
+    }
+    if (finalists.empty()) return false;
+    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, finalists, rewrite_);
+    if (!chosen.ok()) return chosen.status();
+    if (!chosen->has_value() || (*chosen)->analysis.memory.arena_bytes >= current.memory.arena_bytes) return false;
+    TakeFinalist(std::move(**chosen), plan);
+    return true;
+  }
+
  private:
   static constexpr const char* kPeakOutside =
       "the peak is outside every patchable segment: patching cannot lower the arena";
   static constexpr size_t kFirstSegments = 24;  // Prefix segments paired, by their bound.
   static constexpr int64_t kPlannedPairs = 16;  // Pairs planned at most.
   static constexpr size_t kChainHeads = 4;      // Prefix segments a chain may follow when there is no plan.
+  static constexpr size_t kPeakNodes = 4;  // Producers of the largest values live at the peak, for several inputs.
 
   struct Pair {
     int64_t bound = 0;  // A lower bound on the pair's arena.
@@ -593,7 +656,8 @@ class PatchSearcher {
         const Half& second = seconds[k];
         if (first != nullptr) {
           if (first->extra_macs + second.extra_macs > allowed_macs_) continue;
-          if (first->inner.contains(second.planned.segment.input)) continue;
+          const std::vector<std::string> inputs = InputsOf(second.planned.segment);
+          if (std::any_of(inputs.begin(), inputs.end(), [&](const std::string& v) { return first->inner.contains(v); })) continue;
           if (std::any_of(second.nodes.begin(), second.nodes.end(),
                           [&](int node) { return first->nodes.contains(node); })) {
             continue;
@@ -643,6 +707,7 @@ void DescribeSegments(const GraphFacts& facts, int64_t model_macs, PatchPlan& pl
   for (const PlannedSegment& planned : plan.planned) {
     const Segment& segment = planned.segment;
     plan.segments.push_back({.input = segment.input,
+                             .other_inputs = segment.other_inputs,
                              .output = segment.output,
                              .first_node = NodeName(graph.node(segment.nodes.front())),
                              .last_node = NodeName(graph.node(segment.nodes.back())),
@@ -689,6 +754,11 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
   }
   if (absl::Status status = searcher.AddSecondSegment(plan); !status.ok()) return status;
   if (absl::Status status = searcher.ChainSegments(plan); !status.ok()) return status;
+  for (int added = 0; added < kMultiInputSegments; ++added) {
+    absl::StatusOr<bool> lower = searcher.AddMultiInputSegment(plan);
+    if (!lower.ok()) return lower.status();
+    if (!*lower) break;
+  }
   if (plan.planned.empty()) {
     result.reason = reason;
     return result;

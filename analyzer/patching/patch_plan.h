@@ -19,8 +19,11 @@
 // planned again with the user's options, and the lowest arena is the figure
 // reported. Then each segment of the plan may be chained (chain.h): its T
 // kept in pieces for the segment after it, and so on over a stage, only the
-// chain's last T assembled, when that gives a lower arena. Graph inputs are
-// held whole (a patch slices them).
+// chain's last T assembled, when that gives a lower arena. When the peak is
+// then still at nodes no segment holds, a segment with several inputs
+// around them (a neck's stage, a U-Net's decoder stage) is added when it
+// lowers the arena, up to four times. Graph inputs are held whole (a patch
+// slices them).
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 
@@ -55,6 +58,7 @@ struct PatchSearchOptions {
 // One segment of the chosen plan, as reports name it.
 struct SegmentChoice {
   std::string input;       // X, held whole.
+  std::vector<std::string> other_inputs;  // More activations it reads, each held whole and sliced per patch.
   std::string output;      // T, assembled whole.
   std::string first_node;  // Its first node (name, or first output when unnamed).
   std::string last_node;   // T's producer.

@@ -1,17 +1,20 @@
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analyzer/memory/analyze.h"
 #include "analyzer/patching/chain.h"
 #include "analyzer/patching/patch_plan.h"
 #include "analyzer/patching/rewrite.h"
+#include "analyzer/patching/second_segment.h"
 #include "analyzer/patching/segment.h"
 #include "analyzer/patching/spatial_ops.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "onnx/shape_inference/implementation.h"
 
 namespace footprint::patching {
 namespace {
@@ -57,6 +60,19 @@ TensorShapes ShapesOfBuilt(const ModelBuilder& builder) {
     shapes[weight.name] = dims;
   }
   return shapes;
+}
+
+// ONNX's shape inference in strict mode accepts `model` (as a runtime's load
+// does: every copy's inputs agree, a Concat's pieces have the same rows).
+::testing::AssertionResult ShapesInfer(const onnx::ModelProto& model) {
+  onnx::ModelProto copy = model;
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type_val=*/true, /*strict_mode_val=*/1, /*data_prop_val=*/false);
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& error) {
+    return ::testing::AssertionFailure() << error.what();
+  }
+  return ::testing::AssertionSuccess();
 }
 
 TEST(SpatialOpsTest, WindowInputSpanFollowsStrideDilationAndPadding) {
@@ -366,6 +382,7 @@ TEST(SegmentTest, AResidualBranchWithASmallerFieldIsCropped) {
   for (const onnx::NodeProto& node : patched->graph().node()) slices += node.op_type() == "Slice";
   EXPECT_EQ(slices, 4);  // x per patch, and a cropped for the Add per patch.
   EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+  EXPECT_TRUE(ShapesInfer(*patched));
 }
 
 // A CNN whose peak is its first, full-resolution stage.
@@ -730,6 +747,7 @@ TEST(PatchPlanTest, DetectorOpsArePatchedAndWrittenCopiesCheck) {
   absl::StatusOr<onnx::ModelProto> patched = RewriteWithPatches(builder.Build(), *facts, {{segment, geometry}});
   ASSERT_TRUE(patched.ok()) << patched.status();
   EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+  EXPECT_TRUE(ShapesInfer(*patched));  // The Split's copy computes both outputs over the hull; the Concat crops b1.
   int splits = 0;
   for (const onnx::NodeProto& node : patched->graph().node()) {
     if (node.op_type() == "Split") {
@@ -850,6 +868,182 @@ TEST(PatchPlanTest, NoGridWithinTheOverheadBudgetSaysSo) {
   // One conv alone recomputes nothing, but its output is the peak; every longer segment has a halo.
   EXPECT_FALSE(found->plan.has_value());
   EXPECT_THAT(found->reason, HasSubstr("--max-overhead"));
+}
+
+// A detector's neck: a thin stem, a skip `p` at 32 x 32 that the backbone
+// reads on, a low-resolution branch `f` gated by a global pool (no patch
+// runs it: its field is the whole image), then the neck's stage at 32 x 32:
+// Resize(f) x2, Concat with p, 3x3 conv, Relu, 1x1 conv to the graph output.
+// Around the Concat no single tensor dominates locally: the stage reads f and p.
+onnx::ModelProto NeckModelProto() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 64, 64}).Int64Initializer("up_sizes", {1, 64, 32, 32});
+  AddConv(builder, "x", "a", 3, 4, 3, 2, 1);
+  AddConv(builder, "a", "p", 4, 16, 3, 1, 1);
+  AddConv(builder, "p", "q", 16, 64, 3, 2, 1);
+  builder.Node("GlobalAveragePool", {"q"}, {"pooled"}, "gap");
+  builder.Node("Sigmoid", {"pooled"}, {"gate"}, "gate");
+  builder.Node("Mul", {"q", "gate"}, {"f"}, "gated");
+  onnx::NodeProto& up = builder.Node("Resize", {"f", "", "", "up_sizes"}, {"u"}, "up");
+  SetString(up, "mode", "nearest");
+  SetString(up, "coordinate_transformation_mode", "asymmetric");
+  SetInt(builder.Node("Concat", {"u", "p"}, {"cat"}, "neck_concat"), "axis", 1);
+  AddConv(builder, "cat", "n", 80, 32, 3, 1, 1);
+  builder.Node("Relu", {"n"}, {"nr"}, "neck_relu");
+  AddConv(builder, "nr", "y", 32, 4, 1, 1, 0);
+  builder.Output("y", kFloat, {1, 4, 32, 32});
+  return builder.Build();
+}
+
+TEST(SegmentTest, ANeckStageReadsTwoInputsEachCutByItsOwnField) {
+  const onnx::ModelProto model = NeckModelProto();
+  const LoadedModel loaded{.model = model, .path = "neck.onnx"};
+  absl::StatusOr<Analysis> analysis = AnalyzeModel(loaded, {});  // The baseline: every node output a tensor.
+  ASSERT_TRUE(analysis.ok()) << analysis.status();
+  TensorShapes shapes;
+  for (const TensorRecord& tensor : analysis->tensors) {
+    std::vector<int64_t> dims;
+    for (const Dim& dim : *tensor.shape) dims.push_back(*dim.value);
+    shapes[tensor.name] = dims;
+  }
+  for (const WeightRecord& weight : analysis->weights) {
+    std::vector<int64_t> dims;
+    for (const Dim& dim : weight.shape) dims.push_back(*dim.value);
+    shapes[weight.name] = dims;
+  }
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(model.graph(), shapes);
+  ASSERT_TRUE(facts.ok());
+  int concat = -1;
+  for (int i = 0; i < model.graph().node_size(); ++i) concat = model.graph().node(i).name() == "neck_concat" ? i : concat;
+  // No tensor that dominates the Concat gives a segment (x's field crosses the gate).
+  EXPECT_TRUE(SegmentsAround(*facts, concat, {}, {}).empty());
+  const std::vector<Segment> around = MultiInputSegmentsAround(*facts, concat, {});
+  ASSERT_FALSE(around.empty());
+  const Segment& neck = around.back();  // Nearest T first: the last reaches the graph output.
+  EXPECT_EQ(neck.output, "y");
+  EXPECT_EQ(InputsOf(neck), (std::vector<std::string>{"f", "p"}));
+  EXPECT_EQ(neck.nodes.size(), 5u);  // Resize, Concat, conv, Relu, conv.
+  const PatchGeometry geometry = GeometryOf(*facts, neck, {.rows = 2, .cols = 2});
+  ASSERT_EQ(geometry.patches.size(), 4u);
+  // Patch (0, 0): y rows [0, 16); the 3x3 conv reads cat rows [-1, 17) -> [0, 17), so p [0, 17)
+  // and u [0, 17), which the nearest x2 Resize reads from f rows [0, 8 + 1 + 1) = [0, 10) (its halo).
+  const PatchGeometry::Patch& first = geometry.patches[0];
+  EXPECT_EQ(first.produced.at("p"), (Region{{0, 17}, {0, 17}}));
+  EXPECT_EQ(first.produced.at("f"), (Region{{0, 10}, {0, 10}}));
+  EXPECT_EQ(first.produced.at("u"), (Region{{0, 20}, {0, 20}}));  // factor x its input rows; the Concat crops.
+  // Patch (1, 1): cat rows [15, 33) -> [15, 32); f rows [7, 17) -> [7, 16), u computed [14, 32).
+  const PatchGeometry::Patch& last = geometry.patches[3];
+  EXPECT_EQ(last.produced.at("p"), (Region{{15, 32}, {15, 32}}));
+  EXPECT_EQ(last.produced.at("f"), (Region{{7, 16}, {7, 16}}));
+  EXPECT_EQ(last.reads[1][0], (Region{{15, 32}, {15, 32}}));  // The Concat reads u's rows it needs.
+  // The rewrite slices each input per patch and crops u for the Concat.
+  absl::StatusOr<onnx::ModelProto> patched = RewriteWithPatches(model, *facts, {{neck, geometry}});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  int slices_of_f = 0, slices_of_p = 0, crops = 0;
+  for (const onnx::NodeProto& node : patched->graph().node()) {
+    if (node.op_type() != "Slice") continue;
+    slices_of_f += node.input(0) == "f";
+    slices_of_p += node.input(0) == "p";
+    crops += node.input(0).rfind("u__patch", 0) == 0;
+  }
+  EXPECT_EQ(slices_of_f, 4);
+  EXPECT_EQ(slices_of_p, 4);
+  EXPECT_EQ(crops, 4);
+  EXPECT_TRUE(CheckModel(*patched).ok()) << CheckModel(*patched);
+  EXPECT_TRUE(ShapesInfer(*patched));
+}
+
+TEST(PatchPlanTest, APeakInANeckGetsASegmentWithTwoInputs) {
+  const LoadedModel loaded{.model = NeckModelProto(), .path = "neck.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->plan.has_value()) << found->reason;
+  const PatchPlan& plan = *found->plan;
+  const SegmentChoice* neck = nullptr;
+  for (const SegmentChoice& segment : plan.segments) neck = segment.other_inputs.empty() ? neck : &segment;
+  ASSERT_NE(neck, nullptr) << "no segment with two inputs";
+  EXPECT_EQ(neck->input, "f");
+  EXPECT_EQ(neck->other_inputs, (std::vector<std::string>{"p"}));
+  EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes * 6 / 10)
+      << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
+  EXPECT_LE(plan.extra_macs_percent, 20.0);
+  // Each patch slices both inputs: neck->rows x neck->cols Slices of f and of p.
+  int slices_of_f = 0, slices_of_p = 0;
+  for (const onnx::NodeProto& node : plan.model.model->graph().node()) {
+    slices_of_f += node.op_type() == "Slice" && node.input(0) == "f";
+    slices_of_p += node.op_type() == "Slice" && node.input(0) == "p";
+  }
+  EXPECT_EQ(slices_of_f, neck->rows * neck->cols);
+  EXPECT_EQ(slices_of_p, neck->rows * neck->cols);
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
+  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
+  EXPECT_TRUE(ShapesInfer(*plan.model.model));
+}
+
+// A U-Net: an encoder whose skips s1 (64 x 64) and s2 (32 x 32) are held
+// across a gated bottleneck (no patch runs it), and a decoder whose stages
+// each read an upsampled tensor and a skip: no segment with one input holds
+// a decoder stage.
+onnx::ModelProto UNetModelProto() {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 64, 64});
+  AddConv(builder, "x", "s1", 3, 8, 3, 1, 1);
+  onnx::NodeProto& pool1 = builder.Node("MaxPool", {"s1"}, {"p1"}, "pool1");
+  SetInts(pool1, "kernel_shape", {2, 2});
+  SetInts(pool1, "strides", {2, 2});
+  AddConv(builder, "p1", "s2", 8, 16, 3, 1, 1);
+  onnx::NodeProto& pool2 = builder.Node("MaxPool", {"s2"}, {"p2"}, "pool2");
+  SetInts(pool2, "kernel_shape", {2, 2});
+  SetInts(pool2, "strides", {2, 2});
+  AddConv(builder, "p2", "b", 16, 32, 3, 1, 1);
+  builder.Node("GlobalAveragePool", {"b"}, {"pooled"}, "gap");
+  builder.Node("Sigmoid", {"pooled"}, {"gate"}, "gate");
+  builder.Node("Mul", {"b", "gate"}, {"f"}, "gated");
+  for (const auto& [input, output, in, out] : {std::tuple{"f", "up1", 32, 16}, std::tuple{"d1", "up2", 16, 8}}) {
+    builder.Initializer(std::string(output) + "_w", kFloat, {in, out, 2, 2});
+    onnx::NodeProto& up = builder.Node("ConvTranspose", {input, std::string(output) + "_w"}, {output}, output);
+    SetInts(up, "kernel_shape", {2, 2});
+    SetInts(up, "strides", {2, 2});
+    if (std::string(output) == "up1") {
+      SetInt(builder.Node("Concat", {"s2", "up1"}, {"cat1"}, "cat1"), "axis", 1);
+      AddConv(builder, "cat1", "d1", 32, 16, 3, 1, 1);
+    }
+  }
+  SetInt(builder.Node("Concat", {"s1", "up2"}, {"cat2"}, "cat2"), "axis", 1);
+  AddConv(builder, "cat2", "d2", 16, 8, 3, 1, 1);
+  AddConv(builder, "d2", "y", 8, 1, 1, 1, 0);
+  builder.Output("y", kFloat, {1, 1, 64, 64});
+  return builder.Build();
+}
+
+TEST(PatchPlanTest, AUNetDecoderIsPatchedBySegmentsReadingItsSkips) {
+  const LoadedModel loaded{.model = UNetModelProto(), .path = "unet.onnx"};
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, DefaultModes(), *given, {});
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->plan.has_value()) << found->reason;
+  const PatchPlan& plan = *found->plan;
+  // The decoder is patched by segments with several inputs: the gated bottleneck and both skips are read by them
+  // (one segment for the whole decoder, or one per stage, whichever plans lower).
+  std::vector<std::string> inputs;
+  for (const SegmentChoice& segment : plan.segments) {
+    if (segment.other_inputs.empty()) continue;
+    inputs.push_back(segment.input);
+    inputs.insert(inputs.end(), segment.other_inputs.begin(), segment.other_inputs.end());
+  }
+  EXPECT_THAT(inputs, ::testing::IsSupersetOf({"f", "s2", "s1"}));
+  EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes * 6 / 10)
+      << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
+  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
+  EXPECT_TRUE(ShapesInfer(*plan.model.model));
 }
 
 }  // namespace

@@ -422,7 +422,6 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
   const Segment& segment = planned.segment;
   const PatchGeometry& geometry = planned.geometry;
   const std::vector<int64_t>& input_dims = facts.shapes.at(segment.input);
-  const Region whole_input{.h = {0, input_dims[2]}, .w = {0, input_dims[3]}};
   std::vector<std::string> rows;
   std::vector<std::string> row_pieces;
   std::string barrier;  // After every piece of X (PiecesBarrier): a chain's link runs after the one before.
@@ -433,45 +432,49 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
   for (const PatchGeometry::Patch& patch : geometry.patches) {
     const std::string suffix = absl::StrCat("__patch", patch.row, "_", patch.col);
     absl::flat_hash_map<std::string, std::string> renamed;
-    const Region& input_region = patch.produced.at(segment.input);
+    // An input cut to the patch's region of it (its halo included; itself where that is all of it).
+    const auto cut = [&](const std::string& input) {
+      const std::vector<int64_t>& dims = facts.shapes.at(input);
+      const Region& region = patch.produced.at(input);
+      if (auto stand_in = writer.streamed.find(input); stand_in != writer.streamed.end()) {
+        // The patch as it arrives: the stand-in expanded to the patch's shape.
+        const std::string name = writer.Unique(absl::StrCat(input, suffix));
+        onnx::NodeProto expand;
+        expand.set_op_type("Expand");
+        expand.set_name(writer.Unique(absl::StrCat(name, "_arrives")));
+        expand.add_input(stand_in->second);
+        expand.add_input(writer.IndexTensor({dims[0], dims[1], region.h.size(), region.w.size()}));
+        expand.add_output(name);
+        out.push_back(std::move(expand));
+        renamed[input] = name;
+      } else if (region == Region{.h = {0, dims[2]}, .w = {0, dims[3]}}) {
+        renamed[input] = input;
+      } else if (writer.slice_takes_inputs || !writer.patch_dims_overridable) {
+        const std::string name = writer.Unique(absl::StrCat(input, suffix));
+        out.push_back(writer.Slice(input, region, name, /*overridable=*/true));
+        renamed[input] = name;
+      } else {
+        // Slice before opset 10 takes its bounds as attributes: a Reshape (a
+        // view) to the patch's own dims, from an overridable initializer, hides
+        // them from ORT instead.
+        const std::string sliced = writer.Unique(absl::StrCat(input, suffix, "_sliced"));
+        out.push_back(writer.Slice(input, region, sliced));
+        const std::string name = writer.Unique(absl::StrCat(input, suffix));
+        onnx::NodeProto reshape;
+        reshape.set_op_type("Reshape");
+        reshape.set_name(writer.Unique(absl::StrCat(name, "_dims")));
+        reshape.add_input(sliced);
+        reshape.add_input(writer.OverridableIndexTensor(
+            writer.ReshapeDims({dims[0], dims[1], region.h.size(), region.w.size()})));
+        reshape.add_output(name);
+        out.push_back(std::move(reshape));
+        renamed[input] = name;
+      }
+    };
     const auto in_pieces = writer.pieces.find(segment.input);
     std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, std::string> from_pieces;  // Region of X -> its value.
-    if (in_pieces != writer.pieces.end()) {
-      // Each reader of X takes its region from the pieces (below).
-    } else if (auto stand_in = writer.streamed.find(segment.input); stand_in != writer.streamed.end()) {
-      // The patch as it arrives: the stand-in expanded to the patch's shape.
-      const std::string name = writer.Unique(absl::StrCat(segment.input, suffix));
-      onnx::NodeProto expand;
-      expand.set_op_type("Expand");
-      expand.set_name(writer.Unique(absl::StrCat(name, "_arrives")));
-      expand.add_input(stand_in->second);
-      expand.add_input(writer.IndexTensor({input_dims[0], input_dims[1], input_region.h.size(), input_region.w.size()}));
-      expand.add_output(name);
-      out.push_back(std::move(expand));
-      renamed[segment.input] = name;
-    } else if (input_region == whole_input) {
-      renamed[segment.input] = segment.input;
-    } else if (writer.slice_takes_inputs || !writer.patch_dims_overridable) {
-      const std::string name = writer.Unique(absl::StrCat(segment.input, suffix));
-      out.push_back(writer.Slice(segment.input, input_region, name, /*overridable=*/true));
-      renamed[segment.input] = name;
-    } else {
-      // Slice before opset 10 takes its bounds as attributes: a Reshape (a
-      // view) to the patch's own dims, from an overridable initializer, hides
-      // them from ORT instead.
-      const std::string sliced = writer.Unique(absl::StrCat(segment.input, suffix, "_sliced"));
-      out.push_back(writer.Slice(segment.input, input_region, sliced));
-      const std::string name = writer.Unique(absl::StrCat(segment.input, suffix));
-      onnx::NodeProto reshape;
-      reshape.set_op_type("Reshape");
-      reshape.set_name(writer.Unique(absl::StrCat(name, "_dims")));
-      reshape.add_input(sliced);
-      reshape.add_input(writer.OverridableIndexTensor(
-          writer.ReshapeDims({input_dims[0], input_dims[1], input_region.h.size(), input_region.w.size()})));
-      reshape.add_output(name);
-      out.push_back(std::move(reshape));
-      renamed[segment.input] = name;
-    }
+    if (in_pieces == writer.pieces.end()) cut(segment.input);  // Else each reader of X takes its region from the pieces (below).
+    for (const std::string& input : segment.other_inputs) cut(input);  // Each other input held whole, sliced (a neck's skip).
     for (size_t i = 0; i < segment.nodes.size(); ++i) {
       onnx::NodeProto node = graph.node(segment.nodes[i]);
       if (!node.name().empty()) node.set_name(writer.Unique(node.name() + suffix));
@@ -630,23 +633,24 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
   }
   if (stream_input) {
     for (const PlannedSegment& planned : segments) {
-      const std::string& input = planned.segment.input;
-      bool graph_input = false;
-      for (const onnx::ValueInfoProto& value : model.graph().input()) graph_input |= value.name() == input;
-      if (!graph_input || writer.streamed.contains(input)) continue;
-      for (int reader : facts.consumers.at(input)) {
-        if (!segment_of.contains(reader)) {
-          return absl::FailedPreconditionError(absl::StrCat("graph input '", input, "' is also read outside the patched segment, so it is held whole"));
+      for (const std::string& input : InputsOf(planned.segment)) {
+        bool graph_input = false;
+        for (const onnx::ValueInfoProto& value : model.graph().input()) graph_input |= value.name() == input;
+        if (!graph_input || writer.streamed.contains(input)) continue;
+        for (int reader : facts.consumers.at(input)) {
+          if (!segment_of.contains(reader)) {
+            return absl::FailedPreconditionError(absl::StrCat("graph input '", input, "' is also read outside the patched segment, so it is held whole"));
+          }
         }
-      }
-      const std::string stand_in = writer.Unique(absl::StrCat(input, "__arriving"));
-      writer.streamed.emplace(input, stand_in);
-      for (onnx::ValueInfoProto& value : *graph->mutable_input()) {
-        if (value.name() != input) continue;
-        value.set_name(stand_in);
-        // Batch as given (a --dim may name it), one element per image.
-        onnx::TensorShapeProto* shape = value.mutable_type()->mutable_tensor_type()->mutable_shape();
-        for (int d = 1; d < shape->dim_size(); ++d) shape->mutable_dim(d)->set_dim_value(1);
+        const std::string stand_in = writer.Unique(absl::StrCat(input, "__arriving"));
+        writer.streamed.emplace(input, stand_in);
+        for (onnx::ValueInfoProto& value : *graph->mutable_input()) {
+          if (value.name() != input) continue;
+          value.set_name(stand_in);
+          // Batch as given (a --dim may name it), one element per image.
+          onnx::TensorShapeProto* shape = value.mutable_type()->mutable_tensor_type()->mutable_shape();
+          for (int d = 1; d < shape->dim_size(); ++d) shape->mutable_dim(d)->set_dim_value(1);
+        }
       }
     }
   }

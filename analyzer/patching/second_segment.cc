@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace footprint::patching {
 namespace {
+
+constexpr int kNearNodes = 48;  // Nodes around the peak node, each way, where a segment may start and end.
 
 // True when every path from a graph input to `node` passes through `value`
 // (the ancestors of `node` reached without crossing it hold no graph input).
@@ -26,6 +31,26 @@ bool Dominates(const GraphFacts& facts, const std::string& value, int node) {
     }
   }
   return true;
+}
+
+// `peak` and the patchable nodes reached from it through their readers,
+// nearest first (breadth first), not in `avoid`: readers are added until
+// kNearNodes are reached (the last node's readers all).
+std::vector<int> NodesFrom(const GraphFacts& facts, int peak, const absl::flat_hash_set<int>& avoid) {
+  const onnx::GraphProto& graph = *facts.graph;
+  std::vector<int> nodes{peak};
+  absl::flat_hash_set<int> seen{peak};
+  for (size_t next = 0; next < nodes.size() && static_cast<int>(seen.size()) < kNearNodes; ++next) {
+    for (const std::string& value : graph.node(nodes[next]).output()) {
+      auto readers = facts.consumers.find(value);
+      if (readers == facts.consumers.end()) continue;
+      for (int reader : readers->second) {
+        if (avoid.contains(reader) || !SpatialOpIn(facts, graph.node(reader)).ok()) continue;
+        if (seen.insert(reader).second) nodes.push_back(reader);
+      }
+    }
+  }
+  return nodes;
 }
 
 }  // namespace
@@ -108,6 +133,31 @@ std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, c
   return std::nullopt;
 }
 
+std::vector<int> PeakNodes(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken,
+                           size_t count) {
+  std::vector<int> nodes;
+  if (analysis.live_bytes_per_step.empty()) return nodes;
+  const int64_t peak = *std::max_element(analysis.live_bytes_per_step.begin(), analysis.live_bytes_per_step.end());
+  for (size_t step = 0; step < analysis.live_bytes_per_step.size(); ++step) {
+    if (analysis.live_bytes_per_step[step] != peak) continue;
+    std::vector<std::pair<int64_t, int>> live;  // (bytes, producer), in the analysis' order.
+    for (const TensorRecord& tensor : analysis.tensors) {
+      if (tensor.first_step > static_cast<int64_t>(step) || tensor.last_step < static_cast<int64_t>(step)) continue;
+      auto producer = facts.producer.find(tensor.name);
+      if (producer == facts.producer.end() || taken.contains(producer->second)) continue;
+      live.emplace_back(tensor.aligned_bytes, producer->second);
+    }
+    if (live.empty()) continue;
+    std::stable_sort(live.begin(), live.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [bytes, node] : live) {
+      if (nodes.size() >= count) break;
+      if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
+    }
+    return nodes;
+  }
+  return nodes;
+}
+
 Half MakeHalf(const GraphFacts& facts, PlannedSegment planned, int64_t alignment) {
   Half half{.inner_bound = InnerBound(facts, planned, alignment),
             .extra_macs = planned.geometry.macs_after - planned.geometry.macs_before};
@@ -145,7 +195,6 @@ std::vector<PatchGeometry> AdmissibleGrids(const GraphFacts& facts, const Segmen
 // patchable node after it.
 std::vector<Segment> SegmentsAround(const GraphFacts& facts, int peak, const absl::flat_hash_set<int>& avoid,
                                     const absl::flat_hash_set<std::string>& avoid_values) {
-  constexpr int kNearNodes = 48;  // Nodes around the peak node, each way, where the segment may start and end.
   constexpr int kInputs = 8;      // Dominating tensors tried as its input, nearest first.
   const onnx::GraphProto& graph = *facts.graph;
   std::vector<std::string> inputs;
@@ -166,28 +215,103 @@ std::vector<Segment> SegmentsAround(const GraphFacts& facts, int peak, const abs
       }
     }
   }
-  absl::flat_hash_set<int> lasts{peak};
-  {
-    std::deque<int> queue{peak};
-    while (!queue.empty() && static_cast<int>(lasts.size()) < kNearNodes) {
-      const int node = queue.front();
-      queue.pop_front();
-      for (const std::string& value : graph.node(node).output()) {
-        auto readers = facts.consumers.find(value);
-        if (readers == facts.consumers.end()) continue;
-        for (int reader : readers->second) {
-          if (avoid.contains(reader) || !SpatialOpIn(facts, graph.node(reader)).ok()) continue;
-          if (lasts.insert(reader).second) queue.push_back(reader);
-        }
-      }
-    }
-  }
+  const std::vector<int> after = NodesFrom(facts, peak, avoid);
+  const absl::flat_hash_set<int> lasts(after.begin(), after.end());
   std::vector<Segment> around;
   for (const std::string& input : inputs) {
     for (Segment& segment : SegmentsFrom(facts, input, &lasts).segments) {
       if (std::find(segment.nodes.begin(), segment.nodes.end(), peak) == segment.nodes.end()) continue;
       if (std::any_of(segment.nodes.begin(), segment.nodes.end(), [&](int node) { return avoid.contains(node); })) continue;
       around.push_back(std::move(segment));
+    }
+  }
+  return around;
+}
+
+namespace {
+
+// The closure described at MultiInputSegmentsAround for T = `last`'s output;
+// nullopt when it is not a segment with two or more inputs holding `peak`.
+std::optional<Segment> ClosureEndingAt(const GraphFacts& facts, int last, int peak,
+                                       const absl::flat_hash_set<int>& avoid, bool same_stage,
+                                       absl::flat_hash_map<int, bool>& patchable) {
+  const onnx::GraphProto& graph = *facts.graph;
+  const onnx::NodeProto& last_node = graph.node(last);
+  if (last_node.output_size() != 1) return std::nullopt;  // T is the one output of its producer.
+  const std::optional<std::vector<int64_t>> t_dims = facts.ShapeOf(last_node.output(0));
+  if (!t_dims.has_value() || t_dims->size() != 4) return std::nullopt;
+  const auto is_patchable = [&](int node) {
+    auto [it, inserted] = patchable.try_emplace(node, false);
+    if (inserted) it->second = SpatialOpIn(facts, graph.node(node)).ok();
+    return it->second;
+  };
+  if (!is_patchable(last)) return std::nullopt;
+  absl::flat_hash_set<int> ancestors;
+  std::vector<int> stack{last};
+  while (!stack.empty()) {
+    const int node = stack.back();
+    stack.pop_back();
+    for (const std::string& value : graph.node(node).input()) {
+      if (value.empty() || facts.IsStatic(value)) continue;
+      auto producer = facts.producer.find(value);
+      if (producer != facts.producer.end() && ancestors.insert(producer->second).second) stack.push_back(producer->second);
+    }
+  }
+  if (last != peak && !ancestors.contains(peak)) return std::nullopt;
+  // Back from T: a node is taken when every reader of its outputs already is.
+  absl::flat_hash_set<int> members{last};
+  for (auto it = facts.order.rbegin(); it != facts.order.rend(); ++it) {
+    const int node = *it;
+    if (!ancestors.contains(node) || avoid.contains(node) || !is_patchable(node)) continue;
+    bool take = true;
+    for (const std::string& value : graph.node(node).output()) {
+      if (value.empty()) continue;
+      const std::optional<std::vector<int64_t>> dims = facts.ShapeOf(value);
+      take &= !facts.graph_outputs.contains(value) && dims.has_value() && dims->size() == 4;
+      if (take && same_stage) take = (*dims)[2] == (*t_dims)[2] && (*dims)[3] == (*t_dims)[3];
+      if (auto readers = facts.consumers.find(value); take && readers != facts.consumers.end()) {
+        for (int reader : readers->second) take &= members.contains(reader);
+      }
+      if (!take) break;
+    }
+    if (take) members.insert(node);
+  }
+  if (!members.contains(peak)) return std::nullopt;
+  Segment segment{.output = last_node.output(0)};
+  std::vector<std::string> inputs;
+  bool has_window = false;
+  for (int node : facts.order) {
+    if (!members.contains(node)) continue;
+    segment.nodes.push_back(node);
+    segment.ops.push_back(*SpatialOpIn(facts, graph.node(node)));
+    has_window |= segment.ops.back().kind != SpatialKind::kPointwise;
+    for (const std::string& value : graph.node(node).input()) {
+      if (value.empty() || facts.IsStatic(value)) continue;
+      auto producer = facts.producer.find(value);
+      if (producer != facts.producer.end() && members.contains(producer->second)) continue;
+      if (std::find(inputs.begin(), inputs.end(), value) != inputs.end()) continue;
+      const std::optional<std::vector<int64_t>> dims = facts.ShapeOf(value);
+      if (!dims.has_value() || dims->size() != 4) return std::nullopt;
+      inputs.push_back(value);
+    }
+  }
+  if (inputs.size() < 2 || !has_window) return std::nullopt;
+  segment.input = inputs.front();
+  segment.other_inputs.assign(inputs.begin() + 1, inputs.end());
+  return segment;
+}
+
+}  // namespace
+
+std::vector<Segment> MultiInputSegmentsAround(const GraphFacts& facts, int peak, const absl::flat_hash_set<int>& avoid) {
+  std::vector<Segment> around;
+  absl::flat_hash_map<int, bool> patchable;
+  for (int last : NodesFrom(facts, peak, avoid)) {
+    for (bool same_stage : {false, true}) {
+      std::optional<Segment> segment = ClosureEndingAt(facts, last, peak, avoid, same_stage, patchable);
+      if (!segment.has_value()) continue;
+      if (std::any_of(around.begin(), around.end(), [&](const Segment& s) { return s.nodes == segment->nodes; })) continue;
+      around.push_back(*std::move(segment));
     }
   }
   return around;

@@ -55,11 +55,29 @@ std::vector<PatchGeometry> AdmissibleGrids(const GraphFacts& facts, const Segmen
 // segments `taken`.
 std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken);
 
+// The producers of the original values live at `analysis`'s first peak step,
+// outside the segments `taken`, largest value first, at most `count` (equal
+// sizes keep the analysis' order: the first is PeakNode's).
+std::vector<int> PeakNodes(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken,
+                           size_t count);
+
 // Segments around `peak`: read from a 4-D tensor that dominates it (the
 // first segment's T, a backbone's feature), nearest first, not inside
 // `avoid`; T at the peak node or at a patchable node after it.
 std::vector<Segment> SegmentsAround(const GraphFacts& facts, int peak, const absl::flat_hash_set<int>& avoid,
                                     const absl::flat_hash_set<std::string>& avoid_values);
+
+// Segments around `peak` that read several activations (a neck's stage: the
+// Concat of an upsampled branch and a backbone skip, up to the next stride-2
+// Conv or the tensor its heads read). For T at `peak` or a patchable node
+// after it, the nodes are T's ancestors taken back from T while each is
+// patchable, not in `avoid`, and read only by nodes already taken (so no
+// value but T is read outside); a value read by a taken node and produced by
+// one not taken is an input. Two per T: the whole such closure, and the one
+// kept to T's rows and columns (the stage, where an upsampling or a strided
+// Conv reading another resolution starts). Only segments with two or more
+// 4-D inputs that hold `peak` and a window op; nearest T first.
+std::vector<Segment> MultiInputSegmentsAround(const GraphFacts& facts, int peak, const absl::flat_hash_set<int>& avoid);
 
 }  // namespace footprint::patching
 

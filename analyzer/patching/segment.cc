@@ -26,6 +26,12 @@ std::string NodeLabel(const onnx::NodeProto& node) {
 
 }  // namespace
 
+std::vector<std::string> InputsOf(const Segment& segment) {
+  std::vector<std::string> inputs{segment.input};
+  inputs.insert(inputs.end(), segment.other_inputs.begin(), segment.other_inputs.end());
+  return inputs;
+}
+
 std::optional<std::vector<int64_t>> GraphFacts::ShapeOf(const std::string& value) const {
   auto it = shapes.find(value);
   if (it == shapes.end()) return std::nullopt;
@@ -256,6 +262,12 @@ PatchGeometry::Patch PlanPatch(const GraphFacts& facts, const Segment& segment, 
     Region out;
     for (const std::string& value : node.output()) {
       if (auto it = patch.produced.find(value); it != patch.produced.end()) out = HullOf(out, it->second);
+    }
+    if (node.output_size() > 1) {
+      // Its copy computes every output over that hull: a reader that needs less crops it.
+      for (const std::string& value : node.output()) {
+        if (patch.produced.contains(value)) patch.produced[value] = out;
+      }
     }
     patch.reads[i].resize(node.input_size());
     Region first_read = out;

@@ -9,6 +9,9 @@
 // gives one tensor T: its nodes are every node between them (the ancestors
 // of T's producer that depend on X), all patchable (spatial_ops.h), reading
 // only X, each other and weights, and no value but T is read outside it.
+// A segment found around a node (second_segment.h) may read several such
+// activations (a neck's stage: the upsampled branch and the skip), each
+// held whole and cut by its own receptive field.
 // T's rows and columns are cut into a grid; each patch's regions follow
 // backwards from T's through every node (its receptive field, clipped to the
 // tensor: what falls outside is the original padding).
@@ -54,10 +57,15 @@ absl::StatusOr<SpatialOp> SpatialOpIn(const GraphFacts& facts, const onnx::NodeP
 
 struct Segment {
   std::string input;              // X: held whole, sliced per patch.
+  std::vector<std::string> other_inputs;  // More activations it reads, each held whole and sliced per patch by its
+                                          // own receptive field (a neck's upsampled branch beside its skip).
   std::string output;             // T: assembled at full size from the patches.
   std::vector<int> nodes;         // Its nodes, in topological order (T's producer last).
   std::vector<SpatialOp> ops;     // Each node's rule, in the same order.
 };
+
+// X, then the other inputs: every activation the segment reads from outside.
+std::vector<std::string> InputsOf(const Segment& segment);
 
 struct SegmentSearch {
   std::vector<Segment> segments;  // Every segment reading `input`, shortest first.
@@ -84,7 +92,7 @@ struct PatchGeometry {
   struct Patch {
     int64_t row = 0, col = 0;                             // Its place in the grid.
     Region output;                                        // Its tile of T.
-    absl::flat_hash_map<std::string, Region> produced;    // X and every value of the segment: rows and columns computed
+    absl::flat_hash_map<std::string, Region> produced;    // Each input and every value of the segment: rows and columns computed
                                                           // (a Resize computes factor x its input rows; readers crop).
     std::vector<std::vector<Region>> reads;               // Per segment node, per input: what it reads (empty size: a weight).
     std::vector<Pads> pads;                               // Per segment node: window ops' padding in this patch.

@@ -119,6 +119,12 @@ void WriteKindMembers(const FitOption& option, JsonWriter& json) {
       json.Key("first_node").String(segment.first_node);
       json.Key("last_node").String(segment.last_node);
       json.Key("input").String(segment.input);
+      if (!segment.other_inputs.empty()) {  // Written only for a segment with several inputs: others' JSON unchanged.
+        json.Key("inputs").BeginArray();
+        json.String(segment.input);
+        for (const std::string& input : segment.other_inputs) json.String(input);
+        json.EndArray();
+      }
       json.Key("output").String(segment.output);
       json.Key("nodes").Int(segment.nodes);
       json.Key("patches").BeginArray();

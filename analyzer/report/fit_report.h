@@ -58,6 +58,7 @@ struct FitPatchSegment {
   std::string first_node;    // Its first node.
   std::string last_node;     // The node whose output is assembled whole.
   std::string input;         // The tensor each patch slices (held whole).
+  std::vector<std::string> other_inputs;  // More tensors each patch slices (held whole): a neck's stage.
   std::string output;        // The tensor assembled from the patches.
   int64_t nodes = 0;         // Nodes copied once per patch.
   int64_t rows = 1;          // Patches along H.

@@ -18,6 +18,8 @@
 # blocks, the case ORT ran above the original before the written patches hid
 # their dims from its planner and a barrier made it run link after link
 # (docs/patching.md, "What ONNX Runtime does with the written model").
+# detector_yolo (YOLOv8n-like) needs a segment with two inputs in its neck
+# (the upsampled stride-16 branch and the stride-8 skip), sliced per patch each.
 # Installs onnxruntime-node into ORT_DIR first when it is not there
 # (install_ort.sh); skipped (exit 77, one line saying why) only when it cannot
 # be installed or a tool is missing.
@@ -72,6 +74,10 @@ while read -r name file flags; do
     echo "FAIL: $name: the patch option has not the two assembled segments (first stage and head) it needs"
     status=1
   fi
+  if [ "$name" = detector_yolo ] && [ "$(jq '[.options[] | select(.kind == "patch") | .segments[] | select(.inputs)] | length' "$out/$name.fit.json")" -ne 1 ]; then
+    echo "FAIL: $name: the patch option has no segment with several inputs (the neck)"
+    status=1
+  fi
   if [ "$ok" != "true" ]; then
     echo "FAIL: $name: outputs differ by $relative relative (limit 1e-4)"
     status=1
@@ -91,6 +97,7 @@ detector_ssd @detector_models:ssd
 detector_retinaface @detector_models:retinaface
 detector_resnet50 @detector_models:resnet50
 light_resnet50 onnx_onnx/light_resnet50.onnx
+detector_yolo @detector_models:yolo
 MODELS
 if [ $checked -eq 0 ]; then
   echo "SKIP: none of the shared CNNs is in $models"
