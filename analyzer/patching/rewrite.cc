@@ -415,6 +415,61 @@ void WriteAssembledOutput(const GraphFacts& facts, const Segment& segment, const
   out.push_back(std::move(identity));
 }
 
+// `input` cut to the patch's `region` of it, its halo included (itself
+// where that is all of it); the patch's name for it. A streamed input is the
+// patch as it arrives.
+std::string CutToPatch(const GraphFacts& facts, const std::string& input, const Region& region,
+                       const std::string& suffix, Writer& writer, std::vector<onnx::NodeProto>& out) {
+  const std::vector<int64_t>& dims = facts.shapes.at(input);
+  if (auto stand_in = writer.streamed.find(input); stand_in != writer.streamed.end()) {
+    // The patch as it arrives: the stand-in expanded to the patch's shape.
+    const std::string name = writer.Unique(absl::StrCat(input, suffix));
+    onnx::NodeProto expand;
+    expand.set_op_type("Expand");
+    expand.set_name(writer.Unique(absl::StrCat(name, "_arrives")));
+    expand.add_input(stand_in->second);
+    expand.add_input(writer.IndexTensor({dims[0], dims[1], region.h.size(), region.w.size()}));
+    expand.add_output(name);
+    out.push_back(std::move(expand));
+    return name;
+  }
+  if (region == Region{.h = {0, dims[2]}, .w = {0, dims[3]}}) return input;
+  const std::string name = writer.Unique(absl::StrCat(input, suffix));
+  if (writer.slice_takes_inputs || !writer.patch_dims_overridable) {
+    out.push_back(writer.Slice(input, region, name, /*overridable=*/true));
+    return name;
+  }
+  // Slice before opset 10 takes its bounds as attributes: a Reshape (a
+  // view) to the patch's own dims, from an overridable initializer, hides
+  // them from ORT instead.
+  const std::string sliced = writer.Unique(absl::StrCat(input, suffix, "_sliced"));
+  out.push_back(writer.Slice(input, region, sliced));
+  onnx::NodeProto reshape;
+  reshape.set_op_type("Reshape");
+  reshape.set_name(writer.Unique(absl::StrCat(name, "_dims")));
+  reshape.add_input(sliced);
+  reshape.add_input(
+      writer.OverridableIndexTensor(writer.ReshapeDims({dims[0], dims[1], region.h.size(), region.w.size()})));
+  reshape.add_output(name);
+  out.push_back(std::move(reshape));
+  return name;
+}
+
+// A copy of a segment's node set for one patch: its pads, a Pad's pads,
+// a Slice's bounds, a Resize's scales.
+void AdaptToPatch(const GraphFacts& facts, const SpatialOp& op, const Pads& pads, Writer& writer,
+                  onnx::NodeProto& node) {
+  if (node.op_type() == "Pad") {
+    SetPadPads(node, pads, writer);
+  } else if (node.op_type() == "Slice") {
+    if (op.kind == SpatialKind::kWindow) SetSliceBounds(node, facts, writer);
+  } else if (op.kind == SpatialKind::kWindow && node.op_type() != "SpaceToDepth") {
+    SetPads(node, pads);  // SpaceToDepth's windows never reach past the tensor: no pads.
+  }
+  if (op.kind == SpatialKind::kTransposedWindow) SetTransposedPads(node, pads);
+  if (node.op_type() == "Resize") SetScales(node, op, writer);
+}
+
 // One segment, patch by patch, appended to `out`.
 void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer& writer,
                   std::vector<onnx::NodeProto>& out) {
@@ -432,44 +487,8 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
   for (const PatchGeometry::Patch& patch : geometry.patches) {
     const std::string suffix = absl::StrCat("__patch", patch.row, "_", patch.col);
     absl::flat_hash_map<std::string, std::string> renamed;
-    // An input cut to the patch's region of it (its halo included; itself where that is all of it).
     const auto cut = [&](const std::string& input) {
-      const std::vector<int64_t>& dims = facts.shapes.at(input);
-      const Region& region = patch.produced.at(input);
-      if (auto stand_in = writer.streamed.find(input); stand_in != writer.streamed.end()) {
-        // The patch as it arrives: the stand-in expanded to the patch's shape.
-        const std::string name = writer.Unique(absl::StrCat(input, suffix));
-        onnx::NodeProto expand;
-        expand.set_op_type("Expand");
-        expand.set_name(writer.Unique(absl::StrCat(name, "_arrives")));
-        expand.add_input(stand_in->second);
-        expand.add_input(writer.IndexTensor({dims[0], dims[1], region.h.size(), region.w.size()}));
-        expand.add_output(name);
-        out.push_back(std::move(expand));
-        renamed[input] = name;
-      } else if (region == Region{.h = {0, dims[2]}, .w = {0, dims[3]}}) {
-        renamed[input] = input;
-      } else if (writer.slice_takes_inputs || !writer.patch_dims_overridable) {
-        const std::string name = writer.Unique(absl::StrCat(input, suffix));
-        out.push_back(writer.Slice(input, region, name, /*overridable=*/true));
-        renamed[input] = name;
-      } else {
-        // Slice before opset 10 takes its bounds as attributes: a Reshape (a
-        // view) to the patch's own dims, from an overridable initializer, hides
-        // them from ORT instead.
-        const std::string sliced = writer.Unique(absl::StrCat(input, suffix, "_sliced"));
-        out.push_back(writer.Slice(input, region, sliced));
-        const std::string name = writer.Unique(absl::StrCat(input, suffix));
-        onnx::NodeProto reshape;
-        reshape.set_op_type("Reshape");
-        reshape.set_name(writer.Unique(absl::StrCat(name, "_dims")));
-        reshape.add_input(sliced);
-        reshape.add_input(writer.OverridableIndexTensor(
-            writer.ReshapeDims({dims[0], dims[1], region.h.size(), region.w.size()})));
-        reshape.add_output(name);
-        out.push_back(std::move(reshape));
-        renamed[input] = name;
-      }
+      renamed[input] = CutToPatch(facts, input, patch.produced.at(input), suffix, writer, out);
     };
     const auto in_pieces = writer.pieces.find(segment.input);
     std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, std::string> from_pieces;  // Region of X -> its value.
@@ -510,15 +529,7 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
         renamed[output] = writer.Unique(output + suffix);
         node.set_output(k, renamed[output]);
       }
-      if (node.op_type() == "Pad") {
-        SetPadPads(node, patch.pads[i], writer);
-      } else if (node.op_type() == "Slice") {
-        if (segment.ops[i].kind == SpatialKind::kWindow) SetSliceBounds(node, facts, writer);
-      } else if (segment.ops[i].kind == SpatialKind::kWindow && node.op_type() != "SpaceToDepth") {
-        SetPads(node, patch.pads[i]);  // SpaceToDepth's windows never reach past the tensor: no pads.
-      }
-      if (segment.ops[i].kind == SpatialKind::kTransposedWindow) SetTransposedPads(node, patch.pads[i]);
-      if (node.op_type() == "Resize") SetScales(node, segment.ops[i], writer);
+      AdaptToPatch(facts, segment.ops[i], patch.pads[i], writer, node);
       out.push_back(std::move(node));
     }
     std::string piece = renamed.at(segment.output);
