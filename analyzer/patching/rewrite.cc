@@ -1,7 +1,6 @@
 #include "analyzer/patching/rewrite.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <string>
 #include <tuple>
@@ -12,145 +11,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "analyzer/loader/onnx_domain.h"
+#include "analyzer/patching/patch_writer.h"
 #include "onnx/checker.h"
 
 namespace footprint::patching {
 namespace {
-
-struct Writer {
-  onnx::GraphProto* graph = nullptr;          // The new graph (its nodes rebuilt).
-  bool slice_takes_inputs = true;             // Opset >= 10.
-  bool patch_dims_overridable = true;         // Opset >= 5 (Reshape takes its shape as an input).
-  bool batch_named = false;                   // A graph input's batch dim is a name (--dim binds it for the analysis only).
-
-  // The dims a written Reshape gives a patch or T: the batch as its input's
-  // (0) where the model leaves it to the caller, so the written model runs at
-  // any batch as the original does.
-  std::vector<int64_t> ReshapeDims(std::vector<int64_t> dims) const {
-    if (batch_named && !dims.empty()) dims[0] = 0;
-    return dims;
-  }
-  absl::flat_hash_map<std::string, std::string> streamed;  // Graph input -> its stand-in (RewriteWithStreamedInput).
-  absl::flat_hash_set<std::string> names;     // Values, nodes, initializers: new names avoid them.
-  std::map<std::vector<int64_t>, std::string> index_tensors;  // Shared Slice starts/ends/axes.
-  std::map<std::vector<float>, std::string> float_tensors;    // Shared Resize scales.
-  std::map<std::vector<int64_t>, std::string> bounds_inputs;  // Overridable bounds of the patches' input Slices.
-  struct Tile {
-    Region region;     // Its rows and columns of T.
-    std::string name;  // The piece.
-  };
-  absl::flat_hash_map<std::string, std::vector<Tile>> pieces;  // A T kept in pieces -> its tiles, row-major.
-
-  std::string Unique(const std::string& base) {
-    std::string name = base;
-    for (int k = 1; names.contains(name); ++k) name = absl::StrCat(base, "_", k);
-    names.insert(name);
-    return name;
-  }
-
-  std::string IndexTensor(const std::vector<int64_t>& values) {
-    auto it = index_tensors.find(values);
-    if (it != index_tensors.end()) return it->second;
-    const std::string name = Unique(absl::StrCat("patch_index_", absl::StrJoin(values, "_")));
-    onnx::TensorProto* tensor = graph->add_initializer();
-    tensor->set_name(name);
-    tensor->set_data_type(onnx::TensorProto::INT64);
-    tensor->add_dims(static_cast<int64_t>(values.size()));
-    for (int64_t value : values) tensor->add_int64_data(value);
-    index_tensors.emplace(values, name);
-    return name;
-  }
-
-  // An int64 initializer also listed as a graph input (IR >= 4: an
-  // overridable initializer). Its value is the default, but ONNX Runtime may
-  // not take it as a constant: its shape inference leaves the patch's
-  // spatial dims unknown, and its allocation planner only hands a freed
-  // buffer to a later tensor of the same known shape, keeping the buffer
-  // allocated in between. Patches of equal shapes would otherwise keep every
-  // buffer of one patch allocated until the next patch takes it again
-  // (measured, generated ResNet-50: 8.6 MB written vs 5.2 MB original).
-  std::string OverridableIndexTensor(const std::vector<int64_t>& values) {
-    auto it = bounds_inputs.find(values);
-    if (it != bounds_inputs.end()) return it->second;
-    const std::string name = Unique(absl::StrCat("patch_bounds_", absl::StrJoin(values, "_")));
-    onnx::TensorProto* tensor = graph->add_initializer();
-    tensor->set_name(name);
-    tensor->set_data_type(onnx::TensorProto::INT64);
-    tensor->add_dims(static_cast<int64_t>(values.size()));
-    for (int64_t value : values) tensor->add_int64_data(value);
-    onnx::ValueInfoProto* input = graph->add_input();
-    input->set_name(name);
-    input->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
-    input->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(
-        static_cast<int64_t>(values.size()));
-    bounds_inputs.emplace(values, name);
-    return name;
-  }
-
-  std::string FloatTensor(const std::vector<float>& values) {
-    auto it = float_tensors.find(values);
-    if (it != float_tensors.end()) return it->second;
-    const std::string name = Unique("patch_scales");
-    onnx::TensorProto* tensor = graph->add_initializer();
-    tensor->set_name(name);
-    tensor->set_data_type(onnx::TensorProto::FLOAT);
-    tensor->add_dims(static_cast<int64_t>(values.size()));
-    for (float value : values) tensor->add_float_data(value);
-    float_tensors.emplace(values, name);
-    return name;
-  }
-
-  // `source`'s rows and columns [begin, end) of `region`, relative to `source`;
-  // `overridable`: its bounds are overridable initializers (a patch's input).
-  onnx::NodeProto Slice(const std::string& source, const Region& region, const std::string& output,
-                        bool overridable = false) {
-    onnx::NodeProto node;
-    node.set_op_type("Slice");
-    node.set_name(Unique(absl::StrCat(output, "_slice")));
-    node.add_input(source);
-    const std::vector<int64_t> starts{region.h.begin, region.w.begin};
-    const std::vector<int64_t> ends{region.h.end, region.w.end};
-    const std::vector<int64_t> axes{2, 3};
-    if (slice_takes_inputs && overridable && patch_dims_overridable) {
-      node.add_input(OverridableIndexTensor(starts));
-      node.add_input(OverridableIndexTensor(ends));
-      node.add_input(OverridableIndexTensor(axes));
-    } else if (slice_takes_inputs) {
-      node.add_input(IndexTensor(starts));
-      node.add_input(IndexTensor(ends));
-      node.add_input(IndexTensor(axes));
-    } else {
-      for (const auto& [name, values] : {std::pair{"starts", starts}, std::pair{"ends", ends}, std::pair{"axes", axes}}) {
-        onnx::AttributeProto* attribute = node.add_attribute();
-        attribute->set_name(name);
-        attribute->set_type(onnx::AttributeProto::INTS);
-        for (int64_t value : values) attribute->add_ints(value);
-      }
-    }
-    node.add_output(output);
-    return node;
-  }
-
-  onnx::NodeProto Concat(const std::vector<std::string>& inputs, int64_t axis, const std::string& output) {
-    onnx::NodeProto node;
-    node.set_op_type("Concat");
-    node.set_name(Unique(absl::StrCat(output, "_assemble")));
-    for (const std::string& input : inputs) node.add_input(input);
-    node.add_output(output);
-    onnx::AttributeProto* attribute = node.add_attribute();
-    attribute->set_name("axis");
-    attribute->set_type(onnx::AttributeProto::INT);
-    attribute->set_i(axis);
-    return node;
-  }
-};
-
-Region Relative(const Region& region, const Region& within) {
-  return {.h = {region.h.begin - within.h.begin, region.h.end - within.h.begin},
-          .w = {region.w.begin - within.w.begin, region.w.end - within.w.begin}};
-}
 
 Span Overlap(const Span& a, const Span& b) { return {.begin = std::max(a.begin, b.begin), .end = std::min(a.end, b.end)}; }
 
@@ -229,12 +95,9 @@ std::string PiecesBarrier(const std::vector<Writer::Tile>& tiles, const std::str
     first.add_input(writer.IndexTensor({0}));
     first.add_input(writer.IndexTensor({4}));
   } else {
-    for (const auto& [name, value] : {std::pair{"starts", 0}, std::pair{"ends", 4}, std::pair{"axes", 0}}) {
-      onnx::AttributeProto* attribute = first.add_attribute();
-      attribute->set_name(name);
-      attribute->set_type(onnx::AttributeProto::INTS);
-      attribute->add_ints(value);
-    }
+    AddIntsAttribute(first, "starts", {0});
+    AddIntsAttribute(first, "ends", {4});
+    AddIntsAttribute(first, "axes", {0});
   }
   first.add_output(first.name());
   out.push_back(first);
@@ -266,89 +129,6 @@ std::string AfterBarrier(const std::string& value, const std::vector<int64_t>& d
   reshape.add_output(reshape.name());
   out.push_back(reshape);
   return reshape.name();
-}
-
-void SetPads(onnx::NodeProto& node, const Pads& pads) {
-  google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() != "pads" && attribute.name() != "auto_pad") *kept.Add() = attribute;
-  }
-  node.mutable_attribute()->Swap(&kept);
-  onnx::AttributeProto* attribute = node.add_attribute();
-  attribute->set_name("pads");
-  attribute->set_type(onnx::AttributeProto::INTS);
-  for (int64_t pad : {pads.h_begin, pads.w_begin, pads.h_end, pads.w_end}) attribute->add_ints(pad);
-}
-
-// A ConvTranspose copy: pads trim its scattered rows to the patch's, and
-// output_padding extends them where the original's did at the border.
-void SetTransposedPads(onnx::NodeProto& node, const Pads& pads) {
-  SetPads(node, pads);
-  google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() != "output_padding") *kept.Add() = attribute;
-  }
-  node.mutable_attribute()->Swap(&kept);
-  if (pads.h_output_padding == 0 && pads.w_output_padding == 0) return;
-  onnx::AttributeProto* attribute = node.add_attribute();
-  attribute->set_name("output_padding");
-  attribute->set_type(onnx::AttributeProto::INTS);
-  attribute->add_ints(pads.h_output_padding);
-  attribute->add_ints(pads.w_output_padding);
-}
-
-// A Resize copy given `sizes` (the whole tensor's) takes its factors as scales.
-void SetScales(onnx::NodeProto& node, const SpatialOp& op, Writer& writer) {
-  if (node.input_size() < 4 || node.input(3).empty()) return;
-  node.set_input(2, writer.FloatTensor({1.0f, 1.0f, static_cast<float>(op.up_h.factor), static_cast<float>(op.up_w.factor)}));
-  node.mutable_input()->RemoveLast();
-}
-
-// A Pad copy pads only where the patch touches the border: its pads input
-// (opset >= 11) or attribute, N and C unpadded.
-void SetPadPads(onnx::NodeProto& node, const Pads& pads, Writer& writer) {
-  const std::vector<int64_t> values{0, 0, pads.h_begin, pads.w_begin, 0, 0, pads.h_end, pads.w_end};
-  if (node.input_size() > 1) {
-    node.set_input(1, writer.IndexTensor(values));
-    return;
-  }
-  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-    if (attribute.name() != "pads") continue;
-    attribute.clear_ints();
-    for (int64_t value : values) attribute.add_ints(value);
-  }
-}
-
-// A Slice copy over H or W reads exactly the rows its patch needs: it starts
-// at row 0 of its input region and runs to its end on those axes; its
-// bounds over N and C are the original's. (Its rule was checked: the
-// bounds are stored.)
-void SetSliceBounds(onnx::NodeProto& node, const GraphFacts& facts, Writer& writer) {
-  const auto value_of = [&](const std::string& value) -> const onnx::TensorProto* {
-    auto it = facts.stored.find(value);
-    return it == facts.stored.end() ? nullptr : it->second;
-  };
-  absl::StatusOr<SliceBounds> bounds = SliceBoundsOf(node, [&](const std::string& v) { return facts.IsStatic(v); }, value_of);
-  if (!bounds.ok()) return;
-  for (size_t i = 0; i < bounds->axes.size(); ++i) {
-    const int64_t axis = bounds->axes[i] < 0 ? bounds->axes[i] + 4 : bounds->axes[i];
-    if (axis < 2) continue;
-    bounds->starts[i] = 0;
-    bounds->ends[i] = std::numeric_limits<int64_t>::max();
-  }
-  if (node.input_size() > 1) {
-    node.set_input(1, writer.IndexTensor(bounds->starts));
-    node.set_input(2, writer.IndexTensor(bounds->ends));
-    return;
-  }
-  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-    const std::vector<int64_t>* values = attribute.name() == "starts" ? &bounds->starts
-                                         : attribute.name() == "ends" ? &bounds->ends
-                                                                      : nullptr;
-    if (values == nullptr) continue;
-    attribute.clear_ints();
-    for (int64_t value : *values) attribute.add_ints(value);
-  }
 }
 
 // Whether ONNX Runtime's NCHWc layout (x86) would leave T and every node
@@ -407,11 +187,7 @@ void WriteAssembledOutput(const GraphFacts& facts, const Segment& segment, const
   identity.set_name(writer.Unique(absl::StrCat(segment.output, "__blocked")));
   identity.add_input(whole);
   identity.add_output(segment.output);
-  onnx::AttributeProto* kernel = identity.add_attribute();
-  kernel->set_name("kernel_shape");
-  kernel->set_type(onnx::AttributeProto::INTS);
-  kernel->add_ints(1);
-  kernel->add_ints(1);
+  AddIntsAttribute(identity, "kernel_shape", {1, 1});
   out.push_back(std::move(identity));
 }
 
