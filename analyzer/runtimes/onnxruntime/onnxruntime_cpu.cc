@@ -14,6 +14,7 @@
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/onnxruntime/loaded_weights.h"
 #include "analyzer/runtimes/onnxruntime/runtime_buffers.h"
+#include "analyzer/runtimes/onnxruntime/overridable_initializers.h"
 #include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 
 namespace footprint {

@@ -45,14 +45,6 @@ namespace footprint::ort {
 FusionSummary ApplyRewrites(CpuIsa isa, int64_t ir_version, int64_t opset, const ShapeLookup& shape_of,
                             IrGraph& graph);
 
-// The initializers a caller may override (indexed like graph.values; empty
-// below IR version 4): those also listed as graph inputs. ORT treats them as
-// not constant (core/graph/graph.cc, GetConstantInitializer and
-// CanOverrideInitializer), so ConstantFolding skips every node reading one
-// (graph_utils::AllNodeInputsAreConstant) and no rule that needs a constant
-// weight applies to them (FusionSummary::overridable).
-std::vector<bool> OverridableInitializers(int64_t ir_version, const IrGraph& graph);
-
 // Whether ORT's kernel of the elementwise op `node` writes its output over a
 // dying input.
 bool RunsInPlace(const onnx::NodeProto& node);
