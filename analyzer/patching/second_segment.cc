@@ -115,24 +115,6 @@ std::vector<Grid> GridsFor(int64_t height, int64_t width, int64_t most) {
 // The node of the original graph whose output is the largest original value
 // live at `analysis`'s peak (the first peak step that has one), outside the
 // segments `taken`.
-std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken) {
-  if (analysis.live_bytes_per_step.empty()) return std::nullopt;
-  const int64_t peak = *std::max_element(analysis.live_bytes_per_step.begin(), analysis.live_bytes_per_step.end());
-  for (size_t step = 0; step < analysis.live_bytes_per_step.size(); ++step) {
-    if (analysis.live_bytes_per_step[step] != peak) continue;
-    std::optional<int> node;
-    int64_t largest = -1;
-    for (const TensorRecord& tensor : analysis.tensors) {
-      if (tensor.first_step > static_cast<int64_t>(step) || tensor.last_step < static_cast<int64_t>(step)) continue;
-      auto producer = facts.producer.find(tensor.name);
-      if (producer == facts.producer.end() || taken.contains(producer->second)) continue;
-      if (tensor.aligned_bytes > largest) largest = tensor.aligned_bytes, node = producer->second;
-    }
-    if (node.has_value()) return node;
-  }
-  return std::nullopt;
-}
-
 std::vector<int> PeakNodes(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken,
                            size_t count) {
   std::vector<int> nodes;
@@ -156,6 +138,11 @@ std::vector<int> PeakNodes(const Analysis& analysis, const GraphFacts& facts, co
     return nodes;
   }
   return nodes;
+}
+
+std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken) {
+  const std::vector<int> nodes = PeakNodes(analysis, facts, taken, 1);
+  return nodes.empty() ? std::nullopt : std::optional<int>(nodes.front());
 }
 
 Half MakeHalf(const GraphFacts& facts, PlannedSegment planned, int64_t alignment) {
