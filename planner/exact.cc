@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "planner/exact_search.h"
 #include "planner/lower_bound.h"
+#include "planner/search_stack.h"
 #include "planner/sections.h"
 
 namespace footprint::planner {
@@ -247,39 +248,17 @@ constexpr double kLowerBoundNodeShare = 0.25;
 
 bool TooLarge(const Problem& problem) { return static_cast<int64_t>(problem.buffers.size()) > kMaxExactBuffers; }
 
-}  // namespace
-
-DecisionResult FitWithinCapacity(const Problem& problem, Bytes capacity, const ExactOptions& options) {
-  if (TooLarge(problem)) return {};
-  ExactSearcher searcher(problem);
-  if (!searcher.usable()) return {};
-  return searcher.Decide(capacity, options.deadline, options.max_nodes);
+// The search recurses once per buffer of a part (search_stack.h).
+size_t SearchDepth(const Problem& problem) {
+  return std::min<size_t>(problem.buffers.size(), kMaxExactPartitionBuffers);
 }
 
-ExactResult MinimizeArena(const Problem& problem, const Solution& incumbent, const ExactOptions& options) {
-  ExactResult result;
-  result.solution = incumbent;
-  result.arena_bytes = ArenaSize(problem, incumbent);
-  const Bytes granularity = Gcd(problem);
-  Bytes pinned_end = 0;
-  for (const Buffer& buffer : problem.buffers) {
-    if (buffer.pinned_offset.has_value() && buffer.size > 0) {
-      pinned_end = std::max(pinned_end, *buffer.pinned_offset + buffer.size);
-    }
-  }
-  // Every canonical plan's arena is a multiple of the granularity.
-  result.proven_lower_bound = RoundUp(std::max(LowerBound(problem), pinned_end), granularity);
-  auto finish = [&]() {
-    result.proven_lower_bound = std::min(result.proven_lower_bound, result.arena_bytes);
-    result.proven_optimal = result.arena_bytes <= result.proven_lower_bound;
-    return result;
-  };
-  if (result.arena_bytes <= result.proven_lower_bound || TooLarge(problem)) return finish();
+// Lowers result.arena_bytes and raises result.proven_lower_bound: first the
+// lower bound itself (most production traces reach it), for part of the
+// budget; then capacities between the best plan and the proven bound.
+void Improve(const Problem& problem, const ExactOptions& options, Bytes granularity, ExactResult& result) {
   ExactSearcher searcher(problem);
-  if (!searcher.usable()) return finish();
-
-  // First the lower bound itself (most production traces reach it), for part
-  // of the budget; then capacities between the best plan and the proven bound.
+  if (!searcher.usable()) return;
   const absl::Time start = absl::Now();
   const absl::Duration total_time = options.deadline - start;
   const bool node_limited = options.max_nodes >= 0;
@@ -344,6 +323,42 @@ ExactResult MinimizeArena(const Problem& problem, const Solution& incumbent, con
       }
     }
   }
+}
+
+
+}  // namespace
+
+DecisionResult FitWithinCapacity(const Problem& problem, Bytes capacity, const ExactOptions& options) {
+  DecisionResult result;
+  if (TooLarge(problem)) return result;
+  RunWithSearchStack(SearchDepth(problem), [&]() {
+    ExactSearcher searcher(problem);
+    if (searcher.usable()) result = searcher.Decide(capacity, options.deadline, options.max_nodes);
+  });
+  return result;
+}
+
+ExactResult MinimizeArena(const Problem& problem, const Solution& incumbent, const ExactOptions& options) {
+  ExactResult result;
+  result.solution = incumbent;
+  result.arena_bytes = ArenaSize(problem, incumbent);
+  const Bytes granularity = Gcd(problem);
+  Bytes pinned_end = 0;
+  for (const Buffer& buffer : problem.buffers) {
+    if (buffer.pinned_offset.has_value() && buffer.size > 0) {
+      pinned_end = std::max(pinned_end, *buffer.pinned_offset + buffer.size);
+    }
+  }
+  // Every canonical plan's arena is a multiple of the granularity.
+  result.proven_lower_bound = RoundUp(std::max(LowerBound(problem), pinned_end), granularity);
+  auto finish = [&]() {
+    result.proven_lower_bound = std::min(result.proven_lower_bound, result.arena_bytes);
+    result.proven_optimal = result.arena_bytes <= result.proven_lower_bound;
+    return result;
+  };
+  if (result.arena_bytes <= result.proven_lower_bound || TooLarge(problem)) return finish();
+  // Without a thread for the search, the incumbent stands.
+  RunWithSearchStack(SearchDepth(problem), [&]() { Improve(problem, options, granularity, result); });
   return finish();
 }
 

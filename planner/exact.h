@@ -42,7 +42,8 @@ namespace footprint::planner {
 
 inline constexpr int kMaxExactBuffers = 20000;         // Larger problems: heuristics only.
 inline constexpr int kMaxExactPartitionBuffers = 5000; // Same, for the largest independent part
-                                                       // (the search recurses once per buffer of a part).
+                                                       // (the search recurses once per buffer of a part,
+                                                       // on a stack sized for it: search_stack.h).
 inline constexpr int64_t kMaxExactOverlaps = 4000000;  // Same, for intersecting pairs.
 
 struct ExactOptions {

@@ -1,5 +1,7 @@
 #include "planner/exact.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <functional>
 #include <random>
@@ -172,6 +174,50 @@ TEST(ExactTest, MatchesBruteForceOnRandomTinyProblems) {
     EXPECT_EQ(FitWithinCapacity(problem, optimum).feasibility, Feasibility::kFits);
     EXPECT_EQ(FitWithinCapacity(problem, optimum - 1).feasibility, Feasibility::kImpossible);
   }
+}
+
+// Runs `work` on a thread with a 256 KiB stack, as a library user's worker
+// thread may have, and waits for it.
+void RunOnSmallStack(const std::function<void()>& work) {
+  pthread_attr_t attributes;
+  ASSERT_EQ(pthread_attr_init(&attributes), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attributes, 256 * 1024), 0);
+  pthread_t thread;
+  auto run = [](void* arg) -> void* {
+    (*static_cast<const std::function<void()>*>(arg))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attributes, run, const_cast<std::function<void()>*>(&work)), 0);
+  pthread_attr_destroy(&attributes);
+  pthread_join(thread, nullptr);
+}
+
+// The search recurses once per buffer of a part. A chain of the largest part
+// it takes (each buffer meets the next) is one part as deep as it gets; the
+// caller's small stack must not matter (it overflowed before the search ran
+// on a stack of its own).
+TEST(ExactTest, TheLargestPartIsSearchedWhateverTheCallersStack) {
+  Problem chain;
+  for (int i = 0; i < kMaxExactPartitionBuffers; ++i) {
+    chain.buffers.push_back({.id = std::to_string(i), .lifespan = {i, i + 1}, .size = 1 + i % 3});
+  }
+  Solution stacked;  // Every buffer above the last: valid, far from the least.
+  Bytes top = 0;
+  for (const Buffer& buffer : chain.buffers) {
+    stacked.offsets.push_back(top);
+    top += buffer.size;
+  }
+  DecisionResult decision;
+  ExactResult result;
+  RunOnSmallStack([&]() {
+    decision = FitWithinCapacity(chain, top);
+    result = MinimizeArena(chain, stacked);
+  });
+  EXPECT_EQ(decision.feasibility, Feasibility::kFits);
+  EXPECT_TRUE(ValidateSolution(chain, decision.solution).ok());
+  EXPECT_TRUE(ValidateSolution(chain, result.solution).ok());
+  EXPECT_EQ(result.arena_bytes, LowerBound(chain));
+  EXPECT_TRUE(result.proven_optimal);
 }
 
 }  // namespace
