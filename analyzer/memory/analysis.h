@@ -123,6 +123,10 @@ struct MemoryFigures {
   // --runtime: the live bytes of the runtime's own tensor buffers at its
   // worst step, as its planner allocates them (runtime_buffers.h); 0 without.
   int64_t runtime_tensor_bytes = 0;
+  // --runtime: the values whose buffers make runtime_tensor_bytes, largest
+  // first, named as in the runtime's rewritten graph (a layout copy is named
+  // after its value: "conv_3.nchwc"); empty without.
+  std::vector<std::string> runtime_peak_values;
   int64_t runtime_overhead_bytes = 0;  // --runtime: what the runtime holds during a run besides tensors.
   int64_t runtime_reserved_bytes = 0;  // --runtime: held after a first run with the runtime's defaults (ORT: arena on).
   int64_t runtime_weights_bytes = 0;   // --runtime: held after creating the session (weights after load).

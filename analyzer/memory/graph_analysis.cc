@@ -175,6 +175,9 @@ void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, co
   const std::vector<NodeId>& order = result.schedule.order;
   result.runtime_tensor_bytes =
       runtime.TensorPeakBytes(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of);
+  for (ValueId id : runtime.TensorPeakValues(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of)) {
+    result.runtime_peak_values.push_back(result.ir.values[id].name);
+  }
   result.runtime_frame_bytes =
       runtime.FrameBytes(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of);
   result.runtime_held = runtime.HeldBytes(result.ir, result.fusions, shape_of, order, values, sizes.step_extra_of);

@@ -134,6 +134,16 @@ class RuntimeModel {
                                   const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
                                   const std::vector<int64_t>& step_extra_of) const = 0;
 
+  // The values whose buffers are live at TensorPeakBytes' worst step, largest
+  // first: where the runtime's planner peaks (names of the rewritten graph; a
+  // layout copy is named after its value). Empty when the runtime does not say.
+  virtual std::vector<ValueId> TensorPeakValues(const IrGraph& /*graph*/, const std::vector<NodeId>& /*order*/,
+                                                const std::vector<RuntimeValue>& /*values*/,
+                                                const std::vector<ValueId>& /*writes_over*/,
+                                                const std::vector<int64_t>& /*step_extra_of*/) const {
+    return {};
+  }
+
   // What the runtime holds after creating its session and after its first
   // run (HeldFigures), over `order` with the values and per-step scratch of
   // TensorPeakBytes.

@@ -63,6 +63,13 @@ class OnnxRuntimeCpu : public RuntimeModel {
     return ort::TensorPeakBytes(graph, order, values, writes_over, step_extra_of);
   }
 
+  std::vector<ValueId> TensorPeakValues(const IrGraph& graph, const std::vector<NodeId>& order,
+                                        const std::vector<RuntimeValue>& values,
+                                        const std::vector<ValueId>& writes_over,
+                                        const std::vector<int64_t>& step_extra_of) const override {
+    return ort::TensorPeakValues(graph, order, values, writes_over, step_extra_of);
+  }
+
   // Weights after load (loaded_weights.h) and the first run on the default
   // arena (arena_run.h): ORT's buffers but the caller's inputs, the
   // kernels' scratch, and the copies of the outputs the caller holds.

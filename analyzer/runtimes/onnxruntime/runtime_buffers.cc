@@ -253,10 +253,11 @@ std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<Node
 namespace {
 
 // The peak over `order` of the buffers and the step's extra, with each
-// OrtValue's objects too when `with_objects`.
+// OrtValue's objects too when `with_objects`; `spans` and the first step at
+// the peak (-1 with no step) when asked.
 int64_t PeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
                   const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of,
-                  bool with_objects) {
+                  bool with_objects, std::vector<BufferSpan>* spans_out = nullptr, int64_t* peak_step = nullptr) {
   std::vector<ValueRecord> records;
   const std::vector<BufferSpan> spans = ReplayPlanner(graph, order, values, writes_over, &records);
   const int64_t steps = static_cast<int64_t>(order.size());
@@ -275,13 +276,19 @@ int64_t PeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const 
   }
   int64_t live = 0;
   int64_t peak = 0;
+  int64_t first_peak_step = -1;
   for (int64_t step = 0; step < steps; ++step) {
     live += delta[step];
-    peak = std::max(peak, live + step_extra_of[order[step]]);
+    if (live + step_extra_of[order[step]] > peak || first_peak_step < 0) {
+      peak = std::max(peak, live + step_extra_of[order[step]]);
+      first_peak_step = step;
+    }
   }
   if (steps == 0) {
     for (const BufferSpan& span : spans) peak += span.bytes;  // Graph inputs only.
   }
+  if (peak_step != nullptr) *peak_step = first_peak_step;
+  if (spans_out != nullptr) *spans_out = spans;
   return peak;
 }
 
@@ -290,6 +297,22 @@ int64_t PeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const 
 int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
                         const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of) {
   return PeakBytes(graph, order, values, writes_over, step_extra_of, /*with_objects=*/false);
+}
+
+std::vector<ValueId> TensorPeakValues(const IrGraph& graph, const std::vector<NodeId>& order,
+                                      const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
+                                      const std::vector<int64_t>& step_extra_of) {
+  std::vector<BufferSpan> spans;
+  int64_t step = -1;
+  PeakBytes(graph, order, values, writes_over, step_extra_of, /*with_objects=*/false, &spans, &step);
+  std::vector<BufferSpan> live;
+  for (const BufferSpan& span : spans) {
+    if (step >= 0 && span.first <= step && step <= span.last) live.push_back(span);
+  }
+  std::stable_sort(live.begin(), live.end(), [](const BufferSpan& a, const BufferSpan& b) { return a.bytes > b.bytes; });
+  std::vector<ValueId> owners;
+  for (const BufferSpan& span : live) owners.push_back(span.owner);
+  return owners;
 }
 
 int64_t FrameObjectsBytes(const IrGraph& graph, const std::vector<NodeId>& order,

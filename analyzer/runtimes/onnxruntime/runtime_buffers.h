@@ -71,6 +71,12 @@ std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<Node
 int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
                         const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of);
 
+// The values owning the buffers live at TensorPeakBytes' worst step (the
+// first, on a tie), largest buffer first: where ORT's planner peaks.
+std::vector<ValueId> TensorPeakValues(const IrGraph& graph, const std::vector<NodeId>& order,
+                                      const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
+                                      const std::vector<int64_t>& step_extra_of);
+
 // What ORT's run frame holds besides the buffers at the run's worst step:
 // the peak of the buffers and each node output's OrtValue objects (a Tensor
 // object and a control block, 208 bytes) together, less TensorPeakBytes. An

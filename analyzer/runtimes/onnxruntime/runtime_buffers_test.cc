@@ -45,6 +45,9 @@ TEST(RuntimeBuffersTest, AFreedBufferKeptForALaterTensorOfItsShapeStaysAllocated
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_EQ(ort->memory.lower_bound_bytes, kRow + 8 * kRow);  // x, big, big2 at the second Neg.
   EXPECT_EQ(ort->memory.runtime_tensor_bytes, ort->memory.lower_bound_bytes + kRow);
+  // Where it peaks: the buffers live at the second Neg, largest first (ties
+  // in allocation order, the graph input first), a's among them.
+  EXPECT_EQ(ort->memory.runtime_peak_values, (std::vector<std::string>{"big", "big2", "x", "a"}));
   // The peak follows ORT's defaults: the weights after load and what the
   // first run leaves held on the arena (arena_run.h).
   EXPECT_EQ(ort->memory.peak_bytes, ort->memory.runtime_weights_bytes + ort->memory.runtime_reserved_bytes);
@@ -93,6 +96,7 @@ TEST(RuntimeBuffersTest, NothingWithoutTheRuntime) {
   absl::StatusOr<Analysis> plain = AnalyzeBuilt(GapModel(/*keepdims=*/true), {.alias = true, .inplace = true});
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->memory.runtime_tensor_bytes, 0);
+  EXPECT_TRUE(plain->memory.runtime_peak_values.empty());
   EXPECT_EQ(plain->memory.peak_bytes, plain->memory.weights_bytes + plain->memory.arena_bytes);
 }
 
