@@ -48,6 +48,8 @@ the figures the full analysis plans for it (with every flag of analyze given her
           where the peak stays (an upsampling head, a later stage), on the grids with the
           lowest arena within --max-overhead extra multiply-accumulates; the graph input is
           held whole. The figures are those of the rewritten model (docs/patching.md).
+          With --runtime, also a segment where that runtime's own planner peaks when it
+          lowers the runtime's run, and a note comparing its run patched and unpatched.
 "Fits" means what analyze's exit code 0 means (the device's verdict and every --max-* budget).
 
 Options:

@@ -57,6 +57,23 @@ std::string PeakNote(const LoadedModel& original, const patching::PatchPlan& pla
   return absl::StrCat(prefix, "inside a patch ('", name, "')");
 }
 
+// Under --runtime: what that runtime's run holds with the patched model and
+// without it, and the value its planner peaks at. Its planner can peak where
+// our arena does not (ORT keeps a freed buffer for a later tensor of the
+// same shape), so the user sees whether the written model helps there.
+std::string RuntimeNote(const patching::PatchPlan& plan, const Analysis& given, const std::string& label) {
+  const MemoryFigures& patched = plan.analysis.memory;
+  if (given.options.runtime.empty() || patched.runtime_tensor_bytes <= 0) return "";
+  const int64_t run = patched.runtime_tensor_bytes + patched.runtime_overhead_bytes;
+  const int64_t unpatched = given.memory.runtime_tensor_bytes + given.memory.runtime_overhead_bytes;
+  std::string note = absl::StrCat(label, ": ", given.options.runtime, "'s run holds ", run, " bytes patched, ",
+                                  unpatched, " unpatched (", run < unpatched ? "lower" : "not lower", ")");
+  if (!patched.runtime_peak_values.empty()) {
+    absl::StrAppend(&note, "; its largest buffer at its peak is '", patched.runtime_peak_values.front(), "'");
+  }
+  return note;
+}
+
 }  // namespace
 
 namespace {
@@ -108,6 +125,7 @@ absl::StatusOr<patching::PatchSearch> AddOne(const LoadedModel& loaded, const An
                                : "--emit-model OUT.onnx writes the patched model";
   report.options.push_back(std::move(option));
   if (std::string note = PeakNote(loaded, plan, label); !note.empty()) report.notes.push_back(std::move(note));
+  if (std::string note = RuntimeNote(plan, given, label); !note.empty()) report.notes.push_back(std::move(note));
   return found;
 }
 

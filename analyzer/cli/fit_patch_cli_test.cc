@@ -2,7 +2,9 @@
 // those `analyze` gives the model --emit-model writes; bad requests are one
 // line and exit 2 with nothing written; the acceptance ratios on the shared
 // CNNs (docs/patching.md).
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -197,6 +199,38 @@ TEST(FitPatchTest, ANoteNamesWhereThePatchedArenaPeaks) {
                          "outside every patch segment"),
             std::string::npos)
       << run.out;
+}
+
+// Under --runtime the report says what that runtime's run holds with the
+// patched model and without: the stem's two 16 x 64 x 64 tensors are what
+// ORT's planner holds unpatched, and patches of them are all it holds after.
+TEST(FitPatchTest, UnderARuntimeANoteComparesItsRunPatchedAndUnpatched) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 64, 64});
+  AddConv(builder, "x", "a", 3, 16, 1);
+  builder.Add("Relu", {"a"}, {"ar"}, "relu_a");
+  AddConv(builder, "ar", "b", 16, 16, 2);  // 16 x 32 x 32
+  builder.Add("GlobalAveragePool", {"b"}, {"y"}, "gap");
+  builder.Output("y", kFloat, {1, 16, 1, 1});
+  const std::string model = WriteTestModel(builder.Serialize());
+  const CliRun run = RunCliCaptured({"fit", model, "--device", "generic-cpu", "--max-peak", "1MB", "--runtime",
+                                     "onnxruntime-cpu:avx2", "--format", "json"});
+  ASSERT_NE(run.exit_code, kExitBadInput) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  std::string note;
+  for (const nlohmann::json& line : report["notes"]) {
+    if (line.get<std::string>().find("onnxruntime-cpu:avx2's run holds") != std::string::npos) note = line;
+  }
+  ASSERT_FALSE(note.empty()) << report["notes"].dump();
+  int64_t patched = 0, unpatched = 0;
+  ASSERT_EQ(std::sscanf(note.c_str(), "patch: onnxruntime-cpu:avx2's run holds %" SCNd64 " bytes patched, %" SCNd64 " unpatched",
+                        &patched, &unpatched),
+            2)
+      << note;
+  EXPECT_LT(patched, unpatched) << note;
+  EXPECT_NE(note.find("(lower); its largest buffer at its peak is '"), std::string::npos) << note;
+  const CliRun plain = RunCliCaptured({"fit", model, "--device", "generic-cpu", "--max-peak", "1MB"});
+  EXPECT_EQ(plain.out.find("'s run holds"), std::string::npos) << plain.out;  // Only under --runtime.
 }
 
 TEST(FitPatchTest, NoPatchOptionIsANoteAndEmitModelExitsTwo) {

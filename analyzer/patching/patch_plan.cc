@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/memory/analyze.h"
 #include "analyzer/patching/chain.h"
+#include "analyzer/patching/multi_input_search.h"
 #include "analyzer/patching/plan_candidates.h"
 #include "analyzer/patching/second_segment.h"
 
@@ -124,7 +125,7 @@ class PatchSearcher {
     absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, finalists, rewrite_);
     if (!chosen.ok()) return chosen.status();
     if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < given_.memory.arena_bytes) {
-      TakeFinalist(std::move(**chosen), plan);
+      TakePlan(std::move(**chosen), plan);
     } else {
       reason = kPeakOutside;
     }
@@ -183,7 +184,7 @@ class PatchSearcher {
     absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, pair_finalists, rewrite_);
     if (!chosen.ok()) return chosen.status();
     if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < single.memory.arena_bytes) {
-      TakeFinalist(std::move(**chosen), plan);
+      TakePlan(std::move(**chosen), plan);
     }
     return absl::OkStatus();
   }
@@ -321,65 +322,14 @@ class PatchSearcher {
     }
     absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, finalists, rewrite_);
     if (!chosen.ok()) return chosen.status();
-    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < single) TakeFinalist(std::move(**chosen), plan);
+    if (chosen->has_value() && (*chosen)->analysis.memory.arena_bytes < single) TakePlan(std::move(**chosen), plan);
     return absl::OkStatus();
   }
 
-  // A segment with several inputs around the nodes that make the peak of
-  // `plan` (or of the model, when there is no plan) outside its segments: a
-  // neck's or decoder's stage reading an upsampled branch and a skip, which
-  // no single dominating input reaches locally. Its finest admissible grids
-  // within the MACs left are planned beside the plan's segments; true when
-  // one gives a lower arena (then `plan` holds it).
-  absl::StatusOr<bool> AddMultiInputSegment(PatchPlan& plan) {
-    const Analysis& current = plan.planned.empty() ? given_ : plan.analysis;
-    absl::flat_hash_set<int> taken;
-    double extra_macs = 0;
-    for (const PlannedSegment& planned : plan.planned) {
-      taken.insert(planned.segment.nodes.begin(), planned.segment.nodes.end());
-      extra_macs += static_cast<double>(planned.geometry.macs_after - planned.geometry.macs_before);
-    }
-    // Each segment around the producers of the largest values live at the
-    // peak (equal sizes are common: a U-Net's skip held across its decoder
-    // beside the stage's Concat) on its finest grids within the MACs left,
-    // by its own bound (its T assembled, its copies' working sets), lowest first.
-    std::vector<Half> halves;
-    std::vector<std::vector<int>> seen;  // Node sets already taken in `halves`.
-    for (int peak : PeakNodes(current, facts_, taken, kPeakNodes)) {
-      if (!SpatialOpIn(facts_, graph_.node(peak)).ok()) continue;
-      for (const Segment& segment : MultiInputSegmentsAround(facts_, peak, taken)) {
-        if (std::find(seen.begin(), seen.end(), segment.nodes) != seen.end()) continue;
-        seen.push_back(segment.nodes);
-        for (PatchGeometry& geometry : AdmissibleGrids(facts_, segment, allowed_macs_ - extra_macs, search_)) {
-          halves.push_back(MakeHalf(facts_, {.segment = segment, .geometry = std::move(geometry)}, alignment_));
-        }
-      }
-    }
-    std::stable_sort(halves.begin(), halves.end(),
-                     [](const Half& a, const Half& b) { return a.inner_bound < b.inner_bound; });
-    std::vector<Candidate> finalists;
-    int64_t analyses = 0;
-    for (Half& half : halves) {
-      if (analyses >= kPlannedPairs || half.inner_bound >= current.memory.arena_bytes) break;
-      const int64_t assembled = AlignedBytes(facts_.shapes.at(half.planned.segment.output), alignment_);
-      std::vector<PlannedSegment> segments = plan.planned;
-      segments.push_back(std::move(half.planned));
-      const int64_t extra = static_cast<int64_t>(extra_macs) + half.extra_macs;
-      LoadedModel model;
-      absl::StatusOr<std::optional<Analysis>> planned = PlanWith(loaded_, facts_, quick_, segments, rewrite_, model);
-      if (!planned.ok()) return planned.status();
-      ++analyses;
-      if (!planned->has_value() || (*planned)->memory.arena_bytes >= current.memory.arena_bytes) continue;
-      KeepFinalist(Candidate{.segments = std::move(segments), .arena_bytes = (*planned)->memory.arena_bytes,
-                             .extra_macs = extra, .added_bound = assembled},
-                   finalists);
-    }
-    if (finalists.empty()) return false;
-    absl::StatusOr<std::optional<Finalist>> chosen = PlanFinalists(loaded_, facts_, options_, finalists, rewrite_);
-    if (!chosen.ok()) return chosen.status();
-    if (!chosen->has_value() || (*chosen)->analysis.memory.arena_bytes >= current.memory.arena_bytes) return false;
-    TakeFinalist(std::move(**chosen), plan);
-    return true;
+  // What the segments with several inputs are searched with (multi_input_search.h).
+  SearchContext context() const {
+    return {.loaded = loaded_, .options = options_, .quick = quick_, .given = given_, .search = search_,
+            .facts = facts_, .alignment = alignment_, .allowed_macs = allowed_macs_, .rewrite = rewrite_};
   }
 
  private:
@@ -388,7 +338,6 @@ class PatchSearcher {
   static constexpr size_t kFirstSegments = 24;  // Prefix segments paired, by their bound.
   static constexpr int64_t kPlannedPairs = 16;  // Pairs planned at most.
   static constexpr size_t kChainHeads = 4;      // Prefix segments a chain may follow when there is no plan.
-  static constexpr size_t kPeakNodes = 4;  // Producers of the largest values live at the peak, for several inputs.
 
   struct Pair {
     int64_t bound = 0;  // A lower bound on the pair's arena.
@@ -495,11 +444,6 @@ class PatchSearcher {
     return pairs;
   }
 
-  static void TakeFinalist(Finalist chosen, PatchPlan& plan) {
-    plan.planned = std::move(chosen.planned);
-    plan.model = std::move(chosen.model);
-    plan.analysis = std::move(chosen.analysis);
-  }
 
   const LoadedModel& loaded_;
   const AnalyzeOptions& options_;
@@ -573,7 +517,12 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
   if (absl::Status status = searcher.AddSecondSegment(plan); !status.ok()) return status;
   if (absl::Status status = searcher.ChainSegments(plan); !status.ok()) return status;
   for (int added = 0; added < kMultiInputSegments; ++added) {
-    absl::StatusOr<bool> lower = searcher.AddMultiInputSegment(plan);
+    absl::StatusOr<bool> lower = AddMultiInputSegment(searcher.context(), plan);
+    if (!lower.ok()) return lower.status();
+    if (!*lower) break;
+  }
+  for (int added = 0; added < kMultiInputSegments; ++added) {
+    absl::StatusOr<bool> lower = AddRuntimeSegment(searcher.context(), plan);
     if (!lower.ok()) return lower.status();
     if (!*lower) break;
   }

@@ -22,7 +22,10 @@
 // chain's last T assembled, when that gives a lower arena. When the peak is
 // then still at nodes no segment holds, a segment with several inputs
 // around them (a neck's stage, a U-Net's decoder stage) is added when it
-// lowers the arena, up to four times. Graph inputs are held whole (a patch
+// lowers the arena, up to four times. Under --runtime, the same around the
+// values that make the runtime planner's own peak, when that lowers the
+// runtime's run and neither the arena nor the runtime's peak rises, up to
+// four times (multi_input_search.h). Graph inputs are held whole (a patch
 // slices them).
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCH_PLAN_H_

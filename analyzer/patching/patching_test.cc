@@ -329,6 +329,21 @@ TEST(SegmentTest, SegmentsEndWhereThePatchableNodesEnd) {
   EXPECT_EQ(found.segments[2].nodes.size(), 3u);
 }
 
+// The runtime names its layout copies after their values ("c.nchwc",
+// "a__nchw.nchwc"): each is its value's producer in the original graph; a
+// graph input, a name no cut finds and a node already taken are skipped.
+TEST(SegmentTest, TheRuntimesPeakValuesAreTheirProducersInTheOriginalGraph) {
+  ModelBuilder builder = TwoConvModel();  // Nodes: a_conv 0, relu 1, c_conv 2, gap 3.
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
+  ASSERT_TRUE(facts.ok());
+  Analysis analysis;
+  analysis.memory.runtime_peak_values = {"c.nchwc", "x", "a__nchw.nchwc", "unknown__reorder", "b", "a"};
+  EXPECT_EQ(RuntimePeakNodes(analysis, *facts, {}, 4), (std::vector<int>{2, 0, 1}));
+  EXPECT_EQ(RuntimePeakNodes(analysis, *facts, {}, 2), (std::vector<int>{2, 0}));
+  EXPECT_EQ(RuntimePeakNodes(analysis, *facts, {0}, 4), (std::vector<int>{2, 1}));
+  EXPECT_TRUE(RuntimePeakNodes(Analysis{}, *facts, {}, 4).empty());  // No --runtime.
+}
+
 TEST(SegmentTest, GeometryOfTwoByTwoPatchesHasHalosPadsAndExactMacs) {
   ModelBuilder builder = TwoConvModel();
   absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));

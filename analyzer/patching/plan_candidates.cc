@@ -131,6 +131,12 @@ absl::StatusOr<std::optional<Finalist>> PlanFinalists(const LoadedModel& loaded,
   return best;
 }
 
+void TakePlan(Finalist chosen, PatchPlan& plan) {
+  plan.planned = std::move(chosen.planned);
+  plan.model = std::move(chosen.model);
+  plan.analysis = std::move(chosen.analysis);
+}
+
 int64_t ModelMacs(const GraphFacts& facts) {
   const onnx::GraphProto& graph = *facts.graph;
   int64_t model_macs = 0;

@@ -74,6 +74,9 @@ absl::StatusOr<std::optional<Finalist>> PlanFinalists(const LoadedModel& loaded,
                                                       const AnalyzeOptions& options,
                                                       const std::vector<Candidate>& finalists, RewriteFunction rewrite);
 
+// `chosen` becomes `plan`'s segments, model and analysis.
+void TakePlan(Finalist chosen, PatchPlan& plan);
+
 // The MACs of the model's nodes that run (not folded at load).
 int64_t ModelMacs(const GraphFacts& facts);
 

@@ -140,6 +140,33 @@ std::vector<int> PeakNodes(const Analysis& analysis, const GraphFacts& facts, co
   return nodes;
 }
 
+namespace {
+
+// `name` cut at its last "." or "__" ("" when it has neither).
+std::string CutLastSuffix(const std::string& name) {
+  size_t cut = name.rfind('.');
+  const size_t underscores = name.rfind("__");
+  if (cut == std::string::npos || (underscores != std::string::npos && underscores > cut)) cut = underscores;
+  return cut == std::string::npos ? "" : name.substr(0, cut);
+}
+
+}  // namespace
+
+std::vector<int> RuntimePeakNodes(const Analysis& analysis, const GraphFacts& facts,
+                                  const absl::flat_hash_set<int>& taken, size_t count) {
+  std::vector<int> nodes;
+  for (std::string name : analysis.memory.runtime_peak_values) {
+    auto producer = facts.producer.find(name);
+    while (producer == facts.producer.end() && !(name = CutLastSuffix(name)).empty()) {
+      producer = facts.producer.find(name);
+    }
+    if (producer == facts.producer.end() || taken.contains(producer->second)) continue;
+    if (std::find(nodes.begin(), nodes.end(), producer->second) == nodes.end()) nodes.push_back(producer->second);
+    if (nodes.size() >= count) break;
+  }
+  return nodes;
+}
+
 std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken) {
   const std::vector<int> nodes = PeakNodes(analysis, facts, taken, 1);
   return nodes.empty() ? std::nullopt : std::optional<int>(nodes.front());

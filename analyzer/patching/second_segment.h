@@ -61,6 +61,13 @@ std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, c
 std::vector<int> PeakNodes(const Analysis& analysis, const GraphFacts& facts, const absl::flat_hash_set<int>& taken,
                            size_t count);
 
+// As PeakNodes, at the worst step of the runtime's own planner (--runtime:
+// MemoryFigures::runtime_peak_values). Its names are the runtime's rewritten
+// graph's: a name the graph does not produce is cut at its last "." or "__"
+// until it does ("conv_25__nchw.nchwc" is conv_25's), else skipped.
+std::vector<int> RuntimePeakNodes(const Analysis& analysis, const GraphFacts& facts,
+                                  const absl::flat_hash_set<int>& taken, size_t count);
+
 // Segments around `peak`: read from a 4-D tensor that dominates it (the
 // first segment's T, a backbone's feature), nearest first, not inside
 // `avoid`; T at the peak node or at a patchable node after it.
