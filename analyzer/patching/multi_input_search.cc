@@ -50,8 +50,10 @@ bool LowersTheRuntimesFigure(const SearchContext& context, const Analysis& curre
 }
 
 // Each segment with several inputs around each of `peaks` (outside the
-// plan's segments) on its finest grids within the MACs left, by its own
-// bound (its T assembled, its copies' working sets), lowest first.
+// plan's segments; several, as equal sizes are common: a U-Net's skip held
+// across its decoder beside the stage's Concat) on its finest grids within
+// the MACs left, by its own bound (its T assembled, its copies' working
+// sets), lowest first.
 std::vector<Half> MultiInputHalves(const SearchContext& context, const PatchPlan& plan,
                                    const std::vector<int>& peaks) {
   const absl::flat_hash_set<int> taken = Taken(plan);

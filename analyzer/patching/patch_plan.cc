@@ -444,7 +444,6 @@ class PatchSearcher {
     return pairs;
   }
 
-
   const LoadedModel& loaded_;
   const AnalyzeOptions& options_;
   const Analysis& given_;

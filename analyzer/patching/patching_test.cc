@@ -596,6 +596,57 @@ TEST(PatchPlanTest, PlansTheEarlyStagePatchByPatchWithTheSamePlanner) {
 // and T gets its static dims back by a Reshape. The bounds' defaults are
 // the values: our figures are those of the same model with the bounds
 // constant.
+// EarlyPeakModel with a BatchNormalization after its first Conv, as exports
+// of ResNets have. The written model computes the folded filter and bias
+// once from the constants, and every patch's Conv reads them: no copy keeps a
+// normalization for a runtime to fuse into a filter of its own.
+TEST(PatchPlanTest, ABatchNormalizationIsFoldedOnceForEveryPatch) {
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 3, 96, 96});
+  AddConv(builder, "x", "a", 3, 16, 3, 1, 1);
+  for (const char* name : {"bn_scale", "bn_shift", "bn_mean", "bn_var"}) builder.Initializer(name, kFloat, {16});
+  builder.Node("BatchNormalization", {"a", "bn_scale", "bn_shift", "bn_mean", "bn_var"}, {"an"}, "bn_a");
+  builder.Node("Relu", {"an"}, {"ar"}, "relu_a");
+  AddConv(builder, "ar", "b", 16, 16, 3, 2, 1);
+  builder.Node("Relu", {"b"}, {"br"}, "relu_b");
+  AddConv(builder, "br", "c", 16, 32, 3, 2, 1);
+  builder.Node("GlobalAveragePool", {"c"}, {"y"}, "gap");
+  builder.Output("y", kFloat, {1, 32, 1, 1});
+  const LoadedModel loaded{.model = builder.Build(), .path = "test.onnx"};
+  const AnalyzeOptions modes = DefaultModes();
+  absl::StatusOr<Analysis> given = AnalyzeModel(loaded, modes);
+  ASSERT_TRUE(given.ok()) << given.status();
+  absl::StatusOr<PatchSearch> found = PlanPatches(loaded, modes, *given, {.max_chain_segments = 0});
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->plan.has_value()) << found->reason;
+  const PatchPlan& plan = *found->plan;
+  ASSERT_EQ(plan.segments.size(), 1u);
+  ASSERT_GT(plan.segments[0].rows * plan.segments[0].cols, 1);
+  absl::StatusOr<onnx::ModelProto> full = RewriteFullModel(loaded.model, plan);
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_TRUE(CheckModel(*full).ok()) << CheckModel(*full);
+  int norms = 0, folds = 0, convs_on_folded = 0;
+  for (const onnx::NodeProto& node : full->graph().node()) {
+    norms += node.op_type() == "BatchNormalization";
+    if (node.op_type() == "Mul" && node.output(0) == "a_w__folded_an") ++folds;
+    if (node.op_type() == "Conv" && node.input(1) == "a_w__folded_an") {
+      ++convs_on_folded;
+      ASSERT_EQ(node.input_size(), 3);
+      EXPECT_EQ(node.input(2), "an__folded_bias");
+    }
+  }
+  EXPECT_EQ(norms, 0);
+  EXPECT_EQ(folds, 1);
+  EXPECT_EQ(convs_on_folded, plan.segments[0].rows * plan.segments[0].cols);
+  // The fold is constant: the analysis folds it at load, as a runtime does.
+  absl::StatusOr<Analysis> written = AnalyzeModel(plan.model, modes);
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(written->memory.arena_bytes, plan.analysis.memory.arena_bytes);
+  bool folded = false;
+  for (const WeightRecord& weight : written->weights) folded |= weight.name == "a_w__folded_an" && weight.folded;
+  EXPECT_TRUE(folded);
+}
+
 TEST(PatchPlanTest, WrittenPatchesTakeOverridableBoundsAndTGetsItsDimsBack) {
   const LoadedModel loaded{.model = EarlyPeakModel().Build(), .path = "test.onnx"};
   absl::StatusOr<Analysis> given = AnalyzeModel(loaded, DefaultModes());

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/loader/onnx_domain.h"
+#include "analyzer/patching/batch_norm_folding.h"
 #include "analyzer/patching/patch_writer.h"
 #include "onnx/checker.h"
 
@@ -247,9 +248,17 @@ void AdaptToPatch(const GraphFacts& facts, const SpatialOp& op, const Pads& pads
 }
 
 // One segment, patch by patch, appended to `out`.
-void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer& writer,
+void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned,
+                  const absl::flat_hash_map<int, FoldedBatchNorm>& folded, Writer& writer,
                   std::vector<onnx::NodeProto>& out) {
   const onnx::GraphProto& graph = *facts.graph;
+  absl::flat_hash_map<int, int> folded_into;  // A BatchNormalization folded -> its Conv.
+  for (int node : planned.segment.nodes) {
+    auto pair = folded.find(node);
+    if (pair == folded.end()) continue;
+    folded_into.emplace(pair->second.batch_norm, node);
+    WriteFolding(facts, pair->second, writer, out);  // Once, before the copies read it.
+  }
   const Segment& segment = planned.segment;
   const PatchGeometry& geometry = planned.geometry;
   const std::vector<int64_t>& input_dims = facts.shapes.at(segment.input);
@@ -271,6 +280,11 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
     if (in_pieces == writer.pieces.end()) cut(segment.input);  // Else each reader of X takes its region from the pieces (below).
     for (const std::string& input : segment.other_inputs) cut(input);  // Each other input held whole, sliced (a neck's skip).
     for (size_t i = 0; i < segment.nodes.size(); ++i) {
+      if (auto conv = folded_into.find(segment.nodes[i]); conv != folded_into.end()) {
+        // Its Conv's copy writes what it would (pointwise: the same region).
+        renamed[graph.node(segment.nodes[i]).output(0)] = renamed.at(graph.node(conv->second).output(0));
+        continue;
+      }
       onnx::NodeProto node = graph.node(segment.nodes[i]);
       if (!node.name().empty()) node.set_name(writer.Unique(node.name() + suffix));
       for (int j = 0; j < node.input_size(); ++j) {
@@ -304,6 +318,11 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned, Writer
         if (output.empty()) continue;
         renamed[output] = writer.Unique(output + suffix);
         node.set_output(k, renamed[output]);
+      }
+      if (auto pair = folded.find(segment.nodes[i]); pair != folded.end()) {
+        node.set_input(1, pair->second.filter);
+        if (node.input_size() < 3) node.add_input(pair->second.bias);
+        node.set_input(2, pair->second.bias);
       }
       AdaptToPatch(facts, segment.ops[i], patch.pads[i], writer, node);
       out.push_back(std::move(node));
@@ -441,13 +460,14 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
       }
     }
   }
+  const absl::flat_hash_map<int, FoldedBatchNorm> folded = FoldableBatchNorms(facts, segments, opset, writer);
   std::vector<onnx::NodeProto> nodes;
   for (int i = 0; i < model.graph().node_size(); ++i) {
     auto it = segment_of.find(i);
     if (it == segment_of.end()) {
       nodes.push_back(model.graph().node(i));
     } else if (segments[it->second].segment.nodes.back() == i) {
-      WriteSegment(facts, segments[it->second], writer, nodes);
+      WriteSegment(facts, segments[it->second], folded, writer, nodes);
     }
   }
   graph->clear_node();
