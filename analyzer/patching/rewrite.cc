@@ -282,7 +282,8 @@ void WriteSegment(const GraphFacts& facts, const PlannedSegment& planned,
     for (size_t i = 0; i < segment.nodes.size(); ++i) {
       if (auto conv = folded_into.find(segment.nodes[i]); conv != folded_into.end()) {
         // Its Conv's copy writes what it would (pointwise: the same region).
-        renamed[graph.node(segment.nodes[i]).output(0)] = renamed.at(graph.node(conv->second).output(0));
+        std::string conv_output = renamed.at(graph.node(conv->second).output(0));  // A copy: the insert may rehash.
+        renamed[graph.node(segment.nodes[i]).output(0)] = std::move(conv_output);
         continue;
       }
       onnx::NodeProto node = graph.node(segment.nodes[i]);
