@@ -64,8 +64,8 @@ std::string PeakNote(const LoadedModel& original, const patching::PatchPlan& pla
 std::string RuntimeNote(const patching::PatchPlan& plan, const Analysis& given, const std::string& label) {
   const MemoryFigures& patched = plan.analysis.memory;
   if (given.options.runtime.empty() || patched.runtime_tensor_bytes <= 0) return "";
-  const int64_t run = patched.runtime_tensor_bytes + patched.runtime_overhead_bytes;
-  const int64_t unpatched = given.memory.runtime_tensor_bytes + given.memory.runtime_overhead_bytes;
+  const int64_t run = RuntimeRunBytes(patched);
+  const int64_t unpatched = RuntimeRunBytes(given.memory);
   std::string note = absl::StrCat(label, ": ", given.options.runtime, "'s run holds ", run, " bytes patched, ",
                                   unpatched, " unpatched (", run < unpatched ? "lower" : "not lower", ")");
   if (!patched.runtime_peak_values.empty()) {

@@ -141,6 +141,12 @@ struct MemoryFigures {
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
 };
 
+// What --runtime's run holds: the runtime's tensor buffers at its worst step
+// and what it holds besides them (0 without --runtime).
+inline int64_t RuntimeRunBytes(const MemoryFigures& memory) {
+  return memory.runtime_tensor_bytes + memory.runtime_overhead_bytes;
+}
+
 // The figures as formulas in the dims left unbound (shapes/expr.h syntax),
 // set when some arena tensor's size is a formula. Exact: weights, naive and
 // the lower bound (a max over steps of sums of aligned sizes, pruned of

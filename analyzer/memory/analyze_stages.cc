@@ -210,7 +210,7 @@ absl::Status RuntimePeak(const GraphResult& main, const onnx::GraphProto& graph,
     }
   }
   // Under --runtime the peak is that runtime's: its planner's buffers rather
-  // than our arena (RuntimeModel::TensorPeakBytes), and what it holds besides them.
+  // than our arena (RuntimeModel::TensorPeak), and what it holds besides them.
   memory.runtime_tensor_bytes = main.runtime_tensor_bytes;
   memory.runtime_peak_values = main.runtime_peak_values;
   const int64_t tensor_bytes = runtime == nullptr ? memory.arena_bytes : memory.runtime_tensor_bytes;

@@ -139,7 +139,7 @@ PlannerShape PlannerShapeOf(const IrGraph& graph, ValueId id) {
   return PlannerShape::kAsSized;
 }
 
-// The runtime's own planner over the runtime's order (RuntimeModel::TensorPeakBytes)
+// The runtime's own planner over the runtime's order (RuntimeModel::TensorPeak)
 // and what it holds after load and a first run (RuntimeModel::HeldBytes), from
 // the sized values before ArrangeTensors takes their records. The runtime
 // runs its graph in its own order, the baseline schedule of the graph it
@@ -173,11 +173,10 @@ void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, co
     if (known) values[id].shape_key = absl::StrCat(key, "]");
   }
   const std::vector<NodeId>& order = result.schedule.order;
-  result.runtime_tensor_bytes =
-      runtime.TensorPeakBytes(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of);
-  for (ValueId id : runtime.TensorPeakValues(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of)) {
-    result.runtime_peak_values.push_back(result.ir.values[id].name);
-  }
+  const PlannerPeak peak =
+      runtime.TensorPeak(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of);
+  result.runtime_tensor_bytes = peak.bytes;
+  for (ValueId id : peak.values) result.runtime_peak_values.push_back(result.ir.values[id].name);
   result.runtime_frame_bytes =
       runtime.FrameBytes(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of);
   result.runtime_held = runtime.HeldBytes(result.ir, result.fusions, shape_of, order, values, sizes.step_extra_of);

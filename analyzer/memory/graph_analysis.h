@@ -49,7 +49,7 @@ struct GraphResult {
   std::vector<size_t> tensor_of_buffer;     // problem.buffers[i] is tensors[tensor_of_buffer[i]].
   planner::PlanResult plan;                 // Validated.
   int64_t runtime_tensor_bytes = 0;         // --runtime, main graph: the runtime planner's peak (runtime_buffers.h).
-  std::vector<std::string> runtime_peak_values;  // --runtime, main graph: RuntimeModel::TensorPeakValues' names.
+  std::vector<std::string> runtime_peak_values;  // --runtime, main graph: RuntimeModel::TensorPeak's values, named.
   int64_t runtime_frame_bytes = 0;          // --runtime, main graph: its per-tensor objects at its worst step.
   HeldFigures runtime_held;                 // --runtime, main graph: held after load and a first run (RuntimeModel::HeldBytes).
   int64_t nested_unsized = 0;               // Unsized values inside bodies.

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/loader/onnx_domain.h"
+#include "analyzer/patching/spatial_ops.h"
 
 namespace footprint::patching {
 namespace {
@@ -25,24 +26,13 @@ bool FloatConstant(const GraphFacts& facts, const absl::flat_hash_set<std::strin
   if (producer == facts.producer.end()) return false;
   const onnx::NodeProto& node = facts.graph->node(producer->second);
   if (node.op_type() != "ConstantOfShape" || !IsDefaultDomain(node)) return false;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == "value") return attribute.t().data_type() == onnx::TensorProto::FLOAT;
-  }
-  return true;  // No value: float32 zeros.
+  const onnx::AttributeProto* value = FindAttribute(node, "value");
+  return value == nullptr || value->t().data_type() == onnx::TensorProto::FLOAT;  // No value: float32 zeros.
 }
 
 float Epsilon(const onnx::NodeProto& node) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == "epsilon") return attribute.f();
-  }
-  return 1e-5f;
-}
-
-bool TrainingMode(const onnx::NodeProto& node) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == "training_mode") return attribute.i() != 0;
-  }
-  return false;
+  const onnx::AttributeProto* epsilon = FindAttribute(node, "epsilon");
+  return epsilon == nullptr ? 1e-5f : epsilon->f();
 }
 
 onnx::NodeProto Node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
@@ -83,7 +73,7 @@ absl::flat_hash_map<int, FoldedBatchNorm> FoldableBatchNorms(const GraphFacts& f
       bool extra_outputs = false;
       for (int k = 1; k < norm.output_size(); ++k) extra_outputs |= !norm.output(k).empty();
       if (norm.op_type() != "BatchNormalization" || !IsDefaultDomain(norm) || norm.input_size() != 5 ||
-          norm.input(0) != conv.output(0) || TrainingMode(norm) || extra_outputs) {
+          norm.input(0) != conv.output(0) || IntAttribute(norm, "training_mode", 0) != 0 || extra_outputs) {
         continue;
       }
       const std::optional<std::vector<int64_t>> filter_dims = facts.ShapeOf(conv.input(1));
@@ -115,7 +105,7 @@ void WriteFolding(const GraphFacts& facts, const FoldedBatchNorm& pair, Writer& 
   const std::string& variance = norm.input(4);
   const std::string base = absl::StrCat(norm.output(0), "__fold");
   const std::string shifted_variance = writer.Unique(absl::StrCat(base, "_variance"));
-  out.push_back(Node("Add", {variance, writer.FloatTensor({Epsilon(norm)})}, shifted_variance, writer));
+  out.push_back(Node("Add", {variance, writer.FloatTensor({Epsilon(norm)}, "patch_epsilon")}, shifted_variance, writer));
   const std::string deviation = writer.Unique(absl::StrCat(base, "_deviation"));
   out.push_back(Node("Sqrt", {shifted_variance}, deviation, writer));
   const std::string factor = writer.Unique(absl::StrCat(base, "_factor"));

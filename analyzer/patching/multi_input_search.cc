@@ -38,26 +38,21 @@ int64_t ExtraMacs(const PatchPlan& plan) {
   return extra;
 }
 
-// What --runtime's run holds: its tensors and its overhead.
-int64_t RunFigure(const Analysis& analysis) {
-  return analysis.memory.runtime_tensor_bytes + analysis.memory.runtime_overhead_bytes;
-}
-
 // AddRuntimeSegment's test of `patched` against the plan so far, `current`.
 bool LowersTheRuntimesFigure(const SearchContext& context, const Analysis& current, const Analysis& patched) {
-  return RunFigure(patched) < RunFigure(current) && patched.memory.arena_bytes <= current.memory.arena_bytes &&
+  return RuntimeRunBytes(patched.memory) < RuntimeRunBytes(current.memory) &&
+         patched.memory.arena_bytes <= current.memory.arena_bytes &&
          patched.memory.peak_bytes <= context.given.memory.peak_bytes;
 }
 
 // Each segment with several inputs around each of `peaks` (outside the
-// plan's segments; several, as equal sizes are common: a U-Net's skip held
+// plan's segments, `taken`; several, as equal sizes are common: a U-Net's skip held
 // across its decoder beside the stage's Concat) on its finest grids within
 // the MACs left, by its own bound (its T assembled, its copies' working
 // sets), lowest first.
 std::vector<Half> MultiInputHalves(const SearchContext& context, const PatchPlan& plan,
-                                   const std::vector<int>& peaks) {
-  const absl::flat_hash_set<int> taken = Taken(plan);
-  const double extra_macs = static_cast<double>(ExtraMacs(plan));
+                                   const absl::flat_hash_set<int>& taken, const std::vector<int>& peaks) {
+  const double macs_left = context.allowed_macs - static_cast<double>(ExtraMacs(plan));
   std::vector<Half> halves;
   std::vector<std::vector<int>> seen;  // Node sets already taken in `halves`.
   for (int peak : peaks) {
@@ -65,7 +60,6 @@ std::vector<Half> MultiInputHalves(const SearchContext& context, const PatchPlan
     for (const Segment& segment : MultiInputSegmentsAround(context.facts, peak, taken)) {
       if (std::find(seen.begin(), seen.end(), segment.nodes) != seen.end()) continue;
       seen.push_back(segment.nodes);
-      const double macs_left = context.allowed_macs - extra_macs;
       for (PatchGeometry& geometry : AdmissibleGrids(context.facts, segment, macs_left, context.search)) {
         halves.push_back(
             MakeHalf(context.facts, {.segment = segment, .geometry = std::move(geometry)}, context.alignment));
@@ -81,8 +75,9 @@ std::vector<Half> MultiInputHalves(const SearchContext& context, const PatchPlan
 
 absl::StatusOr<bool> AddMultiInputSegment(const SearchContext& context, PatchPlan& plan) {
   const Analysis& current = plan.planned.empty() ? context.given : plan.analysis;
+  const absl::flat_hash_set<int> taken = Taken(plan);
   std::vector<Half> halves =
-      MultiInputHalves(context, plan, PeakNodes(current, context.facts, Taken(plan), kPeakNodes));
+      MultiInputHalves(context, plan, taken, PeakNodes(current, context.facts, taken, kPeakNodes));
   std::vector<Candidate> finalists;
   int64_t analyses = 0;
   for (Half& half : halves) {
@@ -112,9 +107,10 @@ absl::StatusOr<bool> AddMultiInputSegment(const SearchContext& context, PatchPla
 absl::StatusOr<bool> AddRuntimeSegment(const SearchContext& context, PatchPlan& plan) {
   if (context.options.runtime.empty()) return false;
   const Analysis& current = plan.planned.empty() ? context.given : plan.analysis;
+  const absl::flat_hash_set<int> taken = Taken(plan);
   std::vector<Half> halves =
-      MultiInputHalves(context, plan, RuntimePeakNodes(current, context.facts, Taken(plan), kPeakNodes));
-  std::optional<std::pair<int64_t, std::vector<PlannedSegment>>> best;  // (run figure, segments)
+      MultiInputHalves(context, plan, taken, RuntimePeakNodes(current, context.facts, taken, kPeakNodes));
+  std::optional<std::pair<int64_t, std::vector<PlannedSegment>>> best;  // (RuntimeRunBytes, segments)
   int64_t analyses = 0;
   for (Half& half : halves) {
     if (analyses >= kPlannedPairs) break;
@@ -125,7 +121,8 @@ absl::StatusOr<bool> AddRuntimeSegment(const SearchContext& context, PatchPlan& 
     if (!planned.ok()) return planned.status();
     ++analyses;
     if (!planned->has_value() || !LowersTheRuntimesFigure(context, current, **planned)) continue;
-    if (!best.has_value() || RunFigure(**planned) < best->first) best.emplace(RunFigure(**planned), std::move(segments));
+    const int64_t run = RuntimeRunBytes((*planned)->memory);
+    if (!best.has_value() || run < best->first) best.emplace(run, std::move(segments));
   }
   if (!best.has_value()) return false;
   LoadedModel model;

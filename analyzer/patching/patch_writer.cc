@@ -53,10 +53,10 @@ std::string Writer::OverridableIndexTensor(const std::vector<int64_t>& values) {
   return name;
 }
 
-std::string Writer::FloatTensor(const std::vector<float>& values) {
+std::string Writer::FloatTensor(const std::vector<float>& values, const std::string& base) {
   auto it = float_tensors.find(values);
   if (it != float_tensors.end()) return it->second;
-  const std::string name = Unique("patch_scales");
+  const std::string name = Unique(base);
   onnx::TensorProto* tensor = graph->add_initializer();
   tensor->set_name(name);
   tensor->set_data_type(onnx::TensorProto::FLOAT);
@@ -139,7 +139,8 @@ void SetTransposedPads(onnx::NodeProto& node, const Pads& pads) {
 
 void SetScales(onnx::NodeProto& node, const SpatialOp& op, Writer& writer) {
   if (node.input_size() < 4 || node.input(3).empty()) return;
-  node.set_input(2, writer.FloatTensor({1.0f, 1.0f, static_cast<float>(op.up_h.factor), static_cast<float>(op.up_w.factor)}));
+  const std::vector<float> scales = {1.0f, 1.0f, static_cast<float>(op.up_h.factor), static_cast<float>(op.up_w.factor)};
+  node.set_input(2, writer.FloatTensor(scales, "patch_scales"));
   node.mutable_input()->RemoveLast();
 }
 

@@ -56,8 +56,9 @@ struct Writer {
   // (measured, generated ResNet-50: 8.6 MB written vs 5.2 MB original).
   std::string OverridableIndexTensor(const std::vector<int64_t>& values);
 
-  // A shared float initializer of `values` (Resize scales).
-  std::string FloatTensor(const std::vector<float>& values);
+  // A shared float initializer of `values`, named after `base` when new
+  // (Resize scales, a normalization's epsilon).
+  std::string FloatTensor(const std::vector<float>& values, const std::string& base);
 
   // `source`'s rows and columns [begin, end) of `region`, relative to `source`;
   // `overridable`: its bounds are overridable initializers (a patch's input).

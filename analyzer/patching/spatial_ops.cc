@@ -12,7 +12,6 @@
 #include "analyzer/loader/onnx_domain.h"
 
 namespace footprint::patching {
-namespace {
 
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
   for (const onnx::AttributeProto& attribute : node.attribute()) {
@@ -25,6 +24,8 @@ int64_t IntAttribute(const onnx::NodeProto& node, const std::string& name, int64
   const onnx::AttributeProto* attribute = FindAttribute(node, name);
   return attribute == nullptr ? fallback : attribute->i();
 }
+
+namespace {
 
 std::vector<int64_t> IntsAttribute(const onnx::NodeProto& node, const std::string& name) {
   const onnx::AttributeProto* attribute = FindAttribute(node, name);

@@ -8,7 +8,7 @@
 //   absl::StatusOr<std::unique_ptr<const RuntimeModel>> runtime = MakeRuntimeModel("onnxruntime-cpu");  // registry.h
 //   FusionSummary fusions = (*runtime)->RewriteGraph(ir_version, opset, shape_of, graph);
 //   ... schedule, sizes ...
-//   int64_t held = (*runtime)->TensorPeakBytes(graph, order, values, fusions.writes_over, step_extra_of);
+//   PlannerPeak held = (*runtime)->TensorPeak(graph, order, values, fusions.writes_over, step_extra_of);
 //
 // Why an interface: each runtime's rules live in a folder of their own
 // (onnxruntime/), so a second runtime is a sibling folder, not more branches
@@ -74,6 +74,13 @@ struct RuntimeValue {
   std::string shape_key;
 };
 
+// Where a runtime's own planner peaks over a schedule.
+struct PlannerPeak {
+  int64_t bytes = 0;            // The live bytes of its tensor buffers (and the step's scratch) at its worst step.
+  std::vector<ValueId> values;  // The values owning the buffers live then (the first such step), largest first;
+                                // a layout copy is named after its value. Empty when the runtime does not say.
+};
+
 // What a runtime holds of the heap once its session is created and has run
 // once, in the configuration its options name.
 struct HeldFigures {
@@ -126,34 +133,24 @@ class RuntimeModel {
   virtual int64_t KernelWorkspaceBytes(const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
                                        const TensorLookup& tensor_of) const = 0;
 
-  // The peak live bytes of the runtime's own tensor buffers over `order`, as
-  // its planner allocates them. `writes_over` (indexed like graph.values, may
-  // be empty) is FusionSummary::writes_over; `step_extra_of` (indexed like
-  // graph.nodes) is held at each node's step.
-  virtual int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order,
-                                  const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
-                                  const std::vector<int64_t>& step_extra_of) const = 0;
-
-  // The values whose buffers are live at TensorPeakBytes' worst step, largest
-  // first: where the runtime's planner peaks (names of the rewritten graph; a
-  // layout copy is named after its value). Empty when the runtime does not say.
-  virtual std::vector<ValueId> TensorPeakValues(const IrGraph& /*graph*/, const std::vector<NodeId>& /*order*/,
-                                                const std::vector<RuntimeValue>& /*values*/,
-                                                const std::vector<ValueId>& /*writes_over*/,
-                                                const std::vector<int64_t>& /*step_extra_of*/) const {
-    return {};
-  }
+  // The peak of the runtime's own tensor buffers over `order`, as its
+  // planner allocates them, and where it is. `writes_over` (indexed like
+  // graph.values, may be empty) is FusionSummary::writes_over;
+  // `step_extra_of` (indexed like graph.nodes) is held at each node's step.
+  virtual PlannerPeak TensorPeak(const IrGraph& graph, const std::vector<NodeId>& order,
+                                 const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
+                                 const std::vector<int64_t>& step_extra_of) const = 0;
 
   // What the runtime holds after creating its session and after its first
   // run (HeldFigures), over `order` with the values and per-step scratch of
-  // TensorPeakBytes.
+  // TensorPeak.
   virtual HeldFigures HeldBytes(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of,
                                 const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
                                 const std::vector<int64_t>& step_extra_of) const = 0;
 
   // What the runtime's run holds for its tensors besides their buffers
   // (per-tensor objects) at its worst step, over `order` with the arguments
-  // of TensorPeakBytes: the peak of both together less TensorPeakBytes.
+  // of TensorPeak: the peak of both together less TensorPeak's bytes.
   virtual int64_t FrameBytes(const IrGraph& /*graph*/, const std::vector<NodeId>& /*order*/,
                              const std::vector<RuntimeValue>& /*values*/, const std::vector<ValueId>& /*writes_over*/,
                              const std::vector<int64_t>& /*step_extra_of*/) const {

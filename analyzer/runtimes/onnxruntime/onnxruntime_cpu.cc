@@ -57,17 +57,10 @@ class OnnxRuntimeCpu : public RuntimeModel {
     return ort::KernelWorkspaceBytes(isa_, graph, fusions, node, tensor_of);
   }
 
-  int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order,
-                          const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
-                          const std::vector<int64_t>& step_extra_of) const override {
-    return ort::TensorPeakBytes(graph, order, values, writes_over, step_extra_of);
-  }
-
-  std::vector<ValueId> TensorPeakValues(const IrGraph& graph, const std::vector<NodeId>& order,
-                                        const std::vector<RuntimeValue>& values,
-                                        const std::vector<ValueId>& writes_over,
-                                        const std::vector<int64_t>& step_extra_of) const override {
-    return ort::TensorPeakValues(graph, order, values, writes_over, step_extra_of);
+  PlannerPeak TensorPeak(const IrGraph& graph, const std::vector<NodeId>& order,
+                         const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
+                         const std::vector<int64_t>& step_extra_of) const override {
+    return ort::TensorPeak(graph, order, values, writes_over, step_extra_of);
   }
 
   // Weights after load (loaded_weights.h) and the first run on the default

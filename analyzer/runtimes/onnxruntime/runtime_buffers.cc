@@ -253,11 +253,11 @@ std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<Node
 namespace {
 
 // The peak over `order` of the buffers and the step's extra, with each
-// OrtValue's objects too when `with_objects`; `spans` and the first step at
-// the peak (-1 with no step) when asked.
-int64_t PeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                  const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of,
-                  bool with_objects, std::vector<BufferSpan>* spans_out = nullptr, int64_t* peak_step = nullptr) {
+// OrtValue's objects too when `with_objects`, and the values owning the
+// buffers live at the first step at the peak.
+PlannerPeak PeakOf(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                   const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of,
+                   bool with_objects) {
   std::vector<ValueRecord> records;
   const std::vector<BufferSpan> spans = ReplayPlanner(graph, order, values, writes_over, &records);
   const int64_t steps = static_cast<int64_t>(order.size());
@@ -274,52 +274,42 @@ int64_t PeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const 
       delta[record.last + 1] -= kOrtValueObjectBytes;
     }
   }
+  PlannerPeak peak;
   int64_t live = 0;
-  int64_t peak = 0;
-  int64_t first_peak_step = -1;
+  int64_t peak_step = -1;
   for (int64_t step = 0; step < steps; ++step) {
     live += delta[step];
-    if (live + step_extra_of[order[step]] > peak || first_peak_step < 0) {
-      peak = std::max(peak, live + step_extra_of[order[step]]);
-      first_peak_step = step;
+    if (peak_step < 0 || live + step_extra_of[order[step]] > peak.bytes) {
+      peak.bytes = live + step_extra_of[order[step]];
+      peak_step = step;
     }
   }
   if (steps == 0) {
-    for (const BufferSpan& span : spans) peak += span.bytes;  // Graph inputs only.
+    for (const BufferSpan& span : spans) peak.bytes += span.bytes;  // Graph inputs only.
+    return peak;
   }
-  if (peak_step != nullptr) *peak_step = first_peak_step;
-  if (spans_out != nullptr) *spans_out = spans;
+  std::vector<BufferSpan> at_peak;
+  for (const BufferSpan& span : spans) {
+    if (span.first <= peak_step && peak_step <= span.last) at_peak.push_back(span);
+  }
+  std::stable_sort(at_peak.begin(), at_peak.end(),
+                   [](const BufferSpan& a, const BufferSpan& b) { return a.bytes > b.bytes; });
+  for (const BufferSpan& span : at_peak) peak.values.push_back(span.owner);
   return peak;
 }
 
 }  // namespace
 
-int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                        const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of) {
-  return PeakBytes(graph, order, values, writes_over, step_extra_of, /*with_objects=*/false);
-}
-
-std::vector<ValueId> TensorPeakValues(const IrGraph& graph, const std::vector<NodeId>& order,
-                                      const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
-                                      const std::vector<int64_t>& step_extra_of) {
-  std::vector<BufferSpan> spans;
-  int64_t step = -1;
-  PeakBytes(graph, order, values, writes_over, step_extra_of, /*with_objects=*/false, &spans, &step);
-  std::vector<BufferSpan> live;
-  for (const BufferSpan& span : spans) {
-    if (step >= 0 && span.first <= step && step <= span.last) live.push_back(span);
-  }
-  std::stable_sort(live.begin(), live.end(), [](const BufferSpan& a, const BufferSpan& b) { return a.bytes > b.bytes; });
-  std::vector<ValueId> owners;
-  for (const BufferSpan& span : live) owners.push_back(span.owner);
-  return owners;
+PlannerPeak TensorPeak(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                       const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of) {
+  return PeakOf(graph, order, values, writes_over, step_extra_of, /*with_objects=*/false);
 }
 
 int64_t FrameObjectsBytes(const IrGraph& graph, const std::vector<NodeId>& order,
                           const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
                           const std::vector<int64_t>& step_extra_of) {
-  return PeakBytes(graph, order, values, writes_over, step_extra_of, /*with_objects=*/true) -
-         PeakBytes(graph, order, values, writes_over, step_extra_of, /*with_objects=*/false);
+  return PeakOf(graph, order, values, writes_over, step_extra_of, /*with_objects=*/true).bytes -
+         PeakOf(graph, order, values, writes_over, step_extra_of, /*with_objects=*/false).bytes;
 }
 
 }  // namespace footprint::ort

@@ -61,25 +61,21 @@ struct BufferSpan {
 
 // Every buffer of ORT's planner over `order`, in allocation order (the
 // graph inputs first): what the arena sees with ORT's default options
-// (arena_run.h). `writes_over` as for TensorPeakBytes.
+// (arena_run.h). `writes_over` as for TensorPeak.
 std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<NodeId>& order,
                                     const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over);
 
-// The peak live bytes of ORT's tensor buffers over `order`. `writes_over` (indexed like
+// The peak live bytes of ORT's tensor buffers over `order`, and the values
+// owning the buffers live at its worst step (the first, on a tie), largest
+// first: where ORT's planner peaks. `writes_over` (indexed like
 // graph.values, may be empty) is FusionSummary::writes_over;
 // `step_extra_of` (indexed like graph.nodes) is held at each node's step.
-int64_t TensorPeakBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                        const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of);
-
-// The values owning the buffers live at TensorPeakBytes' worst step (the
-// first, on a tie), largest buffer first: where ORT's planner peaks.
-std::vector<ValueId> TensorPeakValues(const IrGraph& graph, const std::vector<NodeId>& order,
-                                      const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
-                                      const std::vector<int64_t>& step_extra_of);
+PlannerPeak TensorPeak(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
+                       const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of);
 
 // What ORT's run frame holds besides the buffers at the run's worst step:
 // the peak of the buffers and each node output's OrtValue objects (a Tensor
-// object and a control block, 208 bytes) together, less TensorPeakBytes. An
+// object and a control block, 208 bytes) together, less TensorPeak's bytes. An
 // OrtValue goes with its buffer when it owns it; one written into another's
 // buffer (a view, in place, a freed buffer taken again) stays in the frame
 // to the run's end: the plan frees a buffer through its owner
