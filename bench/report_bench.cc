@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/report/json_writer.h"
 #include "analyzer/report/report.h"
 

@@ -12,7 +12,7 @@
 #include "absl/time/time.h"
 #include "analyzer/cli/progress.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/shapes/shapes.h"
 
 namespace footprint {

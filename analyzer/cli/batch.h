@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "analyzer/cli/budgets.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/memory/sweep.h"
 #include "analyzer/report/diff.h"
 #include "analyzer/report/model_report.h"

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 
 namespace footprint {
 
@@ -31,7 +31,7 @@ struct Budgets {
 // One check per budget that is set, in the order peak, arena, weights.
 std::vector<BudgetCheck> CheckBudgets(const MemoryFigures& memory, const Budgets& budgets);
 
-// AllWithinBudget(checks) is beside BudgetCheck in memory/analysis.h.
+// AllWithinBudget(checks) is beside BudgetCheck in memory/analysis_result.h.
 
 // "peak 1.50 MiB (1,572,864 bytes) exceeds --max-peak 1.00 MiB (1,048,576 bytes) by 512 KiB"
 std::string BudgetViolation(const BudgetCheck& check);

@@ -16,7 +16,7 @@
 #include "analyzer/cli/replay_command.h"
 #include "analyzer/cli/size_flags.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/runtimes/registry.h"
 #include "analyzer/memory/sweep.h"
 #include "analyzer/report/report.h"

@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/cli/batch.h"
 #include "analyzer/cli/cli_reports.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/memory/sweep.h"
 
 namespace footprint {

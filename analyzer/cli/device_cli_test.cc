@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "analyzer/cli/cli.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"
 #include "devices/device_catalog.h"

@@ -18,7 +18,7 @@
 #include "analyzer/cli/fit_patch.h"
 #include "analyzer/cli/output_file.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/memory/dtype_what_if.h"
 #include "devices/device_catalog.h"
 

@@ -27,7 +27,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/cli/budgets.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/report/fit_report.h"
 #include "analyzer/shapes/dim_ties.h"
 #include "onnx/onnx_pb.h"

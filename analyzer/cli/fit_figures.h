@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyzer/cli/budgets.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/report/fit_report.h"
 
 namespace footprint {

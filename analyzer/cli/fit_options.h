@@ -8,7 +8,7 @@
 #include "analyzer/cli/budgets.h"
 #include "analyzer/cli/fit_figures.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/memory/dtype_what_if.h"
 #include "analyzer/report/fit_report.h"
 

@@ -12,7 +12,7 @@
 #include "analyzer/cli/batch.h"
 #include "analyzer/cli/budgets.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/patching/patch_plan.h"
 #include "analyzer/report/fit_report.h"
 

@@ -7,7 +7,7 @@
 #include "absl/time/time.h"
 #include "analyzer/cli/cli.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/report/report.h"
 #include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"

@@ -10,7 +10,7 @@
 
 #include "absl/time/time.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/report/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

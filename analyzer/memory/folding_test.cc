@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"

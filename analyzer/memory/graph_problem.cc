@@ -1,6 +1,6 @@
 // Builds the problem of one graph: its view, weights and baseline schedule,
 // the size of every arena value, the tensor records in schedule order and the
-// planner problem (graph_analysis.h).
+// planner problem (graph_stages.h).
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/graph_stages.h"
 #include "analyzer/memory/accumulate.h"
 #include "analyzer/memory/modes.h"
 #include "analyzer/memory/qdq.h"

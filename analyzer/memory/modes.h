@@ -30,7 +30,7 @@
 //   bytes: the group then lives to the last step.
 // What it does not do: the schedule optimizer does not know about sharing
 // (it orders for the no-sharing peak, then sharing is applied on that order),
-// and If/Loop/Scan bodies stay on the baseline (see graph_analysis.cc).
+// and If/Loop/Scan bodies stay on the baseline (see analyze_graph.cc).
 #ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_MODES_H_
 #define ONNX_FOOTPRINT_ANALYZER_MEMORY_MODES_H_
 
@@ -41,7 +41,7 @@
 
 #include "absl/status/status.h"
 #include "analyzer/loader/graph_ir.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/runtimes/runtime_model.h"
 #include "planner/problem.h"
 #include "scheduler/dataflow_graph.h"

@@ -1,6 +1,6 @@
 // Runs the modes of one graph on its sized values: the schedule (the
 // baseline or the optimizer's order), aliasing and in-place reuse, each with
-// its lower bound (graph_analysis.h).
+// its lower bound (graph_stages.h).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/loader/graph_ir.h"
-#include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/graph_stages.h"
 #include "analyzer/memory/liveness.h"
 #include "analyzer/memory/modes.h"
 #include "planner/lower_bound.h"

@@ -1,4 +1,4 @@
-// The input bindings and the shape stage of AnalyzeModel (analyze_stages.h):
+// The input bindings and the shape stage of AnalyzeModel (model_stages.h):
 // BindInputs, ShapeStage and DimDefaultConflict.
 #include <algorithm>
 #include <exception>
@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "analyzer/loader/isolated_call.h"
-#include "analyzer/memory/analyze_stages.h"
+#include "analyzer/memory/model_stages.h"
 #include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "analyzer/shapes/shapes.h"

@@ -4,7 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 
 namespace footprint {
 

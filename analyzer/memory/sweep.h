@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 
 namespace footprint {
 

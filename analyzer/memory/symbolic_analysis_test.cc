@@ -2,7 +2,7 @@
 // fully sized once the inputs are bound, formulas when they are not, and the
 // sweep and capacity search plan the model per value.
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/memory/sweep.h"
 #include "analyzer/shapes/expr.h"
 #include "analyzer/testing/analyze_built.h"

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/graph_stages.h"
 #include "devices/device_catalog.h"
 
 namespace footprint {

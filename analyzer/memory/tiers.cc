@@ -1,5 +1,5 @@
 // Plans the tiers: the main graph's tensors and weights on the device's
-// memories, the fits verdict and what spills (graph_analysis.h).
+// memories, the fits verdict and what spills (graph_stages.h).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -7,8 +7,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "analyzer/memory/analysis.h"
-#include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/analysis_result.h"
+#include "analyzer/memory/graph_stages.h"
 #include "devices/device_catalog.h"
 #include "devices/tier_planner.h"
 #include "planner/planner.h"

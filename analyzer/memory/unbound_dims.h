@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/shape_engine.h"
 #include "onnx/onnx_pb.h"

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/patching/patch_plan.h"
 #include "analyzer/patching/plan_candidates.h"
 #include "analyzer/patching/segment.h"

@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/patching/chain.h"
 #include "analyzer/patching/multi_input_search.h"
 #include "analyzer/patching/plan_candidates.h"

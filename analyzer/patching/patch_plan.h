@@ -37,7 +37,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/patching/rewrite.h"
 #include "analyzer/patching/segment.h"
 

@@ -3,7 +3,7 @@
 #include <tuple>
 #include <vector>
 
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/patching/chain.h"
 #include "analyzer/patching/patch_plan.h"
 #include "analyzer/patching/rewrite.h"

@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/patching/patch_plan.h"
 #include "analyzer/patching/rewrite.h"
 #include "analyzer/patching/segment.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/patching/patch_plan.h"
 #include "analyzer/patching/rewrite.h"
 #include "analyzer/patching/segment.h"

@@ -14,7 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/plan/plan_file.h"
 #include "analyzer/plan/replay.h"
 #include "devices/device_catalog.h"

@@ -3,7 +3,7 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_PLAN_PLAN_TEST_UTIL_H_
 #define ONNX_FOOTPRINT_ANALYZER_PLAN_PLAN_TEST_UTIL_H_
 
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/testing/model_builder.h"
 #include "onnx/onnx_pb.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 
 namespace footprint {
 

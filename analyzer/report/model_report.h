@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/report/diff.h"
 #include "analyzer/report/json_writer.h"
 

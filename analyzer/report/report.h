@@ -53,7 +53,7 @@
 
 #include <string>
 
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/report/json_writer.h"
 #include "nlohmann/json.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/report/html.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/test_models.h"

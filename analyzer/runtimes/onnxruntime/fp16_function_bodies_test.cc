@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"

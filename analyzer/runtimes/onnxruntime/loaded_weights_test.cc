@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
 #include "gtest/gtest.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/registry.h"
 #include "analyzer/testing/analyze_built.h"

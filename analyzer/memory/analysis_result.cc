@@ -1,4 +1,4 @@
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 
 namespace footprint {
 

@@ -1,7 +1,7 @@
 // The stages of AnalyzeModel around the main graph's analysis
-// (analyze_stages.h): the device, the model's header, the runtime, and the
+// (model_stages.h): the device, the model's header, the runtime, and the
 // figures assembled from the main graph's result.
-#include "analyzer/memory/analyze_stages.h"
+#include "analyzer/memory/model_stages.h"
 
 #include <algorithm>
 #include <map>
@@ -20,7 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/loader/onnx_domain.h"
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 #include "analyzer/memory/unbound_dims.h"
 #include "analyzer/runtimes/registry.h"
 #include "analyzer/shapes/expr.h"

@@ -1,6 +1,6 @@
 // Each rule of ../shared/spec/memory-model.md on a graph small enough to
 // check by hand; the expected figures are worked out in the comments.
-#include "analyzer/memory/analyze.h"
+#include "analyzer/memory/analyze_model.h"
 
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"

@@ -1,10 +1,10 @@
-// The stages of AnalyzeModel (analyze.h), in the order it calls them:
+// The stages of AnalyzeModel (analyze_model.h), in the order it calls them:
 //   ResolveDevice      the device profile's name and alignment into the options;
 //   DescribeModel      the model's header (path, IR version, producer, opsets);
 //   MakeRuntime        --runtime's model (analyzer/runtimes/), or none;
 //   BindInputs         --dim, --input-shape, --dim-default, --input-value into a copy of the model;
 //   ShapeStage         ONNX's pass and our shape engine, beside the main graph's analysis;
-//   AnalyzeGraph       the main graph: fold, the runtime's rewrites, schedule, modes, plan (graph_analysis.h);
+//   AnalyzeGraph       the main graph: fold, the runtime's rewrites, schedule, modes, plan (graph_stages.h);
 //   DimDefaultConflict what --dim-default contradicts in the model;
 //   RecordSchedule     the order and the modes into the Analysis;
 //   SumFigures         weights, naive, arena, lower bound and what is unsized;
@@ -14,12 +14,12 @@
 //   RecordProfile      the plan's summary, the live bytes per step, the formulas;
 //   ListUnboundDims    the input dims no binding gives, for the reports' first lines;
 //   AddSampleFigures   the figures at sample bindings when the formulas have too many cases;
-//   PlanOnDeviceTiers  the device's tiers (graph_analysis.h).
+//   PlanOnDeviceTiers  the device's tiers (graph_stages.h).
 // Each takes what it reads and returns or fills what it gives; none keeps
 // state but ShapeStage, which owns the engine's thread.
-// Internal to footprint_memory: the reports read analysis.h only.
-#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_STAGES_H_
-#define ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_STAGES_H_
+// Internal to footprint_memory: the reports read analysis_result.h only.
+#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_MODEL_STAGES_H_
+#define ONNX_FOOTPRINT_ANALYZER_MEMORY_MODEL_STAGES_H_
 
 #include <memory>
 #include <optional>
@@ -30,8 +30,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analysis.h"
-#include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/analysis_result.h"
+#include "analyzer/memory/graph_stages.h"
 #include "analyzer/runtimes/runtime_model.h"
 #include "analyzer/shapes/expr.h"
 #include "analyzer/shapes/shape_engine.h"
@@ -140,4 +140,4 @@ void AddSampleFigures(const LoadedModel& loaded, const AnalyzeOptions& options, 
 
 }  // namespace footprint
 
-#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_STAGES_H_
+#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_MODEL_STAGES_H_

@@ -2,12 +2,12 @@
 // by the files that carry it out, in the order they run:
 //   graph_problem.cc   graph view, weights, sizes, tensor records, planner problem;
 //   schedule_modes.cc  the schedule and sharing modes and each one's lower bound;
-//   graph_analysis.cc  AnalyzeGraph, which runs them (bodies first) and plans;
+//   analyze_graph.cc   AnalyzeGraph, which runs them (bodies first) and plans;
 //   tiers.cc           the device's tiers for the main graph's tensors;
-//   analyze.cc         AnalyzeModel (analyze.h), which assembles the Analysis.
-// Internal to footprint_memory: the reports read analysis.h only.
-#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_GRAPH_ANALYSIS_H_
-#define ONNX_FOOTPRINT_ANALYZER_MEMORY_GRAPH_ANALYSIS_H_
+//   analyze_model.cc   AnalyzeModel (analyze_model.h), which assembles the Analysis.
+// Internal to footprint_memory: the reports read analysis_result.h only.
+#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_GRAPH_STAGES_H_
+#define ONNX_FOOTPRINT_ANALYZER_MEMORY_GRAPH_STAGES_H_
 
 #include <cstdint>
 #include <functional>
@@ -21,7 +21,7 @@
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/accumulate.h"
 #include "analyzer/memory/qdq.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 #include "analyzer/memory/folding.h"
 #include "analyzer/memory/modes.h"
 #include "analyzer/memory/schedule.h"
@@ -91,7 +91,7 @@ absl::Status WithPrefix(const absl::Status& status, const std::string& graph_lab
 // which alone gets the modes and the full planner budget); `outer_names` are
 // the values of the enclosing graphs, `outer_constants` those of them that
 // are constant weights there (filled only where the runtime folds bodies:
-// RuntimeModel::FoldsBodyConstants). Recurses into bodies (graph_analysis.cc).
+// RuntimeModel::FoldsBodyConstants). Recurses into bodies (analyze_graph.cc).
 absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
                                          const absl::flat_hash_set<std::string>& outer_names,
                                          const absl::flat_hash_set<std::string>& outer_constants,
@@ -166,4 +166,4 @@ absl::Status PlanOnDeviceTiers(const AnalyzeOptions& options, Analysis& analysis
 
 }  // namespace footprint
 
-#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_GRAPH_ANALYSIS_H_
+#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_GRAPH_STAGES_H_

@@ -12,14 +12,14 @@
 // and ValidateSharedBytes). Every figure means exactly what
 // ../shared/spec/memory-model.md says.
 //
-// The result types are in analysis.h, apart from this function, so that the
+// The result types are in analysis_result.h, apart from this function, so that the
 // reports read them without seeing the loader.
-#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_H_
-#define ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_H_
+#ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_MODEL_H_
+#define ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_MODEL_H_
 
 #include "absl/status/statusor.h"
 #include "analyzer/loader/model_loader.h"
-#include "analyzer/memory/analysis.h"
+#include "analyzer/memory/analysis_result.h"
 
 namespace footprint {
 
@@ -30,4 +30,4 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
 
 }  // namespace footprint
 
-#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_H_
+#endif  // ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_MODEL_H_

@@ -1,6 +1,6 @@
-// AnalyzeModel (analyze.h): the pipeline of one model as a sequence of
-// stages (analyze_stages.h), each with its inputs and outputs in sight.
-#include "analyzer/memory/analyze.h"
+// AnalyzeModel (analyze_model.h): the pipeline of one model as a sequence of
+// stages (model_stages.h), each with its inputs and outputs in sight.
+#include "analyzer/memory/analyze_model.h"
 
 #include <cstdint>
 #include <memory>
@@ -12,8 +12,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "analyzer/loader/onnx_domain.h"
-#include "analyzer/memory/analyze_stages.h"
-#include "analyzer/memory/graph_analysis.h"
+#include "analyzer/memory/model_stages.h"
+#include "analyzer/memory/graph_stages.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint {

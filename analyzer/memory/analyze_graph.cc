@@ -1,6 +1,6 @@
 // AnalyzeGraph: one graph's problem, its bodies' workspaces, its modes and
-// its validated plan, in that order (graph_analysis.h).
-#include "analyzer/memory/graph_analysis.h"
+// its validated plan, in that order (graph_stages.h).
+#include "analyzer/memory/graph_stages.h"
 
 #include <algorithm>
 #include <cstdint>
