@@ -8,7 +8,6 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_LOADER_GRAPH_IR_H_
 #define ONNX_FOOTPRINT_ANALYZER_LOADER_GRAPH_IR_H_
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,17 +29,7 @@ enum class ValueOrigin {
   kNodeOutput,   // The output of a scheduled node.
   kOuterScope,   // Defined by an enclosing graph (only in subgraphs).
   kFolded,       // The output of a node evaluated at load (set by the analysis's constant folding): a weight.
-  kFusedAway,    // Between two nodes a runtime fuses (set by the analysis's runtime profile): never exists.
-};
-
-// The dims a runtime's memory planner sees for a value a runtime profile
-// added, where they are not the dims it is sized by (IrValue::planner_shape).
-// ORT's planner gives a freed buffer only to a value whose static shape (from
-// its shape inference) equals the buffer's first value's, every dim known.
-enum class PlannerShape {
-  kAsSized,           // The dims it is sized by.
-  kUnknown,           // None: it never takes a freed buffer, and its buffer is never taken.
-  kFlattenedSpatial,  // (N, C, the product of the rest): a [N, C, H*W] view's own copy.
+  kFusedAway,    // Between two nodes a rewrite fuses (a runtime's, or the accumulate and qdq modes'): never exists.
 };
 
 struct IrValue {
@@ -49,32 +38,13 @@ struct IrValue {
   NodeId producer = -1;            // For kNodeOutput: the node that writes it.
   std::vector<NodeId> consumers;   // Nodes that read it, explicitly or from a body; may repeat.
   bool is_graph_output = false;    // Listed in the graph's outputs.
-  bool live_to_end = false;        // Held until the run ends, as an output is (set by a runtime profile).
   const onnx::TensorProto* initializer = nullptr;  // For kInitializer.
   const onnx::NodeProto* constant = nullptr;       // For kConstant: the Constant node.
   const onnx::NodeProto* folded_from = nullptr;    // For kFolded: the node that computed it at load.
-  // For a value a runtime profile adds (a tensor in a blocked layout, such
-  // as ORT's NCHWc): it has no shape of its own in the model and is sized as
-  // value `sized_as`, its dim 1 (channels) rounded up to a multiple of
-  // `channel_block` when that is > 1. -1: sized by its own name.
-  ValueId sized_as = -1;
-  int64_t channel_block = 0;
-  // Held channels-last by a runtime's layout (ORT's NHWC kernels): its own
-  // bytes or those of `sized_as`, its dims as (N, spatial..., C).
-  bool channels_last = false;
-  // The element type (TensorProto.DataType) a runtime profile holds this
-  // value in when it differs from the model's (ORT runs float16 ops that
-  // have no float16 kernel in float32); 0: the model's. Sizes scale by the
-  // element widths; with `sized_as` the value it stands for gives the dims.
-  int32_t runtime_data_type = 0;
-  // How a runtime's planner sees its dims (an inlined function body's
-  // reshapes to computed shapes); a value sized as this one (`sized_as`, a
-  // Cast ORT inserts) sees the same unless it has its own.
-  PlannerShape planner_shape = PlannerShape::kAsSized;
 };
 
 struct IrNode {
-  const onnx::NodeProto* proto = nullptr;        // Owned by the ModelProto.
+  const onnx::NodeProto* proto = nullptr;        // Owned by the ModelProto, or by the rewrite that made it.
   std::string display_name;                      // proto->name(), or "<op>_<index>" when empty.
   int proto_index = 0;                           // Position in GraphProto.node.
   std::vector<ValueId> inputs;                   // Non-empty explicit inputs.
@@ -87,15 +57,8 @@ struct IrGraph {
   const onnx::GraphProto* proto = nullptr;             // Owned by the ModelProto.
   std::vector<IrValue> values;                         // Every value named in this graph.
   std::vector<IrNode> nodes;                           // Scheduled nodes, in file order (no Constants).
-  absl::flat_hash_map<absl::string_view, ValueId> value_by_name;  // Keys are the model's own strings.
-  // Nodes a runtime profile added or rewrote (IrNode::proto of those points
-  // here); values it added are not in value_by_name.
-  std::vector<std::shared_ptr<const onnx::NodeProto>> runtime_protos;
-  // The main graph as the file has it, before our shape passes wrote their
-  // value_info into the copy `proto` points to: the dims a runtime reads
-  // from the file itself (ORT keeps them where its own inference has none).
-  // Null for a body, and where no runtime asks.
-  const onnx::GraphProto* file_proto = nullptr;
+  // Keys are the model's own strings; values a rewrite adds later are not in it.
+  absl::flat_hash_map<absl::string_view, ValueId> value_by_name;
 };
 
 // Graphs larger than this are refused with a clear error rather than risking

@@ -46,7 +46,7 @@ struct AccumulatedAdds {
   int64_t fused_nodes = 0;                 // Adds a Conv took over (with the BatchNormalizations between).
   std::vector<std::string> fused_tensors;  // The Conv (and BatchNormalization) outputs that no longer exist.
   // Indexed like IrGraph::values (empty when nothing fused): the residual a
-  // fused Conv's output may be written over, or -1 (FusionSummary's sense).
+  // fused Conv's output may be written over, or -1 (GraphRewrite::writes_over's sense).
   std::vector<ValueId> writes_over;
 };
 

@@ -132,9 +132,9 @@ absl::Status AnalyzeBodies(const absl::flat_hash_set<std::string>& outer_names,
 // How the runtime's planner sees value `id`'s dims: its own PlannerShape, or
 // that of the value it is sized as (a Cast a runtime inserted of a value of
 // an inlined body), the first one set on the way.
-PlannerShape PlannerShapeOf(const IrGraph& graph, ValueId id) {
-  for (ValueId at = id; at >= 0; at = graph.values[at].sized_as) {
-    if (graph.values[at].planner_shape != PlannerShape::kAsSized) return graph.values[at].planner_shape;
+PlannerShape PlannerShapeOf(const GraphRewrite& rewrite, ValueId id) {
+  for (ValueId at = id; at >= 0; at = HeldAs(rewrite, at).sized_as) {
+    if (HeldAs(rewrite, at).planner_shape != PlannerShape::kAsSized) return HeldAs(rewrite, at).planner_shape;
   }
   return PlannerShape::kAsSized;
 }
@@ -153,7 +153,7 @@ void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, co
     if (sizes.record_of[id] < 0 || values[id].bytes < 0) continue;
     const TensorRecord& record = sizes.records[sizes.record_of[id]];
     if (!record.shape.has_value() || record.shape->empty()) continue;
-    const PlannerShape planner_shape = PlannerShapeOf(result.ir, static_cast<ValueId>(id));
+    const PlannerShape planner_shape = PlannerShapeOf(result.rewrite, static_cast<ValueId>(id));
     if (planner_shape == PlannerShape::kUnknown) continue;
     std::vector<std::optional<int64_t>> dims;
     for (const Dim& dim : *record.shape) dims.push_back(dim.value);
@@ -174,12 +174,12 @@ void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, co
   }
   const std::vector<NodeId>& order = result.schedule.order;
   const PlannerPeak peak =
-      runtime.TensorPeak(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of);
+      runtime.TensorPeak(result.ir, result.rewrite, order, values, sizes.step_extra_of);
   result.runtime_tensor_bytes = peak.bytes;
   for (ValueId id : peak.values) result.runtime_peak_values.push_back(result.ir.values[id].name);
   result.runtime_frame_bytes =
-      runtime.FrameBytes(result.ir, order, values, result.fusions.writes_over, sizes.step_extra_of);
-  result.runtime_held = runtime.HeldBytes(result.ir, result.fusions, shape_of, order, values, sizes.step_extra_of);
+      runtime.FrameBytes(result.ir, result.rewrite, order, values, sizes.step_extra_of);
+  result.runtime_held = runtime.HeldBytes(result.ir, result.rewrite, shape_of, order, values, sizes.step_extra_of);
 }
 
 // OutOfRange when the arena values and the per-step workspaces together
@@ -258,7 +258,7 @@ absl::StatusOr<GraphResult> AnalyzeGraph(const onnx::GraphProto& graph,
   if (absl::Status status = RunScheduleMode(*sizes, main_graph, options, graph_label, result); !status.ok()) {
     return status;
   }
-  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(result.ir, result.order);
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(result.ir, result.order, result.rewrite);
   const std::vector<planner::Step> step_of = StepsOf(result.order, static_cast<int>(result.ir.nodes.size()));
   const std::vector<Sharing> sharing = RunSharingModes(*sizes, lifespans, main_graph, options, runtime, result);
   if (runtime != nullptr) RuntimeFigures(*runtime, shape_of, *sizes, result);

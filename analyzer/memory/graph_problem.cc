@@ -87,7 +87,7 @@ absl::StatusOr<SizedType> SizeOfNamedValue(const std::string& name, const symbol
 }
 
 // `sized` in a layout whose dim 1 is padded to whole blocks of `block`
-// (IrValue::channel_block); unchanged when that dim is not known.
+// (HeldValue::channel_block); unchanged when that dim is not known.
 void PadChannels(int64_t block, SizedType& sized) {
   if (block <= 1 || !sized.shape.has_value() || sized.shape->size() < 2) return;
   Dim& channels = (*sized.shape)[1];
@@ -98,7 +98,7 @@ void PadChannels(int64_t block, SizedType& sized) {
   channels = Dim{.value = padded};
 }
 
-// `sized` held as `data_type` instead (IrValue::runtime_data_type): the
+// `sized` held as `data_type` instead (HeldValue::data_type): the
 // bytes scale by the element widths; unchanged when either has no width.
 void ConvertElementType(int32_t data_type, SizedType& sized) {
   const int from_bits = ElementBits(sized.data_type);
@@ -111,21 +111,22 @@ void ConvertElementType(int32_t data_type, SizedType& sized) {
 // The size of the arena value `id`: by its name, or, for a value a runtime
 // profile added, by the value it stands for (a weight's from the model),
 // in the runtime's layout and element type.
-absl::StatusOr<SizedType> SizeOfArenaValue(const IrGraph& g, ValueId id, const symbolic::GraphShapes* engine_shapes,
-                                           const TypeIndex& types, TensorRecord* record) {
+absl::StatusOr<SizedType> SizeOfArenaValue(const IrGraph& g, const GraphRewrite& rewrite, ValueId id,
+                                           const symbolic::GraphShapes* engine_shapes, const TypeIndex& types,
+                                           TensorRecord* record) {
   int32_t data_type = 0;
   ValueId base = id;
   while (true) {  // Follows sized_as to a value of the model; the first runtime type on the way holds.
-    if (data_type == 0) data_type = g.values[base].runtime_data_type;
-    if (g.values[base].sized_as < 0) break;
-    base = g.values[base].sized_as;
+    if (data_type == 0) data_type = HeldAs(rewrite, base).data_type;
+    if (HeldAs(rewrite, base).sized_as < 0) break;
+    base = HeldAs(rewrite, base).sized_as;
   }
   const IrValue& value = g.values[base];
   absl::StatusOr<SizedType> sized = value.origin == ValueOrigin::kInitializer ? SizeOfTensorProto(*value.initializer)
                                     : value.origin == ValueOrigin::kConstant  ? SizeOfConstantValue(*value.constant)
                                                                               : SizeOfNamedValue(value.name, engine_shapes, types, record);
   if (!sized.ok()) return sized;
-  PadChannels(g.values[id].channel_block, *sized);
+  PadChannels(HeldAs(rewrite, id).channel_block, *sized);
   ConvertElementType(data_type, *sized);
   return sized;
 }
@@ -153,7 +154,6 @@ absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<
   absl::StatusOr<IrGraph> ir = BuildIrGraph(graph, outer_names);
   if (!ir.ok()) return WithPrefix(ir.status(), graph_label);
   result.ir = *std::move(ir);
-  result.ir.file_proto = file_graph;
   // Before folding, so that a weight's DequantizeLinear goes with its group
   // instead of becoming a float folded weight.
   if (qdq && runtime == nullptr) result.qdq = FuseQdqGroups(result.ir);
@@ -172,13 +172,14 @@ absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<
                       constant_outer);
   }
   if (runtime != nullptr) {
-    result.fusions = runtime->RewriteGraph(ir_version, opset, shape_of, result.ir);
-    if (!result.fusions.refused.empty()) {
-      return WithPrefix(absl::FailedPreconditionError(result.fusions.refused), graph_label);
+    result.rewrite = runtime->RewriteGraph(
+        {.ir_version = ir_version, .opset = opset, .shape_of = shape_of, .file_graph = file_graph}, result.ir);
+    if (!result.rewrite.refused.empty()) {
+      return WithPrefix(absl::FailedPreconditionError(result.rewrite.refused), graph_label);
     }
   } else if (accumulate && MayAccumulate(result.ir)) {
     result.accumulated = AccumulateResidualAdds(shape_of, result.ir);
-    result.fusions.writes_over = result.accumulated.writes_over;  // The in-place mode reads them there.
+    result.rewrite.writes_over = result.accumulated.writes_over;  // The in-place mode reads them there.
   }
   absl::StatusOr<BaselineSchedule> schedule = MakeBaselineSchedule(result.ir);
   if (!schedule.ok()) return WithPrefix(schedule.status(), graph_label);
@@ -232,7 +233,7 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
   for (ValueId id : arena_values) {
     const IrValue& value = g.values[id];
     TensorRecord& record = records[sizes.record_of[id]];
-    absl::StatusOr<SizedType> sized = SizeOfArenaValue(g, id, *engine_shapes, types, &record);
+    absl::StatusOr<SizedType> sized = SizeOfArenaValue(g, result.rewrite, id, *engine_shapes, types, &record);
     if (!sized.ok()) {
       return absl::Status(sized.status().code(), absl::StrCat(ErrorPrefix(graph_label), "tensor '", value.name,
                                                               "': ", sized.status().message()));
@@ -305,7 +306,7 @@ void SizeKernelWorkspaces(const RuntimeModel* runtime, int64_t alignment, const 
       return known(it->second->shape, it->second->dtype);
     };
     for (size_t node = 0; node < g.nodes.size(); ++node) {
-      const int64_t bytes = runtime->KernelWorkspaceBytes(g, result.fusions, g.nodes[node], tensor_of);
+      const int64_t bytes = runtime->KernelWorkspaceBytes(g, result.rewrite, g.nodes[node], tensor_of);
       absl::StatusOr<int64_t> aligned = AlignUp(bytes, alignment);
       sizes.kernel_workspace_of[node] = aligned.ok() ? *aligned : bytes;
     }

@@ -42,7 +42,7 @@ struct GraphResult {
   std::vector<TensorRecord> tensors;        // Arena tensors (sized and unsized) and workspaces.
   std::vector<WeightRecord> weights;        // This graph's weights and its bodies'.
   FoldedGraph folded;                       // What constant folding took out of the graph.
-  FusionSummary fusions;                    // What the runtime profile's fusions took out.
+  GraphRewrite rewrite;                     // What the runtime's rewrites (or the accumulate mode) made of it.
   AccumulatedAdds accumulated;              // What the accumulate mode took out.
   QdqGroups qdq;                            // What the qdq mode fused (qdq.h).
   planner::Problem problem;                 // Sized arena tensors, in `tensors` order.
@@ -64,7 +64,7 @@ struct Context {
   int64_t ir_version = 0;                      // ModelProto.ir_version (what --runtime rules may read).
   int64_t opset = 0;                           // The default domain's opset_import version (0: none).
   const RuntimeModel* runtime = nullptr;       // --runtime's model; nullptr for none. Applies to the main graph.
-  const onnx::GraphProto* file_graph = nullptr;  // The main graph as read (IrGraph::file_proto).
+  const onnx::GraphProto* file_graph = nullptr;  // The main graph as read (RewriteInputs::file_graph).
 };
 
 // One graph's values sized, before any schedule: what its modes and its plan

@@ -10,7 +10,8 @@ std::vector<planner::Step> StepsOf(const std::vector<NodeId>& order, int node_co
   return step;
 }
 
-std::vector<planner::Lifespan> ComputeLifespans(const IrGraph& graph, const std::vector<NodeId>& order) {
+std::vector<planner::Lifespan> ComputeLifespans(const IrGraph& graph, const std::vector<NodeId>& order,
+                                                const GraphRewrite& rewrite) {
   const std::vector<planner::Step> step = StepsOf(order, static_cast<int>(graph.nodes.size()));
   const planner::Step last_step = std::max<planner::Step>(0, static_cast<planner::Step>(order.size()) - 1);
   std::vector<planner::Lifespan> lifespans(graph.values.size());
@@ -21,7 +22,9 @@ std::vector<planner::Lifespan> ComputeLifespans(const IrGraph& graph, const std:
     lifespan.first = value.origin == ValueOrigin::kNodeOutput ? step[value.producer] : 0;
     lifespan.last = lifespan.first;
     for (NodeId consumer : value.consumers) lifespan.last = std::max(lifespan.last, step[consumer]);
-    if (value.is_graph_output || value.live_to_end) lifespan.last = std::max(lifespan.last, last_step);
+    if (value.is_graph_output || HeldAs(rewrite, static_cast<ValueId>(id)).live_to_end) {
+      lifespan.last = std::max(lifespan.last, last_step);
+    }
   }
   return lifespans;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/runtime_model.h"
 #include "planner/problem.h"
 
 namespace footprint {
@@ -21,8 +22,11 @@ std::vector<planner::Step> StepsOf(const std::vector<NodeId>& order, int node_co
 
 // The live interval of each value of `graph`, indexed like graph.values. Only
 // meaningful for graph inputs and node outputs; weights and outer values get
-// [0, 0]. With no nodes, every interval is [0, 0].
-std::vector<planner::Lifespan> ComputeLifespans(const IrGraph& graph, const std::vector<NodeId>& order);
+// [0, 0]. With no nodes, every interval is [0, 0]. A value `rewrite` holds
+// to the end (HeldValue::live_to_end: a runtime's caller-owned inputs) lives
+// to the last step, as a graph output does.
+std::vector<planner::Lifespan> ComputeLifespans(const IrGraph& graph, const std::vector<NodeId>& order,
+                                                const GraphRewrite& rewrite);
 
 }  // namespace footprint
 

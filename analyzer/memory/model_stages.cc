@@ -128,7 +128,7 @@ absl::StatusOr<std::unique_ptr<const RuntimeModel>> MakeRuntime(const AnalyzeOpt
 void RecordSchedule(const AnalyzeOptions& options, GraphResult& main, Analysis& analysis) {
   analysis.file_order_was_valid = main.schedule.file_order_was_valid;
   // A fused node reads its chain's inputs, which the file may define later: not the file's fault.
-  if (!analysis.file_order_was_valid && main.fusions.fused_nodes == 0 && main.fusions.reorder_nodes == 0 &&
+  if (!analysis.file_order_was_valid && main.rewrite.fused_nodes == 0 && main.rewrite.reorder_nodes == 0 &&
       main.accumulated.fused_nodes == 0) {
     analysis.warnings.push_back(
         "the file's node order is not a valid topological order; the baseline schedule is a stable topological "
@@ -146,9 +146,9 @@ void RecordModes(const AnalyzeOptions& options, const GraphResult& main, Analysi
   analysis.modes.accumulate = AccumulateMode{.enabled = options.accumulate && options.runtime.empty(),
                                              .nodes = main.accumulated.fused_nodes};
   analysis.modes.qdq = QdqMode{.enabled = options.qdq && options.runtime.empty(), .groups = main.qdq.groups};
-  analysis.modes.fused_nodes = main.fusions.fused_nodes;
-  analysis.modes.layout_nodes = main.fusions.layout_nodes;
-  analysis.modes.reorder_nodes = main.fusions.reorder_nodes;
+  analysis.modes.fused_nodes = main.rewrite.fused_nodes;
+  analysis.modes.layout_nodes = main.rewrite.layout_nodes;
+  analysis.modes.reorder_nodes = main.rewrite.reorder_nodes;
 }
 
 absl::Status SumFigures(const GraphResult& main, MemoryFigures& memory) {

@@ -58,7 +58,8 @@ bool IsElementwiseOp(const onnx::NodeProto& node) {
   return IsDefaultDomain(node) && (kOps->contains(node.op_type()) || IsInferenceBatchNorm(node));
 }
 
-scheduler::DataflowGraph ToDataflowGraph(const IrGraph& graph, const std::vector<int64_t>& aligned_bytes,
+scheduler::DataflowGraph ToDataflowGraph(const IrGraph& graph, const GraphRewrite& rewrite,
+                                         const std::vector<int64_t>& aligned_bytes,
                                          const std::vector<int64_t>& extra_bytes) {
   scheduler::DataflowGraph dataflow;
   dataflow.values.resize(graph.values.size());
@@ -66,7 +67,8 @@ scheduler::DataflowGraph ToDataflowGraph(const IrGraph& graph, const std::vector
     const IrValue& value = graph.values[id];
     const bool in_arena = value.origin == ValueOrigin::kGraphInput || value.origin == ValueOrigin::kNodeOutput;
     dataflow.values[id].bytes = in_arena ? aligned_bytes[id] : 0;
-    dataflow.values[id].is_graph_output = in_arena && (value.is_graph_output || value.live_to_end);
+    dataflow.values[id].is_graph_output =
+        in_arena && (value.is_graph_output || HeldAs(rewrite, static_cast<ValueId>(id)).live_to_end);
   }
   dataflow.nodes.resize(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) {

@@ -2,9 +2,9 @@
 // schedule, aliasing of view ops and in-place reuse by elementwise ops.
 //
 // Usage (schedule_modes.cc and graph_problem.cc do this for the main graph):
-//   scheduler::DataflowGraph dataflow = ToDataflowGraph(ir, aligned_bytes, extra_bytes);
+//   scheduler::DataflowGraph dataflow = ToDataflowGraph(ir, rewrite, aligned_bytes, extra_bytes);
 //   ... scheduler::OptimizeSchedule(dataflow, baseline.order, {...}) -> order
-//   std::vector<planner::Lifespan> lifespans = ComputeLifespans(ir, order);
+//   std::vector<planner::Lifespan> lifespans = ComputeLifespans(ir, order, rewrite);
 //   std::vector<Sharing> sharing = PlanSharing(ir, order, lifespans, facts, {.alias = true, .inplace = true});
 //   // sharing[v].owner: the value whose bytes v occupies (v itself when it owns them).
 //
@@ -84,8 +84,10 @@ bool IsElementwiseOp(const onnx::NodeProto& node);
 // The dataflow graph the schedule optimizer orders: one node per scheduled
 // node (file order), values with their aligned sizes (`aligned_bytes` indexed
 // like graph.values; weights, outer values and unsized values count 0),
-// implicit inputs as inputs, and `extra_bytes[node]` held at its step.
-scheduler::DataflowGraph ToDataflowGraph(const IrGraph& graph, const std::vector<int64_t>& aligned_bytes,
+// implicit inputs as inputs, and `extra_bytes[node]` held at its step. A
+// value `rewrite` holds to the end (HeldValue::live_to_end) counts as an output.
+scheduler::DataflowGraph ToDataflowGraph(const IrGraph& graph, const GraphRewrite& rewrite,
+                                         const std::vector<int64_t>& aligned_bytes,
                                          const std::vector<int64_t>& extra_bytes);
 
 // Which value shares whose bytes under `order` (indexed like graph.values).

@@ -24,10 +24,10 @@ namespace {
 // each group in `sharing` (nullptr: none) merged into one buffer as the plan
 // does; `sized_bytes` holds each value's aligned size, -1 when it is unsized
 // or not in the arena.
-int64_t LowerBoundOf(const IrGraph& graph, const std::vector<int64_t>& sized_bytes,
+int64_t LowerBoundOf(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<int64_t>& sized_bytes,
                      const std::vector<NodeId>& order, const std::vector<int64_t>& workspace_of,
                      const std::vector<Sharing>* sharing) {
-  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(graph, order);
+  const std::vector<planner::Lifespan> lifespans = ComputeLifespans(graph, order, rewrite);
   const std::vector<planner::Step> step_of = StepsOf(order, static_cast<int>(graph.nodes.size()));
   // Steps are dense here: the live profile's linear sweep, not LowerBound's sort.
   planner::Problem problem;
@@ -64,8 +64,8 @@ absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const Ana
   const IrGraph& g = result.ir;
   result.order = result.schedule.order;
   ModesSummary& modes = result.modes;
-  modes.baseline_lower_bound_bytes =
-      LowerBoundOf(g, sizes.sized_bytes, result.schedule.order, sizes.step_extra_of, /*sharing=*/nullptr);
+  modes.baseline_lower_bound_bytes = LowerBoundOf(g, result.rewrite, sizes.sized_bytes, result.schedule.order,
+                                                  sizes.step_extra_of, /*sharing=*/nullptr);
   modes.schedule.lower_bound_bytes = modes.baseline_lower_bound_bytes;
   if (main_graph && options.optimize_schedule && g.nodes.empty()) {
     // No node, one (empty) order. The scheduler counts no step at all there,
@@ -73,7 +73,7 @@ absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const Ana
     modes.schedule.name = "optimized";
     modes.schedule.proven_optimal = true;
   } else if (main_graph && options.optimize_schedule) {
-    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, sizes.aligned_of, sizes.step_extra_of);
+    const scheduler::DataflowGraph dataflow = ToDataflowGraph(g, result.rewrite, sizes.aligned_of, sizes.step_extra_of);
     absl::StatusOr<scheduler::ScheduleResult> scheduled =
         scheduler::OptimizeSchedule(dataflow, result.schedule.order, {.time_limit = options.schedule_time_limit});
     if (!scheduled.ok()) return WithPrefix(scheduled.status(), graph_label);
@@ -85,7 +85,8 @@ absl::Status RunScheduleMode(const GraphSizes& sizes, bool main_graph, const Ana
         // The same order has the same bound (the optimizer keeps the given order when nothing beats it).
         .lower_bound_bytes = result.order == result.schedule.order
                                  ? modes.baseline_lower_bound_bytes
-                                 : LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.step_extra_of, nullptr),
+                                 : LowerBoundOf(g, result.rewrite, sizes.sized_bytes, result.order,
+                                                sizes.step_extra_of, nullptr),
         .seconds = scheduled->seconds,
     };
     // The scheduler's peaks and the spec's lower bound are one definition
@@ -121,7 +122,8 @@ std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<
     const bool any_alias = std::any_of(aliased.begin(), aliased.end(),
                                        [](const Sharing& sharing) { return sharing.kind != SharingKind::kOwner; });
     if (any_alias) {
-      modes.alias.lower_bound_bytes = LowerBoundOf(g, sizes.sized_bytes, result.order, sizes.step_extra_of, &aliased);
+      modes.alias.lower_bound_bytes =
+          LowerBoundOf(g, result.rewrite, sizes.sized_bytes, result.order, sizes.step_extra_of, &aliased);
     }
   }
   modes.alias.saved_bytes = modes.schedule.lower_bound_bytes - modes.alias.lower_bound_bytes;
@@ -129,7 +131,7 @@ std::vector<Sharing> RunSharingModes(const GraphSizes& sizes, const std::vector<
                      {.alias = modes.alias.enabled,
                       .inplace = modes.inplace.enabled,
                       .runtime_writes_over =
-                          result.fusions.writes_over.empty() ? nullptr : &result.fusions.writes_over,
+                          result.rewrite.writes_over.empty() ? nullptr : &result.rewrite.writes_over,
                       .runtime = main_graph ? runtime : nullptr});
 }
 

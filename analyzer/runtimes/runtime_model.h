@@ -6,9 +6,9 @@
 //
 // Usage (the memory analysis does this once per model):
 //   absl::StatusOr<std::unique_ptr<const RuntimeModel>> runtime = MakeRuntimeModel("onnxruntime-cpu");  // registry.h
-//   FusionSummary fusions = (*runtime)->RewriteGraph(ir_version, opset, shape_of, graph);
-//   ... schedule, sizes ...
-//   PlannerPeak held = (*runtime)->TensorPeak(graph, order, values, fusions.writes_over, step_extra_of);
+//   GraphRewrite rewrite = (*runtime)->RewriteGraph({.ir_version = 8, .opset = 17, .shape_of = shape_of}, graph);
+//   ... schedule, sizes (HeldAs(rewrite, value) for the values it added) ...
+//   PlannerPeak held = (*runtime)->TensorPeak(graph, rewrite, order, values, step_extra_of);
 //
 // Why an interface: each runtime's rules live in a folder of their own
 // (onnxruntime/), so a second runtime is a sibling folder, not more branches
@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,8 +29,49 @@
 
 namespace footprint {
 
-// What the rewrites did to one graph.
-struct FusionSummary {
+// How a runtime's planner sees the dims of a value its rewrites added,
+// where they are not the dims it is sized by (HeldValue::planner_shape).
+// ORT's planner gives a freed buffer only to a value whose static shape (from
+// its shape inference) equals the buffer's first value's, every dim known.
+enum class PlannerShape {
+  kAsSized,           // The dims it is sized by.
+  kUnknown,           // None: it never takes a freed buffer, and its buffer is never taken.
+  kFlattenedSpatial,  // (N, C, the product of the rest): a [N, C, H*W] view's own copy.
+};
+
+// How a runtime holds one value of its rewritten graph where the model's own
+// element type and dims do not say (a side table of GraphRewrite, indexed
+// like IrGraph::values). The loader's IrValue knows nothing of any runtime:
+// what a runtime adds or changes about a value lives here.
+struct HeldValue {
+  // For a value the rewrites add (a tensor in a blocked layout, such as
+  // ORT's NCHWc, or a Cast's float32 copy): it has no shape of its own in the
+  // model and is sized as value `sized_as`, its dim 1 (channels) rounded up
+  // to a multiple of `channel_block` when that is > 1. -1: sized by its own
+  // name.
+  ValueId sized_as = -1;
+  int64_t channel_block = 0;
+  // Held channels-last (ORT's NHWC kernels): its own bytes or those of
+  // `sized_as`, its dims as (N, spatial..., C).
+  bool channels_last = false;
+  // The element type (TensorProto.DataType) the runtime holds it in when it
+  // differs from the model's (ORT runs float16 ops that have no float16
+  // kernel in float32); 0: the model's. Sizes scale by the element widths;
+  // with `sized_as` the value it stands for gives the dims.
+  int32_t data_type = 0;
+  // How the runtime's planner sees its dims (an inlined function body's
+  // reshapes to computed shapes); a value sized as this one (`sized_as`)
+  // sees the same unless it has its own.
+  PlannerShape planner_shape = PlannerShape::kAsSized;
+  // Held until the run ends, as a graph output is (ORT never frees or
+  // reuses the caller's input buffers during a run).
+  bool live_to_end = false;
+};
+
+// What a runtime's rewrites made of one graph (RuntimeModel::RewriteGraph):
+// what they took out and added, and what they know of the values. The
+// accumulate mode (memory/accumulate.h) fills writes_over the same way.
+struct GraphRewrite {
   int64_t fused_nodes = 0;                 // Nodes merged into the node before them.
   int64_t layout_nodes = 0;                // Nodes run in the runtime's blocked layout (ORT's NCHWc).
   int64_t reorder_nodes = 0;               // Layout conversions the runtime adds (ReorderInput/Output).
@@ -43,11 +85,24 @@ struct FusionSummary {
   // constant (core/graph/graph.cc, CanOverrideInitializer), so no rule that
   // needs a constant weight applies to it.
   std::vector<bool> overridable;
+  // Indexed like IrGraph::values (empty: every value as the model has it):
+  // how the runtime holds each value (HeldAs reads it).
+  std::vector<HeldValue> held;
+  // The nodes the rewrites made or rewrote, in the order made: IrNode::proto
+  // of those points here, so this outlives the graph's use.
+  std::vector<std::shared_ptr<const onnx::NodeProto>> made_nodes;
   // Why the runtime refuses the model ("" when it runs it): a node whose op
   // it has no kernel for at its element type (ORT 1.30's CPU provider and
   // bfloat16). The analysis then stops with this message.
   std::string refused;
 };
+
+// How the runtime holds value `id` (the model's own type and dims when the
+// rewrite says nothing of it).
+inline const HeldValue& HeldAs(const GraphRewrite& rewrite, ValueId id) {
+  static const HeldValue kAsInModel;
+  return id >= 0 && static_cast<size_t>(id) < rewrite.held.size() ? rewrite.held[id] : kAsInModel;
+}
 
 // What the layout rules read of a value: its element type and dims.
 struct ValueShape {
@@ -57,6 +112,18 @@ struct ValueShape {
 // A value's shape by name (nullopt: rank unknown); weights are read from the
 // model directly. May be empty: then no rule that needs a shape applies.
 using ShapeLookup = std::function<std::optional<ValueShape>(const std::string& name)>;
+
+// What a runtime's rewrites read besides the graph itself.
+struct RewriteInputs {
+  int64_t ir_version = 0;  // ModelProto.ir_version (which initializers a caller may override).
+  int64_t opset = 0;       // The default domain's opset (0: none imported): the function bodies a runtime inlines.
+  ShapeLookup shape_of;    // The values' shapes by name (may be empty: no rule that needs one applies).
+  // The main graph as the file has it, before the analysis's shape passes
+  // wrote their value_info into the copy the graph view points to: the dims
+  // a runtime reads from the file itself (ORT keeps them where its own
+  // inference has none). Null for a body.
+  const onnx::GraphProto* file_graph = nullptr;
+};
 
 // A value's shape and type when every dim is known (what the workspace
 // rules read).
@@ -70,7 +137,7 @@ using TensorLookup = std::function<std::optional<KnownTensor>(ValueId)>;
 struct RuntimeValue {
   int64_t bytes = -1;     // Aligned byte size; -1 when unsized or not an arena tensor (a weight).
   // Element type and every dim ("float32[1,64,56,56]") as the runtime's planner sees them
-  // (IrValue::planner_shape); "" when not fully known or rank 0.
+  // (HeldValue::planner_shape); "" when not fully known or rank 0.
   std::string shape_key;
 };
 
@@ -107,6 +174,11 @@ class RuntimeModel {
   // named or the host's; "" when the runtime's rules do not depend on one.
   virtual std::string isa() const { return ""; }
 
+  // The channels of one block of the runtime's blocked tensor layout (ORT's
+  // NCHWc: MLAS's block, 8 or 16 by ISA); 0 when its kernels have none. What
+  // patching asks before it writes a model for this runtime.
+  virtual int64_t LayoutChannelBlock() const { return 0; }
+
   // The weights (indexed like graph.values; empty: none) the runtime does
   // not treat as constant, so that constant folding does not evaluate what
   // reads them (called before folding).
@@ -118,11 +190,10 @@ class RuntimeModel {
   virtual bool FoldsBodyConstants() const { return false; }
 
   // Rewrites `graph` in place as the runtime does before it plans memory
-  // (fusions, layouts), in its own pass order. Graph outputs never go.
-  // `opset` is the model's default-domain opset (0: none imported), which
-  // decides the ONNX function bodies a runtime may inline.
-  virtual FusionSummary RewriteGraph(int64_t ir_version, int64_t opset, const ShapeLookup& shape_of,
-                                     IrGraph& graph) const = 0;
+  // (fusions, layouts), in its own pass order. Graph outputs never go. The
+  // result owns the nodes it made (GraphRewrite::made_nodes): keep it as
+  // long as the graph.
+  virtual GraphRewrite RewriteGraph(const RewriteInputs& inputs, IrGraph& graph) const = 0;
 
   // Whether the runtime's kernel of the elementwise op `node` writes its
   // output over a dying input (the in-place mode applies only then).
@@ -130,29 +201,29 @@ class RuntimeModel {
 
   // The scratch bytes the kernel of `node` allocates for one run (0 when
   // none or when a shape it needs is unknown).
-  virtual int64_t KernelWorkspaceBytes(const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
+  virtual int64_t KernelWorkspaceBytes(const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
                                        const TensorLookup& tensor_of) const = 0;
 
   // The peak of the runtime's own tensor buffers over `order`, as its
-  // planner allocates them, and where it is. `writes_over` (indexed like
-  // graph.values, may be empty) is FusionSummary::writes_over;
-  // `step_extra_of` (indexed like graph.nodes) is held at each node's step.
-  virtual PlannerPeak TensorPeak(const IrGraph& graph, const std::vector<NodeId>& order,
-                                 const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
+  // planner allocates them, and where it is. `rewrite` is what RewriteGraph
+  // gave; `step_extra_of` (indexed like graph.nodes) is held at each node's
+  // step.
+  virtual PlannerPeak TensorPeak(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                                 const std::vector<RuntimeValue>& values,
                                  const std::vector<int64_t>& step_extra_of) const = 0;
 
   // What the runtime holds after creating its session and after its first
   // run (HeldFigures), over `order` with the values and per-step scratch of
   // TensorPeak.
-  virtual HeldFigures HeldBytes(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of,
+  virtual HeldFigures HeldBytes(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
                                 const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
                                 const std::vector<int64_t>& step_extra_of) const = 0;
 
   // What the runtime's run holds for its tensors besides their buffers
   // (per-tensor objects) at its worst step, over `order` with the arguments
   // of TensorPeak: the peak of both together less TensorPeak's bytes.
-  virtual int64_t FrameBytes(const IrGraph& /*graph*/, const std::vector<NodeId>& /*order*/,
-                             const std::vector<RuntimeValue>& /*values*/, const std::vector<ValueId>& /*writes_over*/,
+  virtual int64_t FrameBytes(const IrGraph& /*graph*/, const GraphRewrite& /*rewrite*/,
+                             const std::vector<NodeId>& /*order*/, const std::vector<RuntimeValue>& /*values*/,
                              const std::vector<int64_t>& /*step_extra_of*/) const {
     return 0;
   }

@@ -37,7 +37,7 @@ std::optional<CpuIsa> ParseCpuIsa(absl::string_view name) {
 
 absl::StatusOr<CpuIsa> HostCpuIsa() {
 #if defined(__x86_64__)
-  // MLAS takes its AVX-512F kernels (and NchwcBlockSize 16) when CPUID leaf 7
+  // MLAS takes its AVX-512F kernels (and an NCHWc block of 16: targets.cc) when CPUID leaf 7
   // reports AVX512F and XCR0 has the opmask and ZMM state bits (0xE0);
   // libgcc's __builtin_cpu_supports("avx512f") checks both.
   __builtin_cpu_init();
@@ -58,18 +58,6 @@ int64_t HostL2CacheBytes() {
 #else
   return 0;
 #endif
-}
-
-int64_t NchwcBlockSize(CpuIsa isa) {
-  switch (isa) {
-    case CpuIsa::kAvx2:
-      return 8;
-    case CpuIsa::kAvx512:
-      return 16;
-    case CpuIsa::kArm64:
-      return 0;
-  }
-  return 0;
 }
 
 }  // namespace footprint::ort

@@ -1,10 +1,10 @@
 // The CPU instruction sets onnxruntime-cpu's rules depend on
 // (--runtime onnxruntime-cpu:ISA), and the host's, as ONNX Runtime's MLAS
 // picks its kernels at run time (core/mlas/lib/platform.cpp,
-// MLAS_PLATFORM::MLAS_PLATFORM). What differs between them today is the
-// NCHWc block (nchwc_layout.h), ARM64's depthwise Conv kernel, MLAS's
-// symmetric QLinearConv path (quantized_workspaces.h) and int8 QDQ groups,
-// fused on ARM64 only (qdq_fusion.h).
+// MLAS_PLATFORM::MLAS_PLATFORM). What differs between them today is each
+// target's facts and table (targets.h: the NCHWc block, int8 QDQ groups
+// fused on ARM64 only), ARM64's depthwise Conv kernel and MLAS's symmetric
+// QLinearConv path (kernel_workspaces.h, quantized_workspaces.h).
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_CPU_ISA_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_CPU_ISA_H_
 
@@ -39,10 +39,6 @@ absl::StatusOr<CpuIsa> HostCpuIsa();
 // size their blocks by it (MultiHeadAttention's FlashAttention) use the L2
 // of the machine the analysis runs on, whatever ISA is named.
 int64_t HostL2CacheBytes();
-
-// MlasNchwcGetBlockSize() on that ISA: the channels of one NCHWc block, 0
-// when ORT has no NCHWc layout there (the pass is then not registered).
-int64_t NchwcBlockSize(CpuIsa isa);
 
 }  // namespace footprint::ort
 

@@ -14,14 +14,14 @@
 
 namespace footprint::ort {
 
-std::vector<int64_t> OrtNodeIndices(const IrGraph& graph) {
+std::vector<int64_t> OrtNodeIndices(const IrGraph& graph, const GraphRewrite& rewrite) {
   absl::flat_hash_map<const onnx::NodeProto*, int64_t> index_of;
   const int64_t file_nodes = graph.proto->node_size();
   for (int i = 0; i < graph.proto->node_size(); ++i) index_of[&graph.proto->node(i)] = i;
-  for (size_t made = 0; made < graph.runtime_protos.size(); ++made) {
-    index_of[graph.runtime_protos[made].get()] = file_nodes + static_cast<int64_t>(made);
+  for (size_t made = 0; made < rewrite.made_nodes.size(); ++made) {
+    index_of[rewrite.made_nodes[made].get()] = file_nodes + static_cast<int64_t>(made);
   }
-  const int64_t unknown = file_nodes + static_cast<int64_t>(graph.runtime_protos.size());
+  const int64_t unknown = file_nodes + static_cast<int64_t>(rewrite.made_nodes.size());
   std::vector<int64_t> index(graph.nodes.size());
   for (size_t id = 0; id < graph.nodes.size(); ++id) {
     auto it = index_of.find(graph.nodes[id].proto);
@@ -74,7 +74,9 @@ std::optional<std::vector<NodeId>> OrtExecutionOrder(const IrGraph& graph, const
   return order;
 }
 
-void ApplyOrtExecutionOrder(IrGraph& graph) { ApplyOrtExecutionOrder(graph, OrtNodeIndices(graph)); }
+void ApplyOrtExecutionOrder(IrGraph& graph, const GraphRewrite& rewrite) {
+  ApplyOrtExecutionOrder(graph, OrtNodeIndices(graph, rewrite));
+}
 
 void ApplyOrtExecutionOrder(IrGraph& graph, const std::vector<int64_t>& index) {
   const std::optional<std::vector<NodeId>> order = OrtExecutionOrder(graph, index);

@@ -23,14 +23,15 @@
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/runtime_model.h"
 
 namespace footprint::ort {
 
 // ORT's NodeIndex order for each node of graph.nodes: a node of the file
-// keeps its position in GraphProto.node; a node the profile made or rewrote
-// (its proto in graph.runtime_protos) comes after all of them, in the order
-// made; a node of neither kind comes last, in graph order.
-std::vector<int64_t> OrtNodeIndices(const IrGraph& graph);
+// keeps its position in GraphProto.node; a node a pass made or rewrote (its
+// proto in rewrite.made_nodes) comes after all of them, in the order made; a
+// node of neither kind comes last, in graph order.
+std::vector<int64_t> OrtNodeIndices(const IrGraph& graph, const GraphRewrite& rewrite);
 
 // The node ids of graph.nodes in GraphViewer's default order for the given
 // indices (one per node); nullopt when the walk misses a node (a cycle).
@@ -38,7 +39,7 @@ std::optional<std::vector<NodeId>> OrtExecutionOrder(const IrGraph& graph, const
 
 // graph.nodes reordered as ORT runs them (OrtExecutionOrder of
 // OrtNodeIndices), values relinked; unchanged on a cycle.
-void ApplyOrtExecutionOrder(IrGraph& graph);
+void ApplyOrtExecutionOrder(IrGraph& graph, const GraphRewrite& rewrite);
 
 // The same with the given indices (one per node).
 void ApplyOrtExecutionOrder(IrGraph& graph, const std::vector<int64_t>& index);

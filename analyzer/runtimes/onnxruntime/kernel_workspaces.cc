@@ -1,7 +1,7 @@
-// The scratch ORT's CPU kernels allocate for one run (KernelWorkspaceBytes,
-// runtime_profile.h): float Conv (MLAS's working buffer), ConvTranspose, LRN, LSTM,
-// NLL loss, Softmax, Where, com.microsoft MultiHeadAttention; the quantized kernels'
-// are quantized_workspaces.h's. Paths are in github.com/microsoft/onnxruntime.
+// The scratch ORT's CPU kernels allocate for one run (kernel_workspaces.h).
+// Paths are in github.com/microsoft/onnxruntime.
+#include "analyzer/runtimes/onnxruntime/kernel_workspaces.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -10,9 +10,8 @@
 
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
-#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
+#include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
-#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
@@ -335,9 +334,17 @@ int64_t MultiHeadAttentionWorkspaceBytes(const IrNode& node, const TensorLookup&
 
 }  // namespace
 
-int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
+int64_t Product(const std::vector<int64_t>& dims, size_t from) {
+  int64_t product = 1;
+  for (size_t i = from; i < dims.size(); ++i) product *= dims[i];
+  return product;
+}
+
+int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
                              const TensorLookup& tensor_of) {
-  if (std::optional<int64_t> quantized = QuantizedKernelWorkspaceBytes(isa, graph, node, tensor_of)) return *quantized;
+  if (std::optional<int64_t> quantized = QuantizedKernelWorkspaceBytes(isa, graph, rewrite, node, tensor_of)) {
+    return *quantized;
+  }
   if (node.proto->domain() == "com.microsoft" && node.proto->op_type() == "MultiHeadAttention") {
     return MultiHeadAttentionWorkspaceBytes(node, tensor_of);
   }

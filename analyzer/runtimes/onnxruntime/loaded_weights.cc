@@ -19,8 +19,8 @@
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/runtimes/onnxruntime/arena_run.h"
 #include "analyzer/runtimes/onnxruntime/bfc_arena.h"
-#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
-#include "analyzer/runtimes/onnxruntime/shared_constants.h"
+#include "analyzer/runtimes/onnxruntime/graph_editing.h"
+#include "analyzer/runtimes/onnxruntime/passes/shared_constants.h"
 #include "onnx/defs/schema.h"
 
 namespace footprint::ort {
@@ -74,8 +74,9 @@ struct KnownWeight {
   int64_t bytes = 0;
 };
 
-std::optional<KnownWeight> Known(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
-  const std::optional<ValueShape> shape = ShapeOfValue(graph, shape_of, id);
+std::optional<KnownWeight> Known(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
+                                 ValueId id) {
+  const std::optional<ValueShape> shape = ShapeOfValue(graph, rewrite, shape_of, id);
   if (!shape.has_value()) return std::nullopt;
   const int bits = ElementBits(shape->data_type);
   if (bits <= 0) return std::nullopt;
@@ -230,8 +231,8 @@ bool EliminatedAtLevel1(const IrGraph& graph, const IrNode& node) {
 // rewrites left it: its nodes with their attributes, the initializers held,
 // and what the rewrites took out of the file's graph (a node rewritten into
 // another op, as NCHWc's, is ORT's new node beside the old one taken out).
-int64_t SessionBytes(const IrGraph& graph, const ShapeLookup& shape_of, const std::vector<ValueId>& held_weights,
-                     int64_t new_initializers, int64_t removed_initializers) {
+int64_t SessionBytes(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
+                     const std::vector<ValueId>& held_weights, int64_t new_initializers, int64_t removed_initializers) {
   auto name_bytes = [](const std::string& name, double per_char) {
     return name.size() > kShortStringChars ? static_cast<int64_t>(per_char * static_cast<double>(name.size())) : 0;
   };
@@ -246,7 +247,7 @@ int64_t SessionBytes(const IrGraph& graph, const ShapeLookup& shape_of, const st
              name_bytes(node.proto->name(), kSessionBytesPerNodeNameChar);
     for (ValueId output : node.outputs) {
       bytes += name_bytes(graph.values[output].name, kSessionBytesPerValueNameChar);
-      const std::optional<ValueShape> shape = ShapeOfValue(graph, shape_of, output);
+      const std::optional<ValueShape> shape = ShapeOfValue(graph, rewrite, shape_of, output);
       if (shape.has_value()) bytes += kSessionBytesPerOutputDim * static_cast<int64_t>(shape->dims.size());
     }
     kept.insert(node.proto);
@@ -273,9 +274,9 @@ int64_t SessionBytes(const IrGraph& graph, const ShapeLookup& shape_of, const st
 // transposed filter. Each is held once per weight class and packing.
 class KernelCopies {
  public:
-  KernelCopies(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of, WeightClasses& classes,
+  KernelCopies(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of, WeightClasses& classes,
                LoadedWeights& result)
-      : graph_(graph), fusions_(fusions), shape_of_(shape_of), classes_(classes), result_(result) {}
+      : graph_(graph), rewrite_(rewrite), shape_of_(shape_of), classes_(classes), result_(result) {}
 
   // Adds what `node`'s kernel holds of its weights; marks in `handled` (one
   // per input) the inputs it packs or rewrites, which it does not read as
@@ -300,8 +301,8 @@ class KernelCopies {
 
  private:
   std::optional<KnownWeight> ConstantFloat(ValueId id) const {
-    if (id < 0 || !IsWeight(graph_.values[id]) || !IsConstantWeight(graph_, fusions_, id)) return std::nullopt;
-    std::optional<KnownWeight> weight = Known(graph_, shape_of_, id);
+    if (id < 0 || !IsWeight(graph_.values[id]) || !IsConstantWeight(graph_, rewrite_, id)) return std::nullopt;
+    std::optional<KnownWeight> weight = Known(graph_, rewrite_, shape_of_, id);
     if (!weight.has_value() || weight->data_type != kFloat) return std::nullopt;
     return weight;
   }
@@ -313,11 +314,11 @@ class KernelCopies {
     // Inputs past the Conv's own (proto inputs) are what a fusion took in.
     bool absorbed_weight = false;
     for (size_t slot = static_cast<size_t>(proto.input_size()); slot < node.inputs.size(); ++slot) {
-      absorbed_weight = absorbed_weight || IsConstantWeight(graph_, fusions_, node.inputs[slot]);
+      absorbed_weight = absorbed_weight || IsConstantWeight(graph_, rewrite_, node.inputs[slot]);
     }
     int64_t block = 1;
-    if (nchwc && !node.outputs.empty() && graph_.values[node.outputs[0]].channel_block > 1) {
-      block = graph_.values[node.outputs[0]].channel_block;
+    if (nchwc && !node.outputs.empty() && HeldAs(rewrite_, node.outputs[0]).channel_block > 1) {
+      block = HeldAs(rewrite_, node.outputs[0]).channel_block;
     }
     if (!absorbed_weight && block == 1) return;
     const int64_t output_channels = filter->dims[0];
@@ -336,7 +337,7 @@ class KernelCopies {
       ++new_initializers_;
     }
     for (size_t slot = 1; slot < node.inputs.size(); ++slot) {
-      if (IsConstantWeight(graph_, fusions_, node.inputs[slot])) handled[slot] = true;
+      if (IsConstantWeight(graph_, rewrite_, node.inputs[slot])) handled[slot] = true;
     }
   }
 
@@ -367,7 +368,7 @@ class KernelCopies {
   }
 
   const IrGraph& graph_;
-  const FusionSummary& fusions_;
+  const GraphRewrite& rewrite_;
   const ShapeLookup& shape_of_;
   WeightClasses& classes_;
   LoadedWeights& result_;
@@ -378,15 +379,15 @@ class KernelCopies {
 
 }  // namespace
 
-int64_t WeightBytes(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
-  const std::optional<KnownWeight> weight = Known(graph, shape_of, id);
+int64_t WeightBytes(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of, ValueId id) {
+  const std::optional<KnownWeight> weight = Known(graph, rewrite, shape_of, id);
   return weight.has_value() ? weight->bytes : 0;
 }
 
-LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of) {
+LoadedWeights WeightsAfterLoad(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of) {
   LoadedWeights result;
   WeightClasses classes(graph);
-  KernelCopies copies(graph, fusions, shape_of, classes, result);
+  KernelCopies copies(graph, rewrite, shape_of, classes, result);
   // Per weight: read as it is (kept), or only by kernels that pack or
   // rewrite it (freed, their copies held instead).
   std::vector<bool> read_as_is(graph.values.size(), false);
@@ -412,10 +413,10 @@ LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusion
       continue;
     }
     held_weights.push_back(static_cast<ValueId>(id));
-    const std::optional<KnownWeight> weight = Known(graph, shape_of, static_cast<ValueId>(id));
+    const std::optional<KnownWeight> weight = Known(graph, rewrite, shape_of, static_cast<ValueId>(id));
     if (weight.has_value()) result.held_bytes += weight->bytes;
   }
-  result.session_bytes = SessionBytes(graph, shape_of, held_weights, copies.new_initializers(), removed_initializers);
+  result.session_bytes = SessionBytes(graph, rewrite, shape_of, held_weights, copies.new_initializers(), removed_initializers);
   return result;
 }
 

@@ -66,11 +66,11 @@ struct LoadedWeights {
 
 // The weights of `graph` (the main graph after the runtime's rewrites) once
 // ORT's CPU session is created.
-LoadedWeights WeightsAfterLoad(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of);
+LoadedWeights WeightsAfterLoad(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of);
 
 // The bytes of weight `id` (an initializer, Constant or folded value), 0
 // when not known.
-int64_t WeightBytes(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id);
+int64_t WeightBytes(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of, ValueId id);
 
 // The bytes LoadedWeights stands for: with the arena (ORT's default options)
 // the arena chunks cost the regions they make the arena take, else each its

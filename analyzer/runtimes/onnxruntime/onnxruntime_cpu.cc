@@ -12,21 +12,25 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/runtimes/onnxruntime/arena_run.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
+#include "analyzer/runtimes/onnxruntime/kernel_workspaces.h"
 #include "analyzer/runtimes/onnxruntime/loaded_weights.h"
+#include "analyzer/runtimes/onnxruntime/passes/overridable_initializers.h"
 #include "analyzer/runtimes/onnxruntime/runtime_buffers.h"
-#include "analyzer/runtimes/onnxruntime/overridable_initializers.h"
-#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
+#include "analyzer/runtimes/onnxruntime/session_run.h"
+#include "analyzer/runtimes/onnxruntime/targets.h"
 
 namespace footprint {
 namespace {
 
 class OnnxRuntimeCpu : public RuntimeModel {
  public:
-  OnnxRuntimeCpu(ort::CpuIsa isa, bool arena) : isa_(isa), arena_(arena) {}
+  OnnxRuntimeCpu(ort::CpuIsa isa, bool arena) : isa_(isa), target_(ort::CpuTarget(isa)), arena_(arena) {}
 
   std::string name() const override { return std::string(kOnnxRuntimeCpuName); }
 
   std::string isa() const override { return std::string(ort::CpuIsaName(isa_)); }
+
+  int64_t LayoutChannelBlock() const override { return target_.facts.nchwc_block; }
 
   std::vector<bool> NonConstantWeights(int64_t ir_version, const IrGraph& graph) const override {
     return ort::OverridableInitializers(ir_version, graph);
@@ -45,34 +49,34 @@ class OnnxRuntimeCpu : public RuntimeModel {
   // branch (silero_vad_half and _16k_op15, batch 16): 5.40 -> 0.91.
   bool FoldsBodyConstants() const override { return true; }
 
-  FusionSummary RewriteGraph(int64_t ir_version, int64_t opset, const ShapeLookup& shape_of,
-                             IrGraph& graph) const override {
-    return ort::ApplyRewrites(isa_, ir_version, opset, shape_of, graph);
+  // The target's table of passes (targets.h), in order.
+  GraphRewrite RewriteGraph(const RewriteInputs& inputs, IrGraph& graph) const override {
+    return ort::RunPasses(target_, inputs, graph);
   }
 
   bool RunsInPlace(const onnx::NodeProto& node) const override { return ort::RunsInPlace(node); }
 
-  int64_t KernelWorkspaceBytes(const IrGraph& graph, const FusionSummary& fusions, const IrNode& node,
+  int64_t KernelWorkspaceBytes(const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
                                const TensorLookup& tensor_of) const override {
-    return ort::KernelWorkspaceBytes(isa_, graph, fusions, node, tensor_of);
+    return ort::KernelWorkspaceBytes(isa_, graph, rewrite, node, tensor_of);
   }
 
-  PlannerPeak TensorPeak(const IrGraph& graph, const std::vector<NodeId>& order,
-                         const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
+  PlannerPeak TensorPeak(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                         const std::vector<RuntimeValue>& values,
                          const std::vector<int64_t>& step_extra_of) const override {
-    return ort::TensorPeak(graph, order, values, writes_over, step_extra_of);
+    return ort::TensorPeak(graph, rewrite, order, values, step_extra_of);
   }
 
   // Weights after load (loaded_weights.h) and the first run on the default
   // arena (arena_run.h): ORT's buffers but the caller's inputs, the
   // kernels' scratch, and the copies of the outputs the caller holds.
-  HeldFigures HeldBytes(const IrGraph& graph, const FusionSummary& fusions, const ShapeLookup& shape_of,
+  HeldFigures HeldBytes(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
                         const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
                         const std::vector<int64_t>& step_extra_of) const override {
-    const ort::LoadedWeights weights = ort::WeightsAfterLoad(graph, fusions, shape_of);
+    const ort::LoadedWeights weights = ort::WeightsAfterLoad(graph, rewrite, shape_of);
     ort::ArenaRun run;
     run.create_chunks = weights.arena_chunks;
-    for (const ort::BufferSpan& span : ort::BufferSpans(graph, order, values, fusions.writes_over)) {
+    for (const ort::BufferSpan& span : ort::BufferSpans(graph, rewrite, order, values)) {
       const IrValue& owner = graph.values[span.owner];
       if (owner.origin == ValueOrigin::kGraphInput) continue;
       run.buffers.push_back({.bytes = span.bytes, .first = span.first, .last = span.last,
@@ -86,7 +90,7 @@ class OnnxRuntimeCpu : public RuntimeModel {
           value.origin == ValueOrigin::kNodeOutput) {
         continue;
       }
-      const int64_t bytes = ort::WeightBytes(graph, shape_of, static_cast<ValueId>(id));
+      const int64_t bytes = ort::WeightBytes(graph, rewrite, shape_of, static_cast<ValueId>(id));
       if (bytes <= 0) continue;
       run.final_chunks.push_back(bytes);  // A weight output: copied into an arena buffer, then to the caller.
       run.output_copy_bytes = ort::AddBytesSaturated(run.output_copy_bytes, bytes);
@@ -98,10 +102,10 @@ class OnnxRuntimeCpu : public RuntimeModel {
                                          : "noarena (CPU arena and memory pattern off)"};
   }
 
-  int64_t FrameBytes(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                     const std::vector<ValueId>& writes_over,
+  int64_t FrameBytes(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                     const std::vector<RuntimeValue>& values,
                      const std::vector<int64_t>& step_extra_of) const override {
-    return ort::FrameObjectsBytes(graph, order, values, writes_over, step_extra_of);
+    return ort::FrameObjectsBytes(graph, rewrite, order, values, step_extra_of);
   }
 
   int64_t OverheadBytes(int64_t tensor_bytes, int64_t frame_bytes, int64_t input_bytes, int64_t output_bytes,
@@ -110,8 +114,9 @@ class OnnxRuntimeCpu : public RuntimeModel {
   }
 
  private:
-  const ort::CpuIsa isa_;  // Named in the option, or the host's.
-  const bool arena_;       // ORT's default options; false with the noarena option.
+  const ort::CpuIsa isa_;        // Named in the option, or the host's.
+  const ort::Target& target_;    // Its table of passes.
+  const bool arena_;             // ORT's default options; false with the noarena option.
 };
 
 }  // namespace

@@ -1,9 +1,11 @@
 // onnxruntime-cpu: ONNX Runtime's CPU execution provider as people run it
 // (graph optimization level "all", sequential execution), as a RuntimeModel
-// (../runtime_model.h). The rules are in this folder: the graph rewrites,
-// in-place kernels, workspaces and run overhead (runtime_profile.h), the
-// NCHWc layout pass (nchwc_layout.h) and ORT's allocation planner replayed
-// (runtime_buffers.h).
+// (../runtime_model.h). The rules are in this folder: the graph rewrites as
+// one table of passes per target (targets.h: cpu:avx2, cpu:avx512,
+// cpu:arm64), the kernels' workspaces (kernel_workspaces.h), in-place kernels
+// and the run's overhead (session_run.h), ORT's allocation planner replayed
+// (runtime_buffers.h), its arena (arena_run.h) and the weights it holds after
+// load (loaded_weights.h).
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_ONNXRUNTIME_CPU_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_ONNXRUNTIME_CPU_H_
 

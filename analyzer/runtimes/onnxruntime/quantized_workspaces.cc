@@ -12,8 +12,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
-#include "analyzer/runtimes/onnxruntime/quantized_graph.h"
-#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
+#include "analyzer/runtimes/onnxruntime/graph_editing.h"
+#include "analyzer/runtimes/onnxruntime/kernel_workspaces.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
@@ -111,11 +111,11 @@ bool QuantizedWeightIsSymmetric(const IrGraph& graph, const std::string& name) {
 }
 
 // The element type ORT holds value `id` in: a runtime rule's
-// (IrValue::runtime_data_type, along the values it stands for: an int8
-// activation ORT turned into uint8, qdq_fusion.h), else `known`'s.
-std::string RuntimeDtype(const IrGraph& graph, ValueId id, const KnownTensor& known) {
-  for (ValueId at = id; at >= 0; at = graph.values[at].sized_as) {
-    switch (graph.values[at].runtime_data_type) {
+// (HeldValue::data_type, along the values it stands for: an int8
+// activation ORT turned into uint8, passes/qdq_fusion.cc), else `known`'s.
+std::string RuntimeDtype(const GraphRewrite& rewrite, ValueId id, const KnownTensor& known) {
+  for (ValueId at = id; at >= 0; at = HeldAs(rewrite, at).sized_as) {
+    switch (HeldAs(rewrite, at).data_type) {
       case 0:
         continue;
       case onnx::TensorProto::UINT8:
@@ -156,7 +156,7 @@ std::string RuntimeDtype(const IrGraph& graph, ValueId id, const KnownTensor& kn
 // 224 x 224): ORT's 3x3 64->64 and 64->32 symmetric convs each allocate
 // 14,450,696 bytes = 4 x 9 x 50,176 x 8; its 32->9 GEMM conv, one image's
 // im2col (288 x 50,176) and GEMM output.
-int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode& node,
+int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
                                   const TensorLookup& tensor_of) {
   const onnx::NodeProto& proto = *node.proto;
   if (proto.input_size() < 8 || node.outputs.empty()) return 0;
@@ -184,7 +184,7 @@ int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode
                                      : filter->dtype == "int8" && ZeroPointIsZero(graph, proto.input(5));
   // MLAS's ConvSymS8S8Dispatch exists on ARM64 only (platform.cpp): int8
   // activations take the symmetric path there, never on x86-64.
-  const std::string input_dtype = RuntimeDtype(graph, *x_id, *input);
+  const std::string input_dtype = RuntimeDtype(rewrite, *x_id, *input);
   bool symmetric_conv =
       symmetric_weights && (input_dtype == "uint8" || (input_dtype == "int8" && isa == CpuIsa::kArm64));
   if (symmetric_conv) {
@@ -247,17 +247,19 @@ int64_t DynamicQuantizeMatMulWorkspaceBytes(const IrNode& node, const TensorLook
 
 }  // namespace
 
-std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode& node,
-                                                     const TensorLookup& tensor_of) {
+std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite,
+                                                     const IrNode& node, const TensorLookup& tensor_of) {
   const std::string& op = node.proto->op_type();
   if (IsDefaultDomain(*node.proto) && op == "ConvInteger") return ConvIntegerWorkspaceBytes(node, tensor_of);
-  if (IsDefaultDomain(*node.proto) && op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, node, tensor_of);
+  if (IsDefaultDomain(*node.proto) && op == "QLinearConv") {
+    return QLinearConvWorkspaceBytes(isa, graph, rewrite, node, tensor_of);
+  }
   if (IsDefaultDomain(*node.proto) && op == "QLinearMatMul") return QLinearMatMulWorkspaceBytes(node, tensor_of);
   if (node.proto->domain() != "com.microsoft") return std::nullopt;
   if (op == "QLinearMatMul") return QLinearMatMulWorkspaceBytes(node, tensor_of);
   if (op == "QGemm") return QGemmWorkspaceBytes(node, tensor_of);
   if (op == "DynamicQuantizeMatMul") return DynamicQuantizeMatMulWorkspaceBytes(node, tensor_of);
-  if (op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, node, tensor_of);
+  if (op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, rewrite, node, tensor_of);
   return std::nullopt;
 }
 

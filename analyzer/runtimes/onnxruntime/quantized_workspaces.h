@@ -13,12 +13,12 @@
 
 namespace footprint::ort {
 
-// The scratch bytes ORT's kernel of a quantized node (as qdq_fusion.h's
-// rewrite leaves it, or as the model has it: ConvInteger) allocates for one
+// The scratch bytes ORT's kernel of a quantized node (as the QDQ passes of
+// passes/qdq_fusion.cc leave it, or as the model has it: ConvInteger) allocates for one
 // run; nullopt when `node` is no quantized kernel this file knows (the float
 // kernels' rules then apply).
-std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const IrNode& node,
-                                                     const TensorLookup& tensor_of);
+std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite,
+                                                     const IrNode& node, const TensorLookup& tensor_of);
 
 }  // namespace footprint::ort
 

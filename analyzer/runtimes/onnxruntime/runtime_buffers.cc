@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analyzer/loader/onnx_domain.h"
-#include "analyzer/runtimes/onnxruntime/runtime_profile.h"
+#include "analyzer/runtimes/onnxruntime/session_run.h"
 
 namespace footprint::ort {
 
@@ -69,13 +69,13 @@ std::string ReuseKey(const std::string& shape_key) {
 }
 
 // The shape key of value `id` as ORT holds it: a channels-last copy
-// (nhwc_layout.h) has its channels last, so SameSize never matches it with
+// (passes/nhwc_layout.cc) has its channels last, so SameSize never matches it with
 // an NCHW tensor of the same bytes. Measured: light_inception_v2's QDQ
 // copy, whose first QLinearConv's NHWC input and output are not reused by
 // the NCHW uint8 tensors of their dims.
-std::string LayoutShapeKey(const IrGraph& graph, const std::vector<RuntimeValue>& values, ValueId id) {
+std::string LayoutShapeKey(const GraphRewrite& rewrite, const std::vector<RuntimeValue>& values, ValueId id) {
   const std::string& key = values[id].shape_key;
-  if (!graph.values[id].channels_last) return key;
+  if (!HeldAs(rewrite, id).channels_last) return key;
   const size_t bracket = key.find('[');
   if (bracket == std::string::npos) return key;
   std::vector<std::string> dims;
@@ -104,12 +104,12 @@ struct ValueRecord {
 // recently freed buffer of its reuse key, else a new buffer.
 class PlannerReplay {
  public:
-  PlannerReplay(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                const std::vector<ValueId>& writes_over)
+  PlannerReplay(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                const std::vector<RuntimeValue>& values)
       : graph_(graph),
+        rewrite_(rewrite),
         order_(order),
         values_(values),
-        writes_over_(writes_over),
         steps_(static_cast<int64_t>(order.size())),
         shape_key_(graph.values.size()),
         reuse_key_(graph.values.size()),
@@ -119,7 +119,7 @@ class PlannerReplay {
         first_(graph.values.size(), 0),
         last_(graph.values.size(), steps_ - 1) {
     for (size_t id = 0; id < graph.values.size(); ++id) {
-      shape_key_[id] = LayoutShapeKey(graph, values, static_cast<ValueId>(id));
+      shape_key_[id] = LayoutShapeKey(rewrite, values, static_cast<ValueId>(id));
       reuse_key_[id] = ReuseKey(shape_key_[id]);
     }
     for (const IrNode& node : graph.nodes) {
@@ -174,7 +174,7 @@ class PlannerReplay {
   ValueId ReusedBuffer(const IrNode& node, size_t slot) {
     const ValueId output = node.outputs[slot];
     if (graph_.values[output].is_graph_output) return -1;
-    const ReusableInput candidate = ReusableInputOf(node, slot, writes_over_);
+    const ReusableInput candidate = ReusableInputOf(node, slot, rewrite_.writes_over);
     if (InArena(candidate.input) && buffer_of_[candidate.input] >= 0) {
       const ValueId input_owner = buffer_of_[candidate.input];
       const bool same_shape = !shape_key_[output].empty() && shape_key_[output] == shape_key_[candidate.input];
@@ -203,7 +203,7 @@ class PlannerReplay {
       const ValueId output = node.outputs[slot];
       if (!InArena(output)) continue;
       const IrValue& value = graph_.values[output];
-      const int64_t output_uses = reads_[output] + 1 + (value.is_graph_output || value.live_to_end ? 1 : 0);
+      const int64_t output_uses = reads_[output] + 1 + (value.is_graph_output || HeldAs(rewrite_, output).live_to_end ? 1 : 0);
       const ValueId owner = ReusedBuffer(node, slot);
       if (owner < 0) {
         Own(output, step);
@@ -222,9 +222,9 @@ class PlannerReplay {
   }
 
   const IrGraph& graph_;
+  const GraphRewrite& rewrite_;
   const std::vector<NodeId>& order_;
   const std::vector<RuntimeValue>& values_;
-  const std::vector<ValueId>& writes_over_;
   const int64_t steps_;
   std::vector<std::string> shape_key_;
   std::vector<std::string> reuse_key_;
@@ -237,17 +237,17 @@ class PlannerReplay {
   std::vector<std::pair<ValueId, int64_t>> record_of_;  // Each node output the frame makes, and its step.
 };
 
-std::vector<BufferSpan> ReplayPlanner(const IrGraph& graph, const std::vector<NodeId>& order,
-                                      const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
+std::vector<BufferSpan> ReplayPlanner(const IrGraph& graph, const GraphRewrite& rewrite,
+                                      const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
                                       std::vector<ValueRecord>* records) {
-  return PlannerReplay(graph, order, values, writes_over).Run(records);
+  return PlannerReplay(graph, rewrite, order, values).Run(records);
 }
 
 }  // namespace
 
-std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<NodeId>& order,
-                                    const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over) {
-  return ReplayPlanner(graph, order, values, writes_over, nullptr);
+std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                                    const std::vector<RuntimeValue>& values) {
+  return ReplayPlanner(graph, rewrite, order, values, nullptr);
 }
 
 namespace {
@@ -255,11 +255,11 @@ namespace {
 // The peak over `order` of the buffers and the step's extra, with each
 // OrtValue's objects too when `with_objects`, and the values owning the
 // buffers live at the first step at the peak.
-PlannerPeak PeakOf(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                   const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of,
+PlannerPeak PeakOf(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                   const std::vector<RuntimeValue>& values, const std::vector<int64_t>& step_extra_of,
                    bool with_objects) {
   std::vector<ValueRecord> records;
-  const std::vector<BufferSpan> spans = ReplayPlanner(graph, order, values, writes_over, &records);
+  const std::vector<BufferSpan> spans = ReplayPlanner(graph, rewrite, order, values, &records);
   const int64_t steps = static_cast<int64_t>(order.size());
   // Live bytes per step: each buffer from its first tensor to its last use,
   // each OrtValue's objects while the frame holds them.
@@ -300,16 +300,15 @@ PlannerPeak PeakOf(const IrGraph& graph, const std::vector<NodeId>& order, const
 
 }  // namespace
 
-PlannerPeak TensorPeak(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                       const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of) {
-  return PeakOf(graph, order, values, writes_over, step_extra_of, /*with_objects=*/false);
+PlannerPeak TensorPeak(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                       const std::vector<RuntimeValue>& values, const std::vector<int64_t>& step_extra_of) {
+  return PeakOf(graph, rewrite, order, values, step_extra_of, /*with_objects=*/false);
 }
 
-int64_t FrameObjectsBytes(const IrGraph& graph, const std::vector<NodeId>& order,
-                          const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
-                          const std::vector<int64_t>& step_extra_of) {
-  return PeakOf(graph, order, values, writes_over, step_extra_of, /*with_objects=*/true).bytes -
-         PeakOf(graph, order, values, writes_over, step_extra_of, /*with_objects=*/false).bytes;
+int64_t FrameObjectsBytes(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                          const std::vector<RuntimeValue>& values, const std::vector<int64_t>& step_extra_of) {
+  return PeakOf(graph, rewrite, order, values, step_extra_of, /*with_objects=*/true).bytes -
+         PeakOf(graph, rewrite, order, values, step_extra_of, /*with_objects=*/false).bytes;
 }
 
 }  // namespace footprint::ort

@@ -24,7 +24,7 @@
 //     element size and dims (SameSize: an int32 tensor takes a freed
 //     float32 buffer; never for strings, a scalar or a shape not fully known,
 //     nor for a value ORT's shape inference leaves without one: the tensors
-//     of an inlined GroupNormalization body, IrValue::planner_shape);
+//     of an inlined GroupNormalization body, HeldValue::planner_shape);
 //   - else a new buffer;
 // - a buffer is freed after the last use of every value it held; graph
 //   inputs and weights never are;
@@ -61,17 +61,18 @@ struct BufferSpan {
 
 // Every buffer of ORT's planner over `order`, in allocation order (the
 // graph inputs first): what the arena sees with ORT's default options
-// (arena_run.h). `writes_over` as for TensorPeak.
-std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const std::vector<NodeId>& order,
-                                    const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over);
+// (arena_run.h). `rewrite` as for TensorPeak.
+std::vector<BufferSpan> BufferSpans(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                                    const std::vector<RuntimeValue>& values);
 
 // The peak live bytes of ORT's tensor buffers over `order`, and the values
 // owning the buffers live at its worst step (the first, on a tie), largest
-// first: where ORT's planner peaks. `writes_over` (indexed like
-// graph.values, may be empty) is FusionSummary::writes_over;
-// `step_extra_of` (indexed like graph.nodes) is held at each node's step.
-PlannerPeak TensorPeak(const IrGraph& graph, const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                       const std::vector<ValueId>& writes_over, const std::vector<int64_t>& step_extra_of);
+// first: where ORT's planner peaks. `rewrite` is what the target's passes
+// made of the graph (writes_over, the values held channels-last or to the
+// end); `step_extra_of` (indexed like graph.nodes) is held at each node's
+// step.
+PlannerPeak TensorPeak(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                       const std::vector<RuntimeValue>& values, const std::vector<int64_t>& step_extra_of);
 
 // What ORT's run frame holds besides the buffers at the run's worst step:
 // the peak of the buffers and each node output's OrtValue objects (a Tensor
@@ -82,9 +83,8 @@ PlannerPeak TensorPeak(const IrGraph& graph, const std::vector<NodeId>& order, c
 // (allocation_planner.cc, GenerateDeallocationPlan). Measured: heap traces of
 // the fp16 tiny Llama (51 Tensor objects live at its peak at past 256, 62 at
 // past 1), chains of 4 to 128 Exps (169-232 bytes more a node).
-int64_t FrameObjectsBytes(const IrGraph& graph, const std::vector<NodeId>& order,
-                          const std::vector<RuntimeValue>& values, const std::vector<ValueId>& writes_over,
-                          const std::vector<int64_t>& step_extra_of);
+int64_t FrameObjectsBytes(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
+                          const std::vector<RuntimeValue>& values, const std::vector<int64_t>& step_extra_of);
 
 }  // namespace footprint::ort
 

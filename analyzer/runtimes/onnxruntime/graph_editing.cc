@@ -1,0 +1,191 @@
+// The passes' graph-editing toolkit (graph_editing.h).
+#include "analyzer/runtimes/onnxruntime/graph_editing.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace footprint::ort {
+namespace {
+
+// A value's element type and dims as the model gives them.
+std::optional<ValueShape> ShapeInModel(const IrValue& value, const ShapeLookup& shape_of) {
+  if (value.origin == ValueOrigin::kInitializer) {
+    ValueShape shape{.data_type = value.initializer->data_type()};
+    for (int64_t dim : value.initializer->dims()) shape.dims.push_back(dim);
+    return shape;
+  }
+  if (value.origin == ValueOrigin::kConstant) {
+    const onnx::AttributeProto* attribute = FindAttribute(*value.constant, "value");
+    if (attribute == nullptr || !attribute->has_t()) return std::nullopt;
+    ValueShape shape{.data_type = attribute->t().data_type()};
+    for (int64_t dim : attribute->t().dims()) shape.dims.push_back(dim);
+    return shape;
+  }
+  if (!shape_of) return std::nullopt;
+  return shape_of(value.name);
+}
+
+}  // namespace
+
+bool IsQuantizeLinear(const onnx::NodeProto& node) {
+  return node.op_type() == "QuantizeLinear" && (IsDefaultDomain(node) || node.domain() == "com.microsoft");
+}
+
+bool IsDequantizeLinear(const onnx::NodeProto& node) {
+  return node.op_type() == "DequantizeLinear" && (IsDefaultDomain(node) || node.domain() == "com.microsoft");
+}
+
+std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  auto it = graph.value_by_name.find(name);
+  if (it == graph.value_by_name.end()) return std::nullopt;
+  return it->second;
+}
+
+bool IsOp(const IrNode& node, const char* op) { return IsDefaultDomain(*node.proto) && node.proto->op_type() == op; }
+
+NodeId SoleReader(const IrGraph& graph, ValueId value) {
+  const IrValue& v = graph.values[value];
+  return v.is_graph_output || v.consumers.size() != 1 ? -1 : v.consumers[0];
+}
+
+const onnx::TensorProto* ConstantTensor(const IrGraph& graph, ValueId id) {
+  const IrValue& value = graph.values[id];
+  if (value.origin == ValueOrigin::kInitializer) return value.initializer;
+  if (value.origin == ValueOrigin::kConstant && value.constant != nullptr) {
+    const onnx::AttributeProto* attribute = FindAttribute(*value.constant, "value");
+    if (attribute != nullptr && attribute->has_t()) return &attribute->t();
+  }
+  return nullptr;
+}
+
+bool IsConstantWeight(const IrGraph& graph, const GraphRewrite& rewrite, ValueId id) {
+  const IrValue& value = graph.values[id];
+  if (!rewrite.overridable.empty() && rewrite.overridable[id]) return false;
+  return value.origin == ValueOrigin::kInitializer || value.origin == ValueOrigin::kConstant ||
+         value.origin == ValueOrigin::kFolded;
+}
+
+std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
+                                       ValueId id) {
+  const IrValue& value = graph.values[id];
+  const HeldValue& held = HeldAs(rewrite, id);
+  // A plain copy (EnsureUniqueDQForNodeUnit's outputs): the dims and type of
+  // the value it stands for.
+  if (held.data_type == 0 && held.sized_as >= 0 && held.channel_block <= 1 && !held.channels_last) {
+    return ShapeOfValue(graph, rewrite, shape_of, held.sized_as);
+  }
+  if (held.data_type == 0) return ShapeInModel(value, shape_of);
+  // Held in another element type (passes/fp16_casts.h), with the dims of the value it stands for.
+  std::optional<ValueShape> shape =
+      held.sized_as >= 0 ? ShapeOfValue(graph, rewrite, shape_of, held.sized_as) : ShapeInModel(value, shape_of);
+  if (shape.has_value()) shape->data_type = held.data_type;
+  return shape;
+}
+
+const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == name) return &attribute;
+  }
+  return nullptr;
+}
+
+HeldValue& MutableHeld(const IrGraph& graph, GraphRewrite& rewrite, ValueId id) {
+  if (rewrite.held.size() < graph.values.size()) rewrite.held.resize(graph.values.size());
+  return rewrite.held[id];
+}
+
+ValueId AddValue(IrGraph& graph, GraphRewrite& rewrite, IrValue value, const HeldValue& held) {
+  const ValueId id = static_cast<ValueId>(graph.values.size());
+  graph.values.push_back(std::move(value));
+  if (!rewrite.writes_over.empty()) rewrite.writes_over.resize(graph.values.size(), -1);
+  if (!rewrite.overridable.empty()) rewrite.overridable.resize(graph.values.size(), false);
+  MutableHeld(graph, rewrite, id) = held;
+  return id;
+}
+
+std::shared_ptr<onnx::NodeProto> NewNodeProto(const std::string& op, const std::string& domain,
+                                              const std::string& name, const std::vector<std::string>& inputs,
+                                              const std::vector<std::string>& outputs) {
+  auto proto = std::make_shared<onnx::NodeProto>();
+  proto->set_op_type(op);
+  proto->set_domain(domain);
+  proto->set_name(name);
+  for (const std::string& input : inputs) proto->add_input(input);
+  for (const std::string& output : outputs) proto->add_output(output);
+  return proto;
+}
+
+IrNode NodeRunning(const onnx::NodeProto& proto, std::vector<ValueId> inputs, std::vector<ValueId> outputs) {
+  IrNode node;
+  node.proto = &proto;
+  node.proto_index = -1;
+  node.display_name = proto.name();
+  node.inputs = std::move(inputs);
+  node.outputs = std::move(outputs);
+  return node;
+}
+
+onnx::NodeProto& UseRuntimeProto(GraphRewrite& rewrite, IrNode& node, std::shared_ptr<onnx::NodeProto> proto) {
+  onnx::NodeProto& used = *proto;
+  node.proto = proto.get();
+  rewrite.made_nodes.push_back(std::move(proto));
+  return used;
+}
+
+void SetIntsAttribute(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values) {
+  onnx::AttributeProto* attribute = nullptr;
+  for (onnx::AttributeProto& candidate : *node.mutable_attribute()) {
+    if (candidate.name() == name) attribute = &candidate;
+  }
+  if (attribute == nullptr) {
+    attribute = node.add_attribute();
+    attribute->set_name(name);
+    attribute->set_type(onnx::AttributeProto::INTS);
+  }
+  attribute->clear_ints();
+  for (int64_t value : values) attribute->add_ints(value);
+}
+
+void MarkFusedAway(IrGraph& graph, GraphRewrite& rewrite, ValueId id) {
+  IrValue& value = graph.values[id];
+  value.origin = ValueOrigin::kFusedAway;
+  value.producer = -1;
+  value.consumers.clear();
+  rewrite.fused_tensors.push_back(value.name);
+}
+
+void EraseConsumer(IrValue& value, NodeId node) {
+  for (auto it = value.consumers.begin(); it != value.consumers.end();) {
+    it = *it == node ? value.consumers.erase(it) : it + 1;
+  }
+}
+
+bool MergeIntoFirst(NodeId duplicate, NodeId first, IrGraph& graph, GraphRewrite& rewrite,
+                    std::vector<bool>& removed) {
+  const IrNode& node = graph.nodes[duplicate];
+  const IrNode& kept_node = graph.nodes[first];
+  if (kept_node.outputs.size() != node.outputs.size()) return false;
+  for (ValueId output : node.outputs) {
+    if (graph.values[output].is_graph_output) return false;
+  }
+  for (size_t slot = 0; slot < node.outputs.size(); ++slot) {
+    const ValueId gone = node.outputs[slot];
+    const ValueId kept = kept_node.outputs[slot];
+    for (NodeId reader : graph.values[gone].consumers) {
+      for (ValueId& input : graph.nodes[reader].inputs) {
+        if (input == gone) input = kept;
+      }
+      graph.values[kept].consumers.push_back(reader);
+    }
+    MarkFusedAway(graph, rewrite, gone);
+  }
+  for (ValueId input : node.inputs) EraseConsumer(graph.values[input], duplicate);
+  removed[duplicate] = true;
+  return true;
+}
+
+}  // namespace footprint::ort

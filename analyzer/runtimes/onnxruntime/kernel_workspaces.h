@@ -1,0 +1,31 @@
+// The scratch ORT's CPU kernels allocate for one run, live at their node's
+// step only: float Conv (MLAS's working buffer), ConvTranspose (its column
+// buffer), LRN, LSTM (its gates and states, in If/Loop/Scan bodies too), NLL
+// loss, Softmax, Where, com.microsoft MultiHeadAttention; the quantized
+// kernels' are quantized_workspaces.h's.
+#ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_KERNEL_WORKSPACES_H_
+#define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_KERNEL_WORKSPACES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
+#include "analyzer/runtimes/runtime_model.h"
+
+namespace footprint::ort {
+
+// The scratch bytes ORT's kernel of `node` allocates for one run on `isa`
+// (0 when none or when a shape it needs is unknown). `rewrite` is what the
+// target's passes made of the graph.
+int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
+                             const TensorLookup& tensor_of);
+
+// The product of dims[from], dims[from + 1], ...: elements per slice (the
+// workspace rules).
+int64_t Product(const std::vector<int64_t>& dims, size_t from);
+
+}  // namespace footprint::ort
+
+#endif  // ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_KERNEL_WORKSPACES_H_
