@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "testing/source_tree.h"
 
 namespace footprint::layering {
 namespace {
@@ -23,47 +23,6 @@ namespace fs = std::filesystem;
 
 constexpr absl::string_view kSection = "## Never includes";
 constexpr absl::string_view kSectionOutsideTests = "## Never includes outside tests";
-
-// Hidden folders anywhere; build output only at the root (where `make` and
-// CMake put it), so that a source folder named builders/ is still checked.
-bool SkippedFolder(const fs::path& path, bool at_root) {
-  const std::string name = path.filename().string();
-  if (absl::StartsWith(name, ".")) return true;
-  return at_root && (absl::StartsWith(name, "build") || absl::StartsWith(name, "cmake-build"));
-}
-
-bool IsSource(const fs::path& path) {
-  const std::string ext = path.extension().string();
-  return ext == ".h" || ext == ".cc" || ext == ".c";
-}
-
-// Test code: tests, their helpers (*_test_util.{h,cc}, anything below a
-// folder named testing/) and the benchmarks, which may use those helpers.
-bool IsTest(const std::string& file) {
-  const std::string stem = fs::path(file).stem().string();
-  return absl::EndsWith(stem, "_test") || absl::EndsWith(stem, "_test_util") || absl::StartsWith(file, "testing/") ||
-         absl::StrContains(file, "/testing/") || absl::StartsWith(file, "bench/");
-}
-
-// Every file below root, relative to it (links not followed), in sorted
-// order; skipped folders left out. An unreadable tree is an error, not an
-// empty one: a check of nothing would pass.
-absl::StatusOr<std::vector<std::string>> FilesBelow(const fs::path& root) {
-  std::error_code error;
-  if (!fs::is_directory(root, error)) return absl::NotFoundError(absl::StrCat(root.string(), ": not a folder"));
-  std::vector<std::string> files;
-  fs::recursive_directory_iterator it(root, error), end;
-  for (; !error && it != end; it.increment(error)) {
-    if (it->is_directory() && SkippedFolder(it->path(), it.depth() == 0)) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file()) files.push_back(it->path().lexically_relative(root).generic_string());
-  }
-  if (error) return absl::InternalError(absl::StrCat(root.string(), ": ", error.message()));
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 // The backquoted words of a bullet before its first colon outside quotes;
 // nullopt when its line has no such colon (its prefixes may have wrapped
@@ -84,14 +43,6 @@ std::optional<std::vector<std::string>> PrefixesOfBullet(absl::string_view bulle
     }
   }
   return std::nullopt;
-}
-
-std::optional<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 struct Include {
