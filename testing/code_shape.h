@@ -66,6 +66,34 @@ absl::StatusOr<std::vector<RuntimeName>> FindRuntimeNames(const std::string& roo
 // "analyzer/loader/graph_ir.h:93 names `runtime_protos`, which holds the runtime word `runtime`".
 std::string DescribeRuntimeName(const RuntimeName& name);
 
+// The longest function the code of analyzer/runtimes/ may have, in lines.
+inline constexpr int kMaxFunctionLines = 80;
+
+struct FunctionSpan {
+  std::string file;  // Relative to the root ("" from FunctionsIn).
+  int line = 0;      // 1-based line of its name.
+  std::string name;  // With its classes ("Arena::Run", "operator()"); a macro's call ("TEST(A, B)").
+  int lines = 0;     // From its opening brace's line to its closing brace's, both counted.
+};
+
+// Every function `source` defines outside any other function: at namespace
+// scope (named ones and anonymous ones alike), in a class (nested ones too),
+// outside its class (A::F), a lambda bound to a variable there. A function
+// is a brace after a parameter list (the signature may span lines; its
+// qualifiers, a trailing return type, a constructor's initializers may
+// follow). Inside a function everything is its own: lambdas, local classes.
+// Sorted by line. Errors: braces that do not pair (naming the line).
+absl::StatusOr<std::vector<FunctionSpan>> FunctionsIn(absl::string_view source);
+
+// The functions longer than `max_lines` in the sources below `folder` of
+// `root` that are not test code (source_tree.h's IsTest), sorted by file and
+// line. Errors: a missing folder, one without a source, a file FunctionsIn refuses.
+absl::StatusOr<std::vector<FunctionSpan>> FindLongFunctions(const std::string& root, const std::string& folder,
+                                                            int max_lines = kMaxFunctionLines);
+
+// "analyzer/runtimes/onnxruntime/qdq_fusion.cc:120 FuseDynamicQuantizeMatMul is 96 lines long (at most 80)".
+std::string DescribeLongFunction(const FunctionSpan& function, int max_lines = kMaxFunctionLines);
+
 }  // namespace footprint::layering
 
 #endif  // ONNX_FOOTPRINT_TESTING_CODE_SHAPE_H_
