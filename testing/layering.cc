@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "testing/source_tree.h"
 
 namespace footprint::layering {
 namespace {
@@ -23,47 +23,6 @@ namespace fs = std::filesystem;
 
 constexpr absl::string_view kSection = "## Never includes";
 constexpr absl::string_view kSectionOutsideTests = "## Never includes outside tests";
-
-// Hidden folders anywhere; build output only at the root (where `make` and
-// CMake put it), so that a source folder named builders/ is still checked.
-bool SkippedFolder(const fs::path& path, bool at_root) {
-  const std::string name = path.filename().string();
-  if (absl::StartsWith(name, ".")) return true;
-  return at_root && (absl::StartsWith(name, "build") || absl::StartsWith(name, "cmake-build"));
-}
-
-bool IsSource(const fs::path& path) {
-  const std::string ext = path.extension().string();
-  return ext == ".h" || ext == ".cc" || ext == ".c";
-}
-
-// Test code: tests, their helpers (*_test_util.{h,cc}, anything below a
-// folder named testing/) and the benchmarks, which may use those helpers.
-bool IsTest(const std::string& file) {
-  const std::string stem = fs::path(file).stem().string();
-  return absl::EndsWith(stem, "_test") || absl::EndsWith(stem, "_test_util") || absl::StartsWith(file, "testing/") ||
-         absl::StrContains(file, "/testing/") || absl::StartsWith(file, "bench/");
-}
-
-// Every file below root, relative to it (links not followed), in sorted
-// order; skipped folders left out. An unreadable tree is an error, not an
-// empty one: a check of nothing would pass.
-absl::StatusOr<std::vector<std::string>> FilesBelow(const fs::path& root) {
-  std::error_code error;
-  if (!fs::is_directory(root, error)) return absl::NotFoundError(absl::StrCat(root.string(), ": not a folder"));
-  std::vector<std::string> files;
-  fs::recursive_directory_iterator it(root, error), end;
-  for (; !error && it != end; it.increment(error)) {
-    if (it->is_directory() && SkippedFolder(it->path(), it.depth() == 0)) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file()) files.push_back(it->path().lexically_relative(root).generic_string());
-  }
-  if (error) return absl::InternalError(absl::StrCat(root.string(), ": ", error.message()));
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 // The backquoted words of a bullet before its first colon outside quotes;
 // nullopt when its line has no such colon (its prefixes may have wrapped
@@ -84,14 +43,6 @@ std::optional<std::vector<std::string>> PrefixesOfBullet(absl::string_view bulle
     }
   }
   return std::nullopt;
-}
-
-std::optional<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 struct Include {
@@ -194,6 +145,34 @@ std::vector<Reached> ReachableIncludes(const std::string& file, IncludeGraph& gr
   return reached;
 }
 
+// The unit of a source file for FindIncludeCycles: its path without extension.
+std::string UnitOf(const std::string& file) { return fs::path(file).replace_extension().generic_string(); }
+
+// The include of the next unit that a unit's files make first (in file order, then line order).
+using UnitIncludes = std::map<std::string, std::map<std::string, CycleStep>>;
+
+// The units on the shortest way from `from` to `to` (both included); empty
+// when there is none. Breadth first over sorted units: one way, always the same.
+std::vector<std::string> ShortestWay(const UnitIncludes& includes, const std::string& from, const std::string& to) {
+  std::map<std::string, std::string> came_from{{from, ""}};
+  std::deque<std::string> queue{from};
+  while (!queue.empty()) {
+    const std::string unit = queue.front();
+    queue.pop_front();
+    if (unit == to) {
+      std::vector<std::string> way;
+      for (std::string at = to; !at.empty(); at = came_from[at]) way.insert(way.begin(), at);
+      return way;
+    }
+    const auto it = includes.find(unit);
+    if (it == includes.end()) continue;
+    for (const auto& [next, step] : it->second) {
+      if (came_from.try_emplace(next, unit).second) queue.push_back(next);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<LayeringRule>> ReadLayeringRules(const std::string& root) {
@@ -291,6 +270,59 @@ std::string DescribeViolation(const LayeringViolation& violation) {
                   violation.rule.folder.empty() ? "the tree" : violation.rule.folder, " never includes",
                   violation.rule.tests_exempt ? " outside tests" : "", " (`", violation.rule.prefix, "`)");
   return out;
+}
+
+absl::StatusOr<std::vector<IncludeCycle>> FindIncludeCycles(const std::string& root, const std::string& folder) {
+  std::string prefix = fs::path(folder).generic_string();
+  if (!prefix.empty() && !absl::EndsWith(prefix, "/")) prefix += "/";
+  absl::StatusOr<std::vector<std::string>> files = FilesBelow(fs::path(root) / prefix);
+  if (!files.ok()) return files.status();
+  IncludeGraph graph{fs::path(root)};
+  UnitIncludes includes;
+  for (const std::string& below : *files) {
+    if (!IsSource(below)) continue;
+    const std::string file = prefix + below;
+    const std::string unit = UnitOf(file);
+    std::map<std::string, CycleStep>& nexts = includes[unit];
+    for (const Include& include : graph.IncludesOf(file)) {
+      const std::optional<std::string> header = graph.Resolve(file, include);
+      if (!header || !absl::StartsWith(*header, prefix) || !IsSource(*header) || UnitOf(*header) == unit) continue;
+      nexts.try_emplace(UnitOf(*header),
+                        CycleStep{.unit = unit, .file = file, .line = include.line, .includes = *header});
+    }
+  }
+  if (includes.empty()) return absl::NotFoundError(absl::StrCat(root, "/", prefix, ": no source file below"));
+  // Each include u -> v closes a cycle when v leads back to u; the shortest
+  // way back gives the shortest such cycle. Rotated to start at its least
+  // unit, a cycle closed by several includes is found once.
+  std::set<std::vector<std::string>> rings;
+  for (const auto& [unit, nexts] : includes) {
+    for (const auto& [next, step] : nexts) {
+      std::vector<std::string> ring = ShortestWay(includes, next, unit);
+      if (ring.empty()) continue;
+      ring.pop_back();
+      ring.insert(ring.begin(), unit);
+      std::rotate(ring.begin(), std::min_element(ring.begin(), ring.end()), ring.end());
+      rings.insert(std::move(ring));
+    }
+  }
+  std::vector<IncludeCycle> cycles;
+  for (const std::vector<std::string>& ring : rings) {
+    IncludeCycle& cycle = cycles.emplace_back();
+    for (size_t i = 0; i < ring.size(); ++i) cycle.steps.push_back(includes[ring[i]].at(ring[(i + 1) % ring.size()]));
+  }
+  return cycles;
+}
+
+std::string DescribeCycle(const IncludeCycle& cycle) {
+  std::vector<std::string> units;
+  std::vector<std::string> steps;
+  for (const CycleStep& step : cycle.steps) {
+    units.push_back(step.unit);
+    steps.push_back(absl::StrCat(step.file, ":", step.line, " includes ", step.includes));
+  }
+  if (!units.empty()) units.push_back(units.front());
+  return absl::StrCat("include cycle ", absl::StrJoin(units, " -> "), ": ", absl::StrJoin(steps, ", "));
 }
 
 }  // namespace footprint::layering

@@ -6,6 +6,9 @@
 //   absl::StatusOr<std::vector<LayeringViolation>> found = CheckLayering("/path/to/checkout");
 //   for (const LayeringViolation& v : *found) std::cerr << DescribeViolation(v) << "\n";
 //
+// And the include cycles of a folder, a .h and its .cc counted as one:
+//   absl::StatusOr<std::vector<IncludeCycle>> cycles = FindIncludeCycles(root, "analyzer/runtimes/");
+//
 // Why from the READMEs: the rule a newcomer reads and the rule the build
 // enforces are then one text, and cannot drift apart.
 //
@@ -66,6 +69,32 @@ absl::StatusOr<std::vector<LayeringViolation>> CheckLayering(const std::string& 
 // "planner/planner.cc:3 includes analyzer/loader/model_loader.h (via ...),
 //  which planner/README.md says planner/ never includes (`analyzer/`)".
 std::string DescribeViolation(const LayeringViolation& violation);
+
+// One step of an include cycle: a unit, and its include of the next one's header.
+struct CycleStep {
+  std::string unit;      // A .h and the .cc (or .c) of its stem: their path without extension ("a/b").
+  std::string file;      // The unit's file whose #include leads to the next step's unit.
+  int line = 0;          // That #include's line.
+  std::string includes;  // The header it includes: the next step's (the first step's, for the last).
+};
+
+struct IncludeCycle {
+  std::vector<CycleStep> steps;  // From the unit first in sorted order, round to it again.
+};
+
+// The include cycles among the sources below `folder` (relative to `root`,
+// "analyzer/runtimes/"), where a .h and the .cc of its stem in the same
+// folder are one unit: a.cc including b.h while b.cc includes a.h is a cycle
+// (neither header includes the other, but neither pair compiles, links or
+// reads without the other). Test code counts like any other file. Only a
+// direct #include from one file of the folder of another counts, not a chain
+// through headers outside it. Each include that lies on a cycle is reported
+// with the shortest cycle through it; a cycle that several of them close,
+// once. Sorted by their units. Errors: a missing folder, one without a source.
+absl::StatusOr<std::vector<IncludeCycle>> FindIncludeCycles(const std::string& root, const std::string& folder);
+
+// "include cycle a/x -> a/y -> a/x: a/x.cc:3 includes a/y.h, a/y.cc:5 includes a/x.h".
+std::string DescribeCycle(const IncludeCycle& cycle);
 
 }  // namespace footprint::layering
 
