@@ -129,7 +129,7 @@ TEST(RuntimeNamesTest, AMissingFolderOrOneWithoutAHeaderIsAnErrorNotAPass) {
 // or a graph lives with the runtime (analyzer/runtimes/), not in IrValue or
 // IrGraph. Disabled until the restructuring of analyzer/runtimes/onnxruntime/
 // moves those fields out; run it with --gtest_also_run_disabled_tests.
-TEST(RuntimeNamesTest, DISABLED_TheLoadersHeadersNameNoRuntimeField) {
+TEST(RuntimeNamesTest, TheLoadersHeadersNameNoRuntimeField) {
   absl::StatusOr<std::vector<RuntimeName>> found = FindRuntimeNames(FOOTPRINT_SOURCE_DIR, "analyzer/loader/");
   ASSERT_TRUE(found.ok()) << found.status();
   std::vector<std::string> lines;
@@ -307,7 +307,7 @@ TEST(LongFunctionsTest, AFileWhoseBracesDoNotPairIsAnErrorNamingIt) {
 // and each is measured, so each step of one is a function of its own.
 // Disabled until the restructuring of analyzer/runtimes/onnxruntime/ lands;
 // run it with --gtest_also_run_disabled_tests.
-TEST(LongFunctionsTest, DISABLED_NoFunctionOfTheRuntimesIsOverTheLimit) {
+TEST(LongFunctionsTest, NoFunctionOfTheRuntimesIsOverTheLimit) {
   absl::StatusOr<std::vector<FunctionSpan>> found = FindLongFunctions(FOOTPRINT_SOURCE_DIR, "analyzer/runtimes/");
   ASSERT_TRUE(found.ok()) << found.status();
   std::vector<std::string> lines;

@@ -86,6 +86,12 @@ std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const GraphRewrite&
   return shape;
 }
 
+int64_t Product(const std::vector<int64_t>& dims, size_t from) {
+  int64_t product = 1;
+  for (size_t i = from; i < dims.size(); ++i) product *= dims[i];
+  return product;
+}
+
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
   for (const onnx::AttributeProto& attribute : node.attribute()) {
     if (attribute.name() == name) return &attribute;

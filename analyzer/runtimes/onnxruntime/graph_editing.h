@@ -61,6 +61,10 @@ inline std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const PassCo
   return ShapeOfValue(graph, context.rewrite, context.model.shape_of, id);
 }
 
+// The product of dims[from], dims[from + 1], ...: elements per slice (what
+// the workspace rules read of a shape).
+int64_t Product(const std::vector<int64_t>& dims, size_t from);
+
 // The attribute `name` of `node`, or nullptr.
 const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name);
 

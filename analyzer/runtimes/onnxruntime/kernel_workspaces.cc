@@ -334,12 +334,6 @@ int64_t MultiHeadAttentionWorkspaceBytes(const IrNode& node, const TensorLookup&
 
 }  // namespace
 
-int64_t Product(const std::vector<int64_t>& dims, size_t from) {
-  int64_t product = 1;
-  for (size_t i = from; i < dims.size(); ++i) product *= dims[i];
-  return product;
-}
-
 int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
                              const TensorLookup& tensor_of) {
   if (std::optional<int64_t> quantized = QuantizedKernelWorkspaceBytes(isa, graph, rewrite, node, tensor_of)) {

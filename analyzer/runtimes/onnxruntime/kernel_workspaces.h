@@ -6,9 +6,7 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_KERNEL_WORKSPACES_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_KERNEL_WORKSPACES_H_
 
-#include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
@@ -21,10 +19,6 @@ namespace footprint::ort {
 // target's passes made of the graph.
 int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
                              const TensorLookup& tensor_of);
-
-// The product of dims[from], dims[from + 1], ...: elements per slice (the
-// workspace rules).
-int64_t Product(const std::vector<int64_t>& dims, size_t from);
 
 }  // namespace footprint::ort
 

@@ -13,7 +13,6 @@
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
-#include "analyzer/runtimes/onnxruntime/kernel_workspaces.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
