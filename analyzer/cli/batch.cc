@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "analyzer/cli/progress.h"
 #include "analyzer/loader/model_loader.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/memory/analyze_model.h"
 #include "analyzer/shapes/shapes.h"
 
@@ -33,10 +34,7 @@ void CollectGraphNames(const onnx::GraphProto& graph, ModelNames& names) {
     if (node.op_type() == "Loop") {
       names.dims.insert(absl::StrCat(node.name(), ".trip_count"));
     }
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      if (attribute.has_g()) CollectGraphNames(attribute.g(), names);
-      for (const onnx::GraphProto& body : attribute.graphs()) CollectGraphNames(body, names);
-    }
+    for (const onnx::GraphProto* body : BodiesOf(node)) CollectGraphNames(*body, names);
   }
 }
 

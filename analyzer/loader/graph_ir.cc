@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 
 namespace footprint {
@@ -12,13 +13,6 @@ namespace {
 std::string DescribeNode(const onnx::NodeProto& node, int index) {
   const std::string name = node.name().empty() ? absl::StrCat("#", index) : absl::StrCat("'", node.name(), "'");
   return absl::StrCat("node ", name, " (", node.domain().empty() ? "" : node.domain() + ".", node.op_type(), ")");
-}
-
-void CollectBodies(const onnx::NodeProto& node, std::vector<const onnx::GraphProto*>& bodies) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.has_g()) bodies.push_back(&attribute.g());
-    for (const onnx::GraphProto& graph : attribute.graphs()) bodies.push_back(&graph);
-  }
 }
 
 }  // namespace
@@ -40,9 +34,7 @@ absl::flat_hash_set<absl::string_view> FreeNames(const onnx::GraphProto& graph) 
   };
   for (const auto& node : graph.node()) {
     for (const auto& input : node.input()) read(input);
-    std::vector<const onnx::GraphProto*> bodies;
-    CollectBodies(node, bodies);
-    for (const onnx::GraphProto* body : bodies) {
+    for (const onnx::GraphProto* body : BodiesOf(node)) {
       for (absl::string_view name : FreeNames(*body)) read(name);
     }
   }
@@ -181,7 +173,7 @@ class IrGraphBuilder {
       ir_.values[id].producer = node_id;
       ir_node.outputs.push_back(id);
     }
-    CollectBodies(node, ir_node.bodies);
+    ir_node.bodies = BodiesOf(node);
     if (absl::Status status = AddCaptures(node, index, ir_node); !status.ok()) return status;
     ir_.nodes.push_back(std::move(ir_node));
     return absl::OkStatus();

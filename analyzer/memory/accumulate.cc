@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzer/loader/onnx_domain.h"
+#include "analyzer/loader/onnx_ops.h"
 #include "analyzer/memory/folding.h"
 
 namespace footprint {
@@ -40,11 +41,7 @@ bool IsWeight(const IrValue& value) {
 // A BatchNormalization at inference whose statistics are weights: runtimes
 // fold it into the Conv before it (scale and shift per channel).
 bool IsFoldableBatchNorm(const IrGraph& graph, const IrNode& node) {
-  if (!IsDefaultDomain(*node.proto) || node.proto->op_type() != "BatchNormalization") return false;
-  if (node.inputs.size() != 5 || node.outputs.size() != 1) return false;
-  for (const onnx::AttributeProto& attribute : node.proto->attribute()) {
-    if (attribute.name() == "training_mode" && attribute.i() != 0) return false;
-  }
+  if (!IsInferenceBatchNorm(*node.proto) || node.inputs.size() != 5 || node.outputs.size() != 1) return false;
   for (size_t i = 1; i < node.inputs.size(); ++i) {
     if (!IsWeight(graph.values[node.inputs[i]])) return false;
   }

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/memory/quantization.h"
 
@@ -93,11 +94,9 @@ struct Rewriter {
   // A Constant's or ConstantOfShape's value at its stored type.
   void ConvertConstant(onnx::NodeProto& node) {
     const int32_t type = StoredType(node.output(0));
-    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-      if (attribute.name() == "value" && attribute.has_t()) {
-        SetLowType(*attribute.mutable_t(), type);
-        return;
-      }
+    if (onnx::AttributeProto* value = FindAttribute(node, "value"); value != nullptr && value->has_t()) {
+      SetLowType(*value->mutable_t(), type);
+      return;
     }
     if (node.op_type() == "ConstantOfShape") {  // No value: a float 0.
       onnx::AttributeProto* value = node.add_attribute();

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 
 namespace footprint {
@@ -26,11 +27,7 @@ bool IsWeight(ValueOrigin origin) {
 
 bool IsFoldableOp(const onnx::NodeProto& node) {
   if (!IsDefaultDomain(node)) return false;
-  if (IsRandomOp(node.op_type())) return false;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.has_g() || attribute.graphs_size() > 0) return false;
-  }
-  return true;
+  return !IsRandomOp(node.op_type()) && BodiesOf(node).empty();
 }
 
 FoldedGraph FoldConstants(IrGraph& graph, const std::vector<bool>& not_constant,

@@ -7,6 +7,7 @@
 #include "planner/validator.h"
 
 #include "analyzer/loader/onnx_domain.h"
+#include "analyzer/loader/onnx_ops.h"
 
 namespace footprint {
 namespace {
@@ -17,16 +18,6 @@ namespace {
 bool IsBinaryElementwise(const std::string& op) {
   return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Mod" || op == "And" ||
          op == "Or" || op == "Xor" || op == "Sum" || op == "Max" || op == "Min" || op == "Mean";
-}
-
-// BatchNormalization in inference is elementwise in X (per-channel constants);
-// in training mode it reads all of X for the batch statistics first.
-bool IsInferenceBatchNorm(const onnx::NodeProto& node) {
-  if (node.op_type() != "BatchNormalization") return false;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == "training_mode" && attribute.i() != 0) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -55,6 +46,7 @@ bool IsElementwiseOp(const onnx::NodeProto& node) {
       "Add", "Sub", "Mul", "Div", "Pow", "Mod", "And", "Or", "Xor", "Sum", "Max", "Min", "Mean",
       // Per-element in X at inference (Dropout: its single output is X or X scaled).
       "Dropout"};
+  // BatchNormalization is elementwise in X at inference (per-channel constants) only.
   return IsDefaultDomain(node) && (kOps->contains(node.op_type()) || IsInferenceBatchNorm(node));
 }
 

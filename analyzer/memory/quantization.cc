@@ -3,19 +3,10 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 
 namespace footprint {
-namespace {
-
-int IntAttribute(const onnx::NodeProto& node, std::string_view name, int fallback) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == name) return static_cast<int>(attribute.i());
-  }
-  return fallback;
-}
-
-}  // namespace
 
 QuantizedForm QuantizedFormOf(std::string_view domain, std::string_view op_type) {
   // ONNX QLinearConv/QLinearMatMul/ConvInteger/MatMulInteger, ORT's QLinearAdd,
@@ -44,7 +35,7 @@ std::vector<QuantizedWeight> QuantizedWeightsOf(const onnx::NodeProto& node) {
   if (op == "Conv") return {{.input = 1, .channel_axis = 0}, {.input = 2, .bias = true}};
   if (op == "ConvTranspose") return {{.input = 1, .channel_axis = 1}, {.input = 2, .bias = true}};
   if (op == "Gemm") {
-    return {{.input = 0}, {.input = 1, .channel_axis = IntAttribute(node, "transB", 0) != 0 ? 0 : 1},
+    return {{.input = 0}, {.input = 1, .channel_axis = static_cast<int>(IntAttribute(node, "transB", 0)) != 0 ? 0 : 1},
             {.input = 2, .bias = true}};
   }
   if (op == "MatMul") return {{.input = 0}, {.input = 1, .channel_axis = QuantizedWeight::kLastAxis}};

@@ -5,7 +5,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
+#include "analyzer/loader/onnx_ops.h"
 #include "analyzer/patching/spatial_ops.h"
 
 namespace footprint::patching {
@@ -30,10 +32,7 @@ bool FloatConstant(const GraphFacts& facts, const absl::flat_hash_set<std::strin
   return value == nullptr || value->t().data_type() == onnx::TensorProto::FLOAT;  // No value: float32 zeros.
 }
 
-float Epsilon(const onnx::NodeProto& node) {
-  const onnx::AttributeProto* epsilon = FindAttribute(node, "epsilon");
-  return epsilon == nullptr ? 1e-5f : epsilon->f();
-}
+float Epsilon(const onnx::NodeProto& node) { return FloatAttribute(node, "epsilon", 1e-5f); }
 
 onnx::NodeProto Node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
                      Writer& writer) {
@@ -72,8 +71,7 @@ absl::flat_hash_map<int, FoldedBatchNorm> FoldableBatchNorms(const GraphFacts& f
       const onnx::NodeProto& norm = graph.node(norm_index);
       bool extra_outputs = false;
       for (int k = 1; k < norm.output_size(); ++k) extra_outputs |= !norm.output(k).empty();
-      if (norm.op_type() != "BatchNormalization" || !IsDefaultDomain(norm) || norm.input_size() != 5 ||
-          norm.input(0) != conv.output(0) || IntAttribute(norm, "training_mode", 0) != 0 || extra_outputs) {
+      if (!IsInferenceBatchNorm(norm) || norm.input_size() != 5 || norm.input(0) != conv.output(0) || extra_outputs) {
         continue;
       }
       const std::optional<std::vector<int64_t>> filter_dims = facts.ShapeOf(conv.input(1));

@@ -1,13 +1,37 @@
 #include "analyzer/patching/patch_writer.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <limits>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/loader/onnx_attributes.h"
 
 namespace footprint::patching {
+namespace {
+
+// Drops every attribute of `node` named one of `names`, keeping the others' order.
+void RemoveAttributes(onnx::NodeProto& node, std::initializer_list<std::string_view> names) {
+  google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (std::find(names.begin(), names.end(), attribute.name()) == names.end()) *kept.Add() = attribute;
+  }
+  node.mutable_attribute()->Swap(&kept);
+}
+
+// Overwrites the ints of `node`'s attribute `name`, when it has one (never adds it).
+void OverwriteInts(onnx::NodeProto& node, std::string_view name, const std::vector<int64_t>& values) {
+  onnx::AttributeProto* attribute = FindAttribute(node, name);
+  if (attribute == nullptr) return;
+  attribute->clear_ints();
+  for (int64_t value : values) attribute->add_ints(value);
+}
+
+}  // namespace
 
 std::vector<int64_t> Writer::ReshapeDims(std::vector<int64_t> dims) const {
   if (batch_named && !dims.empty()) dims[0] = 0;
@@ -118,21 +142,13 @@ Region Relative(const Region& region, const Region& within) {
 }
 
 void SetPads(onnx::NodeProto& node, const Pads& pads) {
-  google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() != "pads" && attribute.name() != "auto_pad") *kept.Add() = attribute;
-  }
-  node.mutable_attribute()->Swap(&kept);
+  RemoveAttributes(node, {"pads", "auto_pad"});
   AddIntsAttribute(node, "pads", {pads.h_begin, pads.w_begin, pads.h_end, pads.w_end});
 }
 
 void SetTransposedPads(onnx::NodeProto& node, const Pads& pads) {
   SetPads(node, pads);
-  google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() != "output_padding") *kept.Add() = attribute;
-  }
-  node.mutable_attribute()->Swap(&kept);
+  RemoveAttributes(node, {"output_padding"});
   if (pads.h_output_padding == 0 && pads.w_output_padding == 0) return;
   AddIntsAttribute(node, "output_padding", {pads.h_output_padding, pads.w_output_padding});
 }
@@ -150,11 +166,7 @@ void SetPadPads(onnx::NodeProto& node, const Pads& pads, Writer& writer) {
     node.set_input(1, writer.IndexTensor(values));
     return;
   }
-  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-    if (attribute.name() != "pads") continue;
-    attribute.clear_ints();
-    for (int64_t value : values) attribute.add_ints(value);
-  }
+  OverwriteInts(node, "pads", values);
 }
 
 void SetSliceBounds(onnx::NodeProto& node, const GraphFacts& facts, Writer& writer) {
@@ -175,14 +187,8 @@ void SetSliceBounds(onnx::NodeProto& node, const GraphFacts& facts, Writer& writ
     node.set_input(2, writer.IndexTensor(bounds->ends));
     return;
   }
-  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-    const std::vector<int64_t>* values = attribute.name() == "starts" ? &bounds->starts
-                                         : attribute.name() == "ends" ? &bounds->ends
-                                                                      : nullptr;
-    if (values == nullptr) continue;
-    attribute.clear_ints();
-    for (int64_t value : *values) attribute.add_ints(value);
-  }
+  OverwriteInts(node, "starts", bounds->starts);
+  OverwriteInts(node, "ends", bounds->ends);
 }
 
 }  // namespace footprint::patching

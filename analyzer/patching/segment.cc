@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 
 namespace footprint::patching {
@@ -94,9 +95,7 @@ absl::StatusOr<GraphFacts> MakeGraphFacts(const onnx::GraphProto& graph, TensorS
   for (const onnx::TensorProto& initializer : graph.initializer()) facts.stored[initializer.name()] = &initializer;
   for (const onnx::NodeProto& node : graph.node()) {
     if (node.op_type() != "Constant" || node.output_size() != 1 || !IsDefaultDomain(node)) continue;
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      if (attribute.name() == "value" && attribute.has_t()) facts.stored[node.output(0)] = &attribute.t();
-    }
+    if (const onnx::TensorProto* value = TensorAttribute(node, "value")) facts.stored[node.output(0)] = value;
   }
   return facts;
 }

@@ -9,34 +9,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 
 namespace footprint::patching {
-
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == name) return &attribute;
-  }
-  return nullptr;
-}
-
-int64_t IntAttribute(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
-  const onnx::AttributeProto* attribute = FindAttribute(node, name);
-  return attribute == nullptr ? fallback : attribute->i();
-}
-
 namespace {
-
-std::vector<int64_t> IntsAttribute(const onnx::NodeProto& node, const std::string& name) {
-  const onnx::AttributeProto* attribute = FindAttribute(node, name);
-  if (attribute == nullptr) return {};
-  return {attribute->ints().begin(), attribute->ints().end()};
-}
-
-std::string StringAttribute(const onnx::NodeProto& node, const std::string& name) {
-  const onnx::AttributeProto* attribute = FindAttribute(node, name);
-  return attribute == nullptr ? "" : attribute->s();
-}
 
 absl::Status NotPatchable(const std::string& why) { return absl::FailedPreconditionError(why); }
 

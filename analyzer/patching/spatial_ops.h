@@ -103,12 +103,6 @@ using ValueLookup = std::function<const onnx::TensorProto*(const std::string&)>;
 absl::StatusOr<SpatialOp> SpatialOpOf(const onnx::NodeProto& node, const ShapeLookup& shape_of,
                                       const StaticLookup& is_static, const ValueLookup& value_of = nullptr);
 
-// `node`'s attribute `name`, nullptr when it has none.
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name);
-
-// `node`'s int attribute `name`, `fallback` when it has none.
-int64_t IntAttribute(const onnx::NodeProto& node, const std::string& name, int64_t fallback);
-
 // The int64 values of a stored tensor, nullopt when they are not in the model.
 std::optional<std::vector<int64_t>> IntValues(const onnx::TensorProto* tensor);
 

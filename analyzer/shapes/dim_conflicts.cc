@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/dim_ties.h"
 #include "analyzer/shapes/shape_engine.h"
@@ -105,11 +106,8 @@ const std::vector<Expr>* ShapeAt(const GraphShapes& shapes, const google::protob
 // Attention's total_sequence_length value) must be past + sequence.
 std::vector<std::pair<Expr, Expr>> AttentionEqualities(const onnx::NodeProto& node, const GraphShapes& shapes) {
   std::vector<std::pair<Expr, Expr>> pairs;
-  int64_t share_buffer = 0;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == "past_present_share_buffer") share_buffer = attribute.i();
-  }
-  if (share_buffer != 0) return pairs;  // A max-length cache: the past is not the tokens so far.
+  // A max-length cache: the past is not the tokens so far.
+  if (IntAttribute(node, "past_present_share_buffer", 0) != 0) return pairs;
   const std::string& op = node.op_type();
   if (op == "Attention") {  // input (B,S,D), mask_index (B,T) or (B,S,T), past (2,B,N,P,H).
     const std::vector<Expr>* input = ShapeAt(shapes, node.input(), 0, 3);

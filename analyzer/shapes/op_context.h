@@ -24,6 +24,9 @@ struct OpContext {
   const void* scope = nullptr;            // The engine's scope of this node (for bodies).
 
   const SymValue* Input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+  // The node's attributes, read by analyzer/loader/onnx_attributes.h's
+  // Optional... forms: `fallback` when the attribute is missing or holds no
+  // value of the type; Ints is nullopt only when it is missing.
   const onnx::AttributeProto* Attribute(const std::string& name) const;
   int64_t Int(const std::string& name, int64_t fallback) const;
   float Float(const std::string& name, float fallback) const;

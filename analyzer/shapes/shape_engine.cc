@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/engine/engine.h"
 #include "analyzer/shapes/op_context.h"
@@ -69,11 +70,8 @@ bool GraphNeedsOnnxFallback(const onnx::GraphProto& graph) {
       return true;
     }
     if (node.domain() == "com.microsoft" && FindContribShapeFunction(node.op_type()) == nullptr) return true;
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      if (attribute.has_g() && GraphNeedsOnnxFallback(attribute.g())) return true;
-      for (const onnx::GraphProto& body : attribute.graphs()) {
-        if (GraphNeedsOnnxFallback(body)) return true;
-      }
+    for (const onnx::GraphProto* body : BodiesOf(node)) {
+      if (GraphNeedsOnnxFallback(*body)) return true;
     }
   }
   return false;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "analyzer/loader/isolated_call.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/tensor_size.h"
 #include "onnx/defs/schema.h"
@@ -116,11 +117,8 @@ bool HasNodeWithoutSchema(const onnx::GraphProto& graph, const std::map<std::str
         onnx::OpSchemaRegistry::Schema(node.op_type(), opset->second, node.domain()) == nullptr) {
       return true;
     }
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      if (attribute.has_g() && HasNodeWithoutSchema(attribute.g(), opsets)) return true;
-      for (const onnx::GraphProto& body : attribute.graphs()) {
-        if (HasNodeWithoutSchema(body, opsets)) return true;
-      }
+    for (const onnx::GraphProto* body : BodiesOf(node)) {
+      if (HasNodeWithoutSchema(*body, opsets)) return true;
     }
   }
   return false;

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/engine/engine.h"
 #include "analyzer/shapes/op_context.h"
@@ -16,10 +17,8 @@ namespace footprint::symbolic {
 namespace {
 
 const onnx::GraphProto* Body(const onnx::NodeProto& node, const std::string& name) {
-  for (const auto& a : node.attribute()) {
-    if (a.name() == name && a.has_g()) return &a.g();
-  }
-  return nullptr;
+  const onnx::AttributeProto* body = FindAttribute(node, name);
+  return body != nullptr && body->has_g() ? &body->g() : nullptr;
 }
 
 // The value either branch may produce when the condition is not known:

@@ -6,32 +6,23 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/shapes/op_context.h"
 
 namespace footprint::symbolic {
 
-const onnx::AttributeProto* OpContext::Attribute(const std::string& name) const {
-  for (const auto& a : node.attribute()) {
-    if (a.name() == name) return &a;
-  }
-  return nullptr;
-}
+const onnx::AttributeProto* OpContext::Attribute(const std::string& name) const { return FindAttribute(node, name); }
 int64_t OpContext::Int(const std::string& name, int64_t fallback) const {
-  const onnx::AttributeProto* a = Attribute(name);
-  return a != nullptr && a->has_i() ? a->i() : fallback;
+  return OptionalIntAttribute(node, name).value_or(fallback);
 }
 float OpContext::Float(const std::string& name, float fallback) const {
-  const onnx::AttributeProto* a = Attribute(name);
-  return a != nullptr && a->has_f() ? a->f() : fallback;
+  return OptionalFloatAttribute(node, name).value_or(fallback);
 }
 std::string OpContext::String(const std::string& name, const std::string& fallback) const {
-  const onnx::AttributeProto* a = Attribute(name);
-  return a != nullptr && a->has_s() ? a->s() : fallback;
+  return OptionalStringAttribute(node, name).value_or(fallback);
 }
 std::optional<std::vector<int64_t>> OpContext::Ints(const std::string& name) const {
-  const onnx::AttributeProto* a = Attribute(name);
-  if (a == nullptr) return std::nullopt;
-  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  return OptionalIntsAttribute(node, name);
 }
 
 SymValue TensorOf(int32_t elem_type, std::vector<Expr> shape) {
