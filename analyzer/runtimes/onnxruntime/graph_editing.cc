@@ -18,10 +18,10 @@ std::optional<ValueShape> ShapeInModel(const IrValue& value, const ShapeLookup& 
     return shape;
   }
   if (value.origin == ValueOrigin::kConstant) {
-    const onnx::AttributeProto* attribute = FindAttribute(*value.constant, "value");
-    if (attribute == nullptr || !attribute->has_t()) return std::nullopt;
-    ValueShape shape{.data_type = attribute->t().data_type()};
-    for (int64_t dim : attribute->t().dims()) shape.dims.push_back(dim);
+    const onnx::TensorProto* tensor = TensorAttribute(*value.constant, "value");
+    if (tensor == nullptr) return std::nullopt;
+    ValueShape shape{.data_type = tensor->data_type()};
+    for (int64_t dim : tensor->dims()) shape.dims.push_back(dim);
     return shape;
   }
   if (!shape_of) return std::nullopt;
@@ -56,8 +56,7 @@ const onnx::TensorProto* ConstantTensor(const IrGraph& graph, ValueId id) {
   const IrValue& value = graph.values[id];
   if (value.origin == ValueOrigin::kInitializer) return value.initializer;
   if (value.origin == ValueOrigin::kConstant && value.constant != nullptr) {
-    const onnx::AttributeProto* attribute = FindAttribute(*value.constant, "value");
-    if (attribute != nullptr && attribute->has_t()) return &attribute->t();
+    return TensorAttribute(*value.constant, "value");
   }
   return nullptr;
 }
@@ -90,13 +89,6 @@ int64_t Product(const std::vector<int64_t>& dims, size_t from) {
   int64_t product = 1;
   for (size_t i = from; i < dims.size(); ++i) product *= dims[i];
   return product;
-}
-
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name) {
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == name) return &attribute;
-  }
-  return nullptr;
 }
 
 HeldValue& MutableHeld(const IrGraph& graph, GraphRewrite& rewrite, ValueId id) {
@@ -143,10 +135,7 @@ onnx::NodeProto& UseRuntimeProto(GraphRewrite& rewrite, IrNode& node, std::share
 }
 
 void SetIntsAttribute(onnx::NodeProto& node, const std::string& name, const std::vector<int64_t>& values) {
-  onnx::AttributeProto* attribute = nullptr;
-  for (onnx::AttributeProto& candidate : *node.mutable_attribute()) {
-    if (candidate.name() == name) attribute = &candidate;
-  }
+  onnx::AttributeProto* attribute = FindAttribute(node, name);
   if (attribute == nullptr) {
     attribute = node.add_attribute();
     attribute->set_name(name);

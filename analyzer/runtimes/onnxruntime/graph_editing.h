@@ -1,5 +1,6 @@
 // The graph-editing toolkit of ONNX Runtime's passes (pass.h): what a pass
-// asks of the graph (constants, shapes as ORT holds them, attributes) and
+// asks of the graph (constants, shapes as ORT holds them; attributes are
+// the loader's, onnx_attributes.h, as everywhere) and
 // how it changes it (values and nodes added, nodes fused away, merged or
 // run as another op), keeping the rewrite's side tables (GraphRewrite:
 // held values, writes_over, overridable initializers, the nodes made) in
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/runtimes/onnxruntime/pass.h"
 #include "analyzer/runtimes/runtime_model.h"
@@ -64,9 +66,6 @@ inline std::optional<ValueShape> ShapeOfValue(const IrGraph& graph, const PassCo
 // The product of dims[from], dims[from + 1], ...: elements per slice (what
 // the workspace rules read of a shape).
 int64_t Product(const std::vector<int64_t>& dims, size_t from);
-
-// The attribute `name` of `node`, or nullptr.
-const onnx::AttributeProto* FindAttribute(const onnx::NodeProto& node, const std::string& name);
 
 // ---- Changing it.
 

@@ -96,11 +96,6 @@ bool IsWeight(const IrValue& value) {
          value.origin == ValueOrigin::kFolded;
 }
 
-int64_t IntAttribute(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {
-  const onnx::AttributeProto* attribute = FindAttribute(node, name);
-  return attribute != nullptr ? attribute->i() : fallback;
-}
-
 // MlasGemmPackBSize (sgemm.cpp): N padded to 16, K rows, floats, the total
 // padded to the buffer alignment.
 int64_t GemmPackedBytes(int64_t n, int64_t k) {
@@ -122,9 +117,7 @@ int64_t AttributesInOrt(const onnx::NodeProto& node) {
   if (schema == nullptr) return count;
   for (const auto& [name, attribute] : schema->attributes()) {
     if (attribute.default_value.type() == onnx::AttributeProto::UNDEFINED) continue;  // No default.
-    bool present = false;
-    for (const onnx::AttributeProto& own : node.attribute()) present = present || own.name() == name;
-    if (!present) ++count;
+    if (FindAttribute(node, name) == nullptr) ++count;
   }
   return count;
 }
@@ -137,10 +130,7 @@ bool MergeableOp(const onnx::NodeProto& node) {
   static const std::set<std::string> kNever = {"RandomNormal",     "RandomUniform",     "RandomNormalLike",
                                                "RandomUniformLike", "Multinomial",       "DequantizeLinear"};
   if (!IsDefaultDomain(node)) return false;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.has_g() || attribute.graphs_size() > 0) return false;
-  }
-  return kNever.count(node.op_type()) == 0;
+  return BodiesOf(node).empty() && kNever.count(node.op_type()) == 0;
 }
 
 // Which weights hold one value after ORT's common subexpression elimination
@@ -172,11 +162,9 @@ class WeightClasses {
       return std::nullopt;
     }
     if (value.origin == ValueOrigin::kConstant) {  // ORT makes a Constant node an initializer at load.
-      for (const onnx::AttributeProto& attribute : value.constant->attribute()) {
-        if (attribute.name() != "value" || !attribute.has_t()) continue;
-        std::optional<std::string> key = SmallConstantKey(attribute.t());
-        if (key.has_value()) return absl::StrCat("t:", *key);
-      }
+      const onnx::TensorProto* tensor = TensorAttribute(*value.constant, "value");
+      std::optional<std::string> key = tensor != nullptr ? SmallConstantKey(*tensor) : std::nullopt;
+      if (key.has_value()) return absl::StrCat("t:", *key);
       return std::nullopt;
     }
     if (value.origin != ValueOrigin::kFolded || value.folded_from == nullptr || value.is_graph_output) {

@@ -52,17 +52,14 @@ std::optional<std::string> ConstantOfShapeKey(const IrGraph& graph, const onnx::
   if (shape.origin == ValueOrigin::kInitializer) {
     key = ContentKey(*shape.initializer);
   } else if (shape.origin == ValueOrigin::kConstant) {
-    for (const onnx::AttributeProto& attribute : shape.constant->attribute()) {
-      if (attribute.name() == "value" && attribute.has_t()) key = ContentKey(attribute.t());
-    }
+    const onnx::TensorProto* tensor = TensorAttribute(*shape.constant, "value");
+    if (tensor != nullptr) key = ContentKey(*tensor);
     if (key.empty()) return std::nullopt;
   } else {
     return std::nullopt;
   }
   std::string value = "default";  // No value attribute: a float 0.
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == "value" && attribute.has_t()) value = ContentKey(attribute.t());
-  }
+  if (const onnx::TensorProto* tensor = TensorAttribute(node, "value")) value = ContentKey(*tensor);
   return absl::StrCat(key.size(), ":", key, value);
 }
 

@@ -63,9 +63,7 @@ PassChange CancelTransposePairs(IrGraph& graph, PassContext& context) {
     if (axis < 0) axis += rank;
     if (axis < 0 || axis >= rank) continue;
     auto proto = std::make_shared<onnx::NodeProto>(*middle.proto);
-    for (onnx::AttributeProto& attribute : *proto->mutable_attribute()) {
-      if (attribute.name() == "axis") attribute.set_i(perm[axis]);
-    }
+    FindAttribute(*proto, "axis")->set_i(perm[axis]);
     UseRuntimeProto(context.rewrite, middle, std::move(proto));
     const ValueId source = first.inputs[0];
     for (ValueId gone : {first.outputs[0], middle.outputs[0]}) MarkFusedAway(graph, context.rewrite, gone);
