@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "analyzer/patching/multi_input_search.h"
 #include "analyzer/patching/plan_candidates.h"
 #include "analyzer/patching/second_segment.h"
+#include "analyzer/runtimes/registry.h"
 
 namespace footprint::patching {
 namespace {
@@ -483,6 +485,15 @@ void DescribeSegments(const GraphFacts& facts, int64_t model_macs, PatchPlan& pl
   plan.extra_macs_percent = 100.0 * static_cast<double>(plan.extra_macs) / static_cast<double>(model_macs);
 }
 
+// The NCHWc block of the runtime a patched model is written for: the
+// --runtime model's, else kDefaultLayoutChannelBlock.
+absl::StatusOr<int64_t> LayoutChannelBlockOf(const std::string& runtime) {
+  if (runtime.empty()) return kDefaultLayoutChannelBlock;
+  absl::StatusOr<std::unique_ptr<const RuntimeModel>> model = MakeRuntimeModel(runtime);
+  if (!model.ok()) return model.status();
+  return *model == nullptr ? kDefaultLayoutChannelBlock : (*model)->LayoutChannelBlock();
+}
+
 }  // namespace
 
 absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const AnalyzeOptions& options,
@@ -496,6 +507,9 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
   if (!shapes.ok()) return shapes.status();
   absl::StatusOr<GraphFacts> facts = MakeGraphFacts(loaded.model->graph(), *shapes);
   if (!facts.ok()) return facts.status();
+  absl::StatusOr<int64_t> block = LayoutChannelBlockOf(options.runtime);
+  if (!block.ok()) return block.status();
+  facts->layout_channel_block = *block;
   const int64_t model_macs = ModelMacs(*facts);
   if (model_macs == 0) {
     result.reason = "the model has no Conv, Gemm or MatMul: nothing to patch";
@@ -506,6 +520,7 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
   PatchPlan plan;
   plan.model_macs = model_macs;
   plan.stream_input = search.stream_input;
+  plan.layout_channel_block = facts->layout_channel_block;
   std::string reason;  // Why the prefix search gives no option.
   bool gave_up = false;
   if (absl::Status status = searcher.SearchPrefix(plan, reason, gave_up); !status.ok()) return status;
@@ -539,6 +554,7 @@ absl::StatusOr<onnx::ModelProto> RewriteFullModel(const onnx::ModelProto& full, 
   if (plan.stream_input) return absl::InvalidArgumentError("a plan with the input streamed is a figure, not a model to write");
   absl::StatusOr<GraphFacts> facts = MakeGraphFacts(full.graph(), plan.shapes);
   if (!facts.ok()) return facts.status();
+  facts->layout_channel_block = plan.layout_channel_block;
   return RewriteWithPatches(full, *facts, plan.planned);
 }
 

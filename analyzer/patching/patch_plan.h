@@ -83,6 +83,7 @@ struct PatchPlan {
   TensorShapes shapes;                   // Of the original model: the rewrite again on the full model.
   std::vector<PlannedSegment> planned;   // Node indices of the original model.
   bool stream_input = false;             // Planned with the graph input delivered patch by patch.
+  int64_t layout_channel_block = kDefaultLayoutChannelBlock;  // Of the runtime it is written for (GraphFacts).
 };
 
 struct PatchSearch {

@@ -140,10 +140,13 @@ std::string AfterBarrier(const std::string& value, const std::vector<int64_t>& d
 // at the first residual block after the segment). A MaxPool 1x1 over T is
 // an identity that ORT runs in NCHWc, so T's readers see NCHWc again: the
 // same T-sized copy as ORT's reorder of T, no arithmetic. Only for float T
-// (the segment convolves float weights) of a channel count ORT can block.
-// Measured: generated ResNet-50 4,852,840 -> 3,247,016 (original 5,227,144).
+// (the segment convolves float weights) of a channel count the target's
+// NCHWc pools take: whole blocks (nchwc_transformer.cc, TransformPool; a
+// target with no NCHWc, ARM64's, takes none). Measured: generated ResNet-50
+// 4,852,840 -> 3,247,016 (original 5,227,144).
 bool NeedsBlockedLayoutAfter(const GraphFacts& facts, const Segment& segment, const std::vector<int64_t>& dims) {
-  if (dims.size() != 4 || dims[1] % 8 != 0) return false;
+  const int64_t block = facts.layout_channel_block;
+  if (block <= 1 || dims.size() != 4 || dims[1] % block != 0) return false;
   bool float_conv = false;
   for (int node : segment.nodes) {
     const onnx::NodeProto& proto = facts.graph->node(node);

@@ -35,6 +35,11 @@ namespace footprint::patching {
 using TensorShapes = std::map<std::string, std::vector<int64_t>>;  // Value name -> static dims.
 
 // What the patching stages read of the main graph.
+// Without --runtime, a patched model is written for ONNX Runtime on any
+// x86-64 CPU: the block of its smallest NCHWc kernels (AVX2's; AVX-512's 16
+// is a multiple of it).
+inline constexpr int64_t kDefaultLayoutChannelBlock = 8;
+
 struct GraphFacts {
   const onnx::GraphProto* graph = nullptr;                          // Not owned.
   std::vector<int> order;                                           // Node indices, topologically sorted.
@@ -44,6 +49,10 @@ struct GraphFacts {
   absl::flat_hash_set<std::string> graph_outputs;
   TensorShapes shapes;                                              // Every value of known static shape.
   absl::flat_hash_map<std::string, const onnx::TensorProto*> stored;  // Initializers and Constant values (not owned).
+  // The channels of one NCHWc block of the runtime the patched model is
+  // written for (RuntimeModel::LayoutChannelBlock; 0: it has no blocked
+  // layout): which T a MaxPool 1x1 puts back in that layout (rewrite.h).
+  int64_t layout_channel_block = kDefaultLayoutChannelBlock;
 
   std::optional<std::vector<int64_t>> ShapeOf(const std::string& value) const;
   bool IsStatic(const std::string& value) const { return !dynamic.contains(value); }
