@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,6 +32,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/folding.h"
@@ -216,7 +218,9 @@ absl::Status ApplyWeightDirectives(const GoldenCase& golden, onnx::ModelProto& m
       tensor.set_name(name);
       tensor.set_data_type(input.type().tensor_type().elem_type());
       for (const onnx::TensorShapeProto::Dimension& dim : input.type().tensor_type().shape().dim()) {
-        if (!dim.has_dim_value()) return absl::InvalidArgumentError(absl::StrCat("weight '", name, "' has a symbolic dim"));
+        if (!dim.has_dim_value()) {
+          return absl::InvalidArgumentError(absl::StrCat("weight '", name, "' has a symbolic dim"));
+        }
         tensor.add_dims(dim.dim_value());
       }
       const int bytes = ElementBytes(tensor.data_type());
@@ -378,10 +382,12 @@ std::string FormatAttribute(const onnx::AttributeProto& attribute) {
       value = absl::StrCat("[", absl::StrJoin(floats, ","), "]");
       break;
     }
-    case onnx::AttributeProto::STRINGS: value = absl::StrCat("[\"", absl::StrJoin(attribute.strings(), "\",\""), "\"]"); break;
+    case onnx::AttributeProto::STRINGS:
+      value = absl::StrCat("[\"", absl::StrJoin(attribute.strings(), "\",\""), "\"]");
+      break;
     case onnx::AttributeProto::TENSOR:
-      value = absl::StrCat("<tensor ", TypeName(attribute.t().data_type()), "[", absl::StrJoin(attribute.t().dims(), ","),
-                           "]>");
+      value = absl::StrCat("<tensor ", TypeName(attribute.t().data_type()), "[",
+                           absl::StrJoin(attribute.t().dims(), ","), "]>");
       break;
     case onnx::AttributeProto::GRAPH: value = absl::StrCat("<graph ", attribute.g().name(), ">"); break;
     default: value = "<...>"; break;
@@ -454,7 +460,9 @@ std::string FormatLayout(const IrGraph& graph, const ValueLayout& layout) {
   if (layout.sized_as >= 0) parts.push_back(absl::StrCat("sized_as=", graph.values[layout.sized_as].name));
   if (layout.channel_block > 1) parts.push_back(absl::StrCat("channel_block=", layout.channel_block));
   if (layout.channels_last) parts.push_back("channels_last");
-  if (layout.runtime_data_type != 0) parts.push_back(absl::StrCat("runtime_data_type=", TypeName(layout.runtime_data_type)));
+  if (layout.runtime_data_type != 0) {
+    parts.push_back(absl::StrCat("runtime_data_type=", TypeName(layout.runtime_data_type)));
+  }
   if (!layout.planner_shape.empty()) parts.push_back(absl::StrCat("planner_shape=", layout.planner_shape));
   if (layout.live_to_end) parts.push_back("live_to_end");
   return absl::StrJoin(parts, " ");
@@ -491,7 +499,9 @@ std::string PrintRewrite(const RuntimeModel& runtime, const IrGraph& graph, cons
   for (size_t id = 0; id < graph.nodes.size(); ++id) {
     const IrNode& node = graph.nodes[id];
     std::vector<std::string> attributes;
-    for (const onnx::AttributeProto& attribute : node.proto->attribute()) attributes.push_back(FormatAttribute(attribute));
+    for (const onnx::AttributeProto& attribute : node.proto->attribute()) {
+      attributes.push_back(FormatAttribute(attribute));
+    }
     std::string line = absl::StrCat("  ", names(node.outputs), " = ", OpName(*node.proto));
     if (!attributes.empty()) absl::StrAppend(&line, "<", absl::StrJoin(attributes, ", "), ">");
     absl::StrAppend(&line, "(", names(node.inputs), ")");
@@ -523,7 +533,8 @@ std::string PrintRewrite(const RuntimeModel& runtime, const IrGraph& graph, cons
       if (!added) continue;
     }
     const bool origin_changed = !added && value.origin != before.origins[id];
-    const bool layout_changed = added ? !IsDefault(layout) : FormatLayout(graph, layout) != FormatLayout(graph, before.layouts[id]);
+    const bool layout_changed =
+        added ? !IsDefault(layout) : FormatLayout(graph, layout) != FormatLayout(graph, before.layouts[id]);
     if (!added && !origin_changed && !layout_changed) continue;
     const std::optional<ValueShape> held = HeldShape(graph, annotations, shape_of, static_cast<ValueId>(id));
     std::string line = absl::StrCat("  ", added ? "+ " : "~ ", value.name, ": ");
@@ -534,7 +545,9 @@ std::string PrintRewrite(const RuntimeModel& runtime, const IrGraph& graph, cons
       const std::string now = FormatShape(held);
       absl::StrAppend(&line, model);
       if (now != model) absl::StrAppend(&line, " held ", now);
-      if (origin_changed) absl::StrAppend(&line, ", ", OriginName(before.origins[id]), " -> ", OriginName(value.origin));
+      if (origin_changed) {
+        absl::StrAppend(&line, ", ", OriginName(before.origins[id]), " -> ", OriginName(value.origin));
+      }
     }
     if (const std::string text = FormatLayout(graph, layout); !text.empty()) absl::StrAppend(&line, ", ", text);
     value_lines.push_back(std::move(line));
