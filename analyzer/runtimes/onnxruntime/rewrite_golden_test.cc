@@ -250,7 +250,7 @@ absl::Status ApplyWeightDirectives(const GoldenCase& golden, onnx::ModelProto& m
 }
 
 struct ParsedModel {
-  onnx::ModelProto file;      // As written (the file's own value_info: IrGraph::file_proto).
+  onnx::ModelProto file;      // As written (the file's own value_info: RewriteInputs::file_graph).
   onnx::ModelProto inferred;  // After ONNX's shape inference.
   std::vector<std::string> inference_warnings;
 };
@@ -298,22 +298,19 @@ struct RuntimeAnnotations {
   std::vector<bool> made_by_runtime;   // Indexed like graph.nodes: its proto is one the runtime made.
 };
 
-// THE ONE PLACE that reads what a runtime's rewrite annotates beyond the
-// graph's nodes and values: today fields of IrValue (sized_as, channel_block,
-// channels_last, runtime_data_type, planner_shape, live_to_end) and
-// IrGraph::runtime_protos. When they move into a side table of the runtime,
-// adapt this function (it gets the runtime and the summary for that), and
-// nothing else of the harness.
-RuntimeAnnotations ReadAnnotations(const RuntimeModel& /*runtime*/, const FusionSummary& /*summary*/,
-                                   const IrGraph& graph) {
+// What the rewrite says of each value beyond the graph (its side table,
+// GraphRewrite::held, read through HeldAs) and which nodes run a proto it
+// made (GraphRewrite::made_nodes).
+RuntimeAnnotations ReadAnnotations(const GraphRewrite& rewrite, const IrGraph& graph) {
   RuntimeAnnotations annotations;
-  for (const IrValue& value : graph.values) {
-    ValueLayout layout{.sized_as = value.sized_as,
-                       .channel_block = value.channel_block,
-                       .channels_last = value.channels_last,
-                       .runtime_data_type = value.runtime_data_type,
-                       .live_to_end = value.live_to_end};
-    switch (value.planner_shape) {
+  for (size_t id = 0; id < graph.values.size(); ++id) {
+    const HeldValue& held = HeldAs(rewrite, static_cast<ValueId>(id));
+    ValueLayout layout{.sized_as = held.sized_as,
+                       .channel_block = held.channel_block,
+                       .channels_last = held.channels_last,
+                       .runtime_data_type = held.data_type,
+                       .live_to_end = held.live_to_end};
+    switch (held.planner_shape) {
       case PlannerShape::kAsSized: break;
       case PlannerShape::kUnknown: layout.planner_shape = "unknown"; break;
       case PlannerShape::kFlattenedSpatial: layout.planner_shape = "flattened_spatial"; break;
@@ -321,7 +318,7 @@ RuntimeAnnotations ReadAnnotations(const RuntimeModel& /*runtime*/, const Fusion
     annotations.values.push_back(std::move(layout));
   }
   absl::flat_hash_set<const onnx::NodeProto*> made;
-  for (const std::shared_ptr<const onnx::NodeProto>& proto : graph.runtime_protos) made.insert(proto.get());
+  for (const std::shared_ptr<const onnx::NodeProto>& proto : rewrite.made_nodes) made.insert(proto.get());
   for (const IrNode& node : graph.nodes) annotations.made_by_runtime.push_back(made.contains(node.proto));
   return annotations;
 }
@@ -482,10 +479,10 @@ struct BeforeRewrite {
   std::map<std::string, std::string> producer_of;  // Output name -> display name of its node then.
 };
 
-std::string PrintRewrite(const RuntimeModel& runtime, const IrGraph& graph, const FusionSummary& summary,
+std::string PrintRewrite(const RuntimeModel& runtime, const IrGraph& graph, const GraphRewrite& summary,
                          const BeforeRewrite& before, const ShapeLookup& shape_of,
                          const std::vector<std::string>& inference_warnings) {
-  const RuntimeAnnotations annotations = ReadAnnotations(runtime, summary, graph);
+  const RuntimeAnnotations annotations = ReadAnnotations(summary, graph);
   std::vector<std::string> lines;
   for (const std::string& warning : inference_warnings) lines.push_back(absl::StrCat("shape inference: ", warning));
   if (!summary.refused.empty()) lines.push_back(absl::StrCat("refused: ", summary.refused));
@@ -597,21 +594,20 @@ absl::StatusOr<std::string> RunCase(const ParsedModel& parsed, const std::string
   absl::StatusOr<IrGraph> built = BuildIrGraph(model.graph(), {});
   if (!built.ok()) return built.status();
   IrGraph graph = *std::move(built);
-  graph.file_proto = &parsed.file.graph();
   BeforeRewrite before;
   const FoldedGraph folded = FoldConstants(graph, (*runtime)->NonConstantWeights(model.ir_version(), graph));
   for (ValueId id : folded.folded_values) before.folded.push_back(graph.values[id].name);
   before.value_count = graph.values.size();
   for (const IrValue& value : graph.values) before.origins.push_back(value.origin);
-  {
-    FusionSummary none;
-    before.layouts = ReadAnnotations(**runtime, none, graph).values;
-  }
+  before.layouts = ReadAnnotations(GraphRewrite{}, graph).values;
   for (const IrNode& node : graph.nodes) {
     for (ValueId output : node.outputs) before.producer_of[graph.values[output].name] = node.display_name;
   }
   const ShapeLookup shape_of = ValueInfoLookup(model.graph());
-  const FusionSummary summary = (*runtime)->RewriteGraph(model.ir_version(), DefaultOpset(model), shape_of, graph);
+  const GraphRewrite summary = (*runtime)->RewriteGraph(
+      {.ir_version = model.ir_version(), .opset = DefaultOpset(model), .shape_of = shape_of,
+       .file_graph = &parsed.file.graph()},
+      graph);
   return PrintRewrite(**runtime, graph, summary, before, shape_of, parsed.inference_warnings);
 }
 
