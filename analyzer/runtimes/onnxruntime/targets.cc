@@ -10,22 +10,25 @@
 namespace footprint::ort {
 namespace {
 
-// Registration, as graph_transformer_utils.cc decides it by the CPU.
-// NchwcTransformer is registered only where MLAS has a block
-// (MlasNchwcGetBlockSize() > 1: x86-64).
-bool HasNchwcBlock(const TargetFacts& target) { return target.nchwc_block > 1; }
-// QDQS8ToU8Transformer only where int8 QDQ is not allowed (x86-64).
-bool MakesInt8Uint8(const TargetFacts& target) { return !target.int8_qdq; }
+// Registration, as graph_transformer_utils.cc decides it by the CPU:
+// NchwcTransformer only where MLAS has a block (MlasNchwcGetBlockSize() > 1:
+// x86-64), QDQS8ToU8Transformer only where int8 QDQ is not allowed (x86-64).
+constexpr Registration kWhereMlasHasNchwc = {
+    .holds = [](const TargetFacts& target) { return target.nchwc_block > 1; },
+    .says = "where MLAS has an NCHWc block"};
+constexpr Registration kWhereInt8QdqIsNotAllowed = {
+    .holds = [](const TargetFacts& target) { return !target.int8_qdq; },
+    .says = "where int8 QDQ is not allowed"};
 
 // Conditions on what the rows before told the context. ORT 1.30 runs its
 // level-2 and level-3 passes again after InsertCastTransformer only when a
 // float16 weight was converted at load (passes/fp16_casts.cc, measured).
-bool LevelsTwoAndThreeRun(const PassContext& context) {
-  return !context.float16.casts || context.float16.converted_at_load;
-}
-bool LevelTwoRunsAgainAfterCasts(const PassContext& context) {
-  return context.float16.casts && context.float16.converted_at_load;
-}
+constexpr Condition kLevelsTwoAndThreeRun = {
+    .holds = [](const PassContext& context) { return !context.float16.casts || context.float16.converted_at_load; },
+    .says = "no Casts were inserted, or a float16 weight was converted at load"};
+constexpr Condition kLevelTwoRunsAgainAfterCasts = {
+    .holds = [](const PassContext& context) { return context.float16.casts && context.float16.converted_at_load; },
+    .says = "Casts were inserted and a float16 weight was converted at load"};
 
 // The CPU provider's table. ORT applies level 1's rules until none matches
 // and each level after the one before; a row sits out of that order only
@@ -52,7 +55,7 @@ constexpr PassRow kCpuRows[] = {
     // level 3's NHWC layout) run here, before the float fusions below can see
     // the float ops they replace.
     {.pass = &kQuantizerCse},
-    {.pass = &kQdqS8ToU8, .registered = &MakesInt8Uint8},
+    {.pass = &kQdqS8ToU8, .registered = &kWhereInt8QdqIsNotAllowed},
     {.pass = &kQdqSelectorActions},
     {.pass = &kDynamicQuantizerCse},
     {.pass = &kDynamicQuantizeMatMulFusion},
@@ -73,11 +76,11 @@ constexpr PassRow kCpuRows[] = {
     {.pass = &kConvFusions},
     {.pass = &kInsertCastTransformer},
     // Level 2 again on what the Casts made float32.
-    {.pass = &kQuickGeluFusion, .runs = &LevelTwoRunsAgainAfterCasts},
-    {.pass = &kConvFusionsAfterCasts, .runs = &LevelTwoRunsAgainAfterCasts},
+    {.pass = &kQuickGeluFusion, .runs = &kLevelTwoRunsAgainAfterCasts},
+    {.pass = &kConvFusionsAfterCasts, .runs = &kLevelTwoRunsAgainAfterCasts},
     // Level 3.
-    {.pass = &kNchwcTransformer, .registered = &HasNchwcBlock, .runs = &LevelsTwoAndThreeRun},
-    {.pass = &kConvAddActivationFusion, .runs = &LevelsTwoAndThreeRun},
+    {.pass = &kNchwcTransformer, .registered = &kWhereMlasHasNchwc, .runs = &kLevelsTwoAndThreeRun},
+    {.pass = &kConvAddActivationFusion, .runs = &kLevelsTwoAndThreeRun},
     // The session state: the order the graph runs in, and the values whose
     // shape ORT's planner cannot know.
     {.pass = &kExecutionOrder},
@@ -110,7 +113,7 @@ std::vector<const Target*> AllTargets() { return {&kCpuAvx2, &kCpuAvx512, &kCpuA
 std::vector<const PassRow*> RegisteredRows(const Target& target) {
   std::vector<const PassRow*> rows;
   for (const PassRow& row : target.rows) {
-    if (row.registered == nullptr || row.registered(target.facts)) rows.push_back(&row);
+    if (row.registered == nullptr || row.registered->holds(target.facts)) rows.push_back(&row);
   }
   return rows;
 }
@@ -120,7 +123,7 @@ GraphRewrite RunPasses(const Target& target, const RewriteInputs& inputs, IrGrap
   GraphRewrite rewrite;
   PassContext context{.target = target.facts, .model = inputs, .rewrite = rewrite};
   for (const PassRow* row : RegisteredRows(target)) {
-    if (row->runs != nullptr && !row->runs(context)) continue;
+    if (row->runs != nullptr && !row->runs->holds(context)) continue;
     const int64_t nodes_before = static_cast<int64_t>(graph.nodes.size());
     const int64_t values_before = static_cast<int64_t>(graph.values.size());
     const int64_t made_before = static_cast<int64_t>(rewrite.made_nodes.size());

@@ -25,15 +25,25 @@
 
 namespace footprint::ort {
 
+// Whether a target registers a pass (ORT's GenerateTransformers: by the
+// CPU's NCHWc block, by QDQIsInt8Allowed).
+struct Registration {
+  bool (*holds)(const TargetFacts& target);
+  absl::string_view says;  // As the tables print it ("where MLAS has an NCHWc block").
+};
+
+// Whether a registered pass runs, given what the rows before it told the
+// context.
+struct Condition {
+  bool (*holds)(const PassContext& context);
+  absl::string_view says;  // As the tables print it.
+};
+
 // One row of a target's table.
 struct PassRow {
   const Pass* pass = nullptr;
-  // Whether the target registers the pass (ORT's GenerateTransformers: by
-  // the CPU's NCHWc block, by QDQIsInt8Allowed); nullptr: every target does.
-  bool (*registered)(const TargetFacts& target) = nullptr;
-  // Whether it runs, given what the rows before it told the context;
-  // nullptr: always.
-  bool (*runs)(const PassContext& context) = nullptr;
+  const Registration* registered = nullptr;  // nullptr: every target registers it.
+  const Condition* runs = nullptr;           // nullptr: it always runs.
 };
 
 // A target: the facts of its kernels and its table.
