@@ -127,8 +127,7 @@ TEST(RuntimeNamesTest, AMissingFolderOrOneWithoutAHeaderIsAnErrorNotAPass) {
 
 // The loader is the analysis's lowest stage: what a runtime adds to a value
 // or a graph lives with the runtime (analyzer/runtimes/), not in IrValue or
-// IrGraph. Disabled until the restructuring of analyzer/runtimes/onnxruntime/
-// moves those fields out; run it with --gtest_also_run_disabled_tests.
+// IrGraph.
 TEST(RuntimeNamesTest, TheLoadersHeadersNameNoRuntimeField) {
   absl::StatusOr<std::vector<RuntimeName>> found = FindRuntimeNames(FOOTPRINT_SOURCE_DIR, "analyzer/loader/");
   ASSERT_TRUE(found.ok()) << found.status();
@@ -305,8 +304,6 @@ TEST(LongFunctionsTest, AFileWhoseBracesDoNotPairIsAnErrorNamingIt) {
 
 // A function a reader takes in at once: analyzer/runtimes/'s rules are many
 // and each is measured, so each step of one is a function of its own.
-// Disabled until the restructuring of analyzer/runtimes/onnxruntime/ lands;
-// run it with --gtest_also_run_disabled_tests.
 TEST(LongFunctionsTest, NoFunctionOfTheRuntimesIsOverTheLimit) {
   absl::StatusOr<std::vector<FunctionSpan>> found = FindLongFunctions(FOOTPRINT_SOURCE_DIR, "analyzer/runtimes/");
   ASSERT_TRUE(found.ok()) << found.status();
