@@ -47,6 +47,18 @@ std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name)
 
 bool IsOp(const IrNode& node, const char* op) { return IsDefaultDomain(*node.proto) && node.proto->op_type() == op; }
 
+bool HasDequantizeLinear(const IrGraph& graph) {
+  for (const IrNode& node : graph.nodes) {
+    if (IsDequantizeLinear(*node.proto)) return true;
+  }
+  for (const IrValue& value : graph.values) {
+    if (value.origin == ValueOrigin::kFolded && value.folded_from != nullptr && IsDequantizeLinear(*value.folded_from)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 NodeId SoleReader(const IrGraph& graph, ValueId value) {
   const IrValue& v = graph.values[value];
   return v.is_graph_output || v.consumers.size() != 1 ? -1 : v.consumers[0];

@@ -40,6 +40,11 @@ std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name)
 // Whether `node` is ONNX's op `op` (the default domain, however spelled).
 bool IsOp(const IrNode& node, const char* op);
 
+// Whether a DequantizeLinear runs in `graph` or made one of its weights (a
+// folded value): the QDQ passes have nothing to do otherwise, and skip the
+// walk.
+bool HasDequantizeLinear(const IrGraph& graph);
+
 // The node that alone reads `value`, or -1 (a graph output, no reader or
 // several): ORT's CheckOutputEdges(node, 1).
 NodeId SoleReader(const IrGraph& graph, ValueId value);

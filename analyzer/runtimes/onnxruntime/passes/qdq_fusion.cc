@@ -458,6 +458,7 @@ PassChange ConvertInt8PairsToUint8(IrGraph& graph, PassContext& context) {
 // (qdq_selector_action_transformer.h: ARM), else they were made uint8 first.
 PassChange ApplyQdqSelectors(IrGraph& graph, PassContext& context) {
   PassChange change;
+  if (!HasDequantizeLinear(graph)) return change;  // Every group starts at a DequantizeLinear.
   const bool int8_allowed = context.target.int8_qdq;
   std::vector<bool> removed(graph.nodes.size(), false);
   std::vector<NodeId> walk(graph.nodes.size());

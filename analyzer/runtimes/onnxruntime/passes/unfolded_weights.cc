@@ -41,6 +41,7 @@ namespace {
 // Each folded DequantizeLinear output a node still reads becomes that node's
 // output again (a new node in graph.nodes), and the graph takes ORT's order.
 PassChange UnfoldDequantizedWeights(IrGraph& graph, PassContext& context) {
+  if (!HasDequantizeLinear(graph)) return {};
   const size_t node_count = graph.nodes.size();
   absl::flat_hash_map<const onnx::NodeProto*, int> index_of;
   for (int i = 0; i < graph.proto->node_size(); ++i) index_of[&graph.proto->node(i)] = i;

@@ -52,6 +52,7 @@ struct Copy {
 // them, and its second EnsureUniqueDQForNodeUnit at the end of level 1
 // copies them again: not modelled).
 PassChange EnsureUniqueDequantizers(IrGraph& graph, PassContext& context) {
+  if (!HasDequantizeLinear(graph)) return {};
   const std::vector<int64_t> index = OrtNodeIndices(graph, context.rewrite);
   // ApplyImpl walks GraphViewer's topological order (ORT's order, before any
   // copy exists); the copies take new indices in the order they are made.
