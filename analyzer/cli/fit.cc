@@ -187,6 +187,22 @@ int Fail(const std::string& message) {
   return kExitBadInput;
 }
 
+// The flags fit passes on to analyze's parser: one model, and a device.
+absl::StatusOr<AnalyzeCommand> ParseFitAnalyzeArgs(const std::vector<std::string>& rest, bool device_given) {
+  absl::StatusOr<AnalyzeCommand> analyze = ParseAnalyzeArgs(rest);
+  if (!analyze.ok()) {
+    if (absl::StrContains(analyze.status().message(), "analyze needs a MODEL.onnx")) {
+      return UsageError("fit needs a MODEL.onnx");
+    }
+    return analyze.status();
+  }
+  if (analyze->models.size() != 1) {
+    return UsageError(absl::StrCat("fit takes one MODEL.onnx, got ", analyze->models.size()));
+  }
+  if (!device_given) return UsageError("fit needs --device NAME or --device-file FILE");
+  return analyze;
+}
+
 }  // namespace
 
 const char* FitUsage() { return kFitUsage; }
@@ -259,18 +275,9 @@ absl::StatusOr<FitCommand> ParseFitArgs(const std::vector<std::string>& args) {
     }
     rest.push_back(word);
   }
-  absl::StatusOr<AnalyzeCommand> analyze = ParseAnalyzeArgs(rest);
-  if (!analyze.ok()) {
-    if (absl::StrContains(analyze.status().message(), "analyze needs a MODEL.onnx")) {
-      return UsageError("fit needs a MODEL.onnx");
-    }
-    return analyze.status();
-  }
+  absl::StatusOr<AnalyzeCommand> analyze = ParseFitAnalyzeArgs(rest, device_given);
+  if (!analyze.ok()) return analyze.status();
   command.analyze = *std::move(analyze);
-  if (command.analyze.models.size() != 1) {
-    return UsageError(absl::StrCat("fit takes one MODEL.onnx, got ", command.analyze.models.size()));
-  }
-  if (!device_given) return UsageError("fit needs --device NAME or --device-file FILE");
   return command;
 }
 

@@ -110,15 +110,10 @@ absl::StatusOr<SpatialOp> SpatialOpIn(const GraphFacts& facts, const onnx::NodeP
       });
 }
 
-SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input, const absl::flat_hash_set<int>* lasts) {
-  SegmentSearch search;
-  const onnx::GraphProto& graph = *facts.graph;
-  const std::optional<std::vector<int64_t>> input_dims = facts.ShapeOf(input);
-  if (!input_dims.has_value() || input_dims->size() != 4) {
-    search.reason = absl::StrCat("'", input, "' is not an NCHW tensor of known shape");
-    return search;
-  }
-  // The nodes that depend on X.
+namespace {
+
+// The nodes that depend on `input`.
+absl::flat_hash_set<int> DependOn(const GraphFacts& facts, const std::string& input) {
   absl::flat_hash_set<int> downstream;
   std::deque<std::string> frontier{input};
   while (!frontier.empty()) {
@@ -128,9 +123,23 @@ SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input, co
     if (it == facts.consumers.end()) continue;
     for (int node : it->second) {
       if (!downstream.insert(node).second) continue;
-      for (const std::string& output : graph.node(node).output()) frontier.push_back(output);
+      for (const std::string& output : facts.graph->node(node).output()) frontier.push_back(output);
     }
   }
+  return downstream;
+}
+
+}  // namespace
+
+SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input, const absl::flat_hash_set<int>* lasts) {
+  SegmentSearch search;
+  const onnx::GraphProto& graph = *facts.graph;
+  const std::optional<std::vector<int64_t>> input_dims = facts.ShapeOf(input);
+  if (!input_dims.has_value() || input_dims->size() != 4) {
+    search.reason = absl::StrCat("'", input, "' is not an NCHW tensor of known shape");
+    return search;
+  }
+  const absl::flat_hash_set<int> downstream = DependOn(facts, input);
   absl::flat_hash_map<int, absl::StatusOr<SpatialOp>> rule;
   for (int node : facts.order) {
     if (downstream.contains(node)) rule.emplace(node, SpatialOpIn(facts, graph.node(node)));
