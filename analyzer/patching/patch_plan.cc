@@ -505,11 +505,10 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
   }
   absl::StatusOr<TensorShapes> shapes = ShapesOf(loaded, options);
   if (!shapes.ok()) return shapes.status();
-  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(loaded.model->graph(), *shapes);
-  if (!facts.ok()) return facts.status();
   absl::StatusOr<int64_t> block = LayoutChannelBlockOf(options.runtime);
   if (!block.ok()) return block.status();
-  facts->layout_channel_block = *block;
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(loaded.model->graph(), *shapes, *block);
+  if (!facts.ok()) return facts.status();
   const int64_t model_macs = ModelMacs(*facts);
   if (model_macs == 0) {
     result.reason = "the model has no Conv, Gemm or MatMul: nothing to patch";
@@ -552,9 +551,8 @@ absl::StatusOr<PatchSearch> PlanPatches(const LoadedModel& loaded, const Analyze
 
 absl::StatusOr<onnx::ModelProto> RewriteFullModel(const onnx::ModelProto& full, const PatchPlan& plan) {
   if (plan.stream_input) return absl::InvalidArgumentError("a plan with the input streamed is a figure, not a model to write");
-  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(full.graph(), plan.shapes);
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(full.graph(), plan.shapes, plan.layout_channel_block);
   if (!facts.ok()) return facts.status();
-  facts->layout_channel_block = plan.layout_channel_block;
   return RewriteWithPatches(full, *facts, plan.planned);
 }
 

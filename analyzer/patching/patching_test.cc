@@ -400,6 +400,36 @@ TEST(SegmentTest, AResidualBranchWithASmallerFieldIsCropped) {
   EXPECT_TRUE(ShapesInfer(*patched));
 }
 
+// T back in NCHWc for a reader that is no Conv: a MaxPool 1x1 over T, only
+// where the target's NCHWc pools take T's channels (whole blocks) and only on
+// a target that has NCHWc at all.
+TEST(SegmentTest, TGoesBackIntoTheTargetsBlockedLayoutOnlyInWholeBlocks) {
+  for (const int64_t channels : {24, 32}) {
+    ModelBuilder builder;
+    builder.Input("x", kFloat, {1, 4, 16, 16});
+    AddConv(builder, "x", "a", 4, channels, 3, 1, 1);
+    builder.Node("Relu", {"a"}, {"r"}, "relu");
+    builder.Node("GlobalAveragePool", {"r"}, {"y"}, "gap");
+    builder.Output("y", kFloat, {1, channels, 1, 1});
+    for (const int64_t block : {int64_t{8}, int64_t{16}, int64_t{0}}) {
+      absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder), block);
+      ASSERT_TRUE(facts.ok());
+      const SegmentSearch found = SegmentsFrom(*facts, "x");
+      ASSERT_FALSE(found.segments.empty());
+      const Segment& segment = found.segments.front();
+      ASSERT_EQ(segment.output, "a");
+      const PatchGeometry geometry = GeometryOf(*facts, segment, {.rows = 2, .cols = 2});
+      absl::StatusOr<onnx::ModelProto> patched = RewriteWithPatches(builder.Build(), *facts, {{segment, geometry}});
+      ASSERT_TRUE(patched.ok()) << patched.status();
+      bool pooled = false;
+      for (const onnx::NodeProto& node : patched->graph().node()) {
+        pooled |= node.op_type() == "MaxPool" && node.output(0) == "a";
+      }
+      EXPECT_EQ(pooled, block > 1 && channels % block == 0) << channels << " channels, block " << block;
+    }
+  }
+}
+
 // A CNN whose peak is its first, full-resolution stage.
 ModelBuilder EarlyPeakModel() {
   ModelBuilder builder;

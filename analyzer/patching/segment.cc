@@ -39,10 +39,12 @@ std::optional<std::vector<int64_t>> GraphFacts::ShapeOf(const std::string& value
   return it->second;
 }
 
-absl::StatusOr<GraphFacts> MakeGraphFacts(const onnx::GraphProto& graph, TensorShapes shapes) {
+absl::StatusOr<GraphFacts> MakeGraphFacts(const onnx::GraphProto& graph, TensorShapes shapes,
+                                          int64_t layout_channel_block) {
   GraphFacts facts;
   facts.graph = &graph;
   facts.shapes = std::move(shapes);
+  facts.layout_channel_block = layout_channel_block;
   const int count = graph.node_size();
   for (int i = 0; i < count; ++i) {
     for (const std::string& output : graph.node(i).output()) {

@@ -34,12 +34,12 @@ namespace footprint::patching {
 
 using TensorShapes = std::map<std::string, std::vector<int64_t>>;  // Value name -> static dims.
 
-// What the patching stages read of the main graph.
 // Without --runtime, a patched model is written for ONNX Runtime on any
 // x86-64 CPU: the block of its smallest NCHWc kernels (AVX2's; AVX-512's 16
 // is a multiple of it).
 inline constexpr int64_t kDefaultLayoutChannelBlock = 8;
 
+// What the patching stages read of the main graph.
 struct GraphFacts {
   const onnx::GraphProto* graph = nullptr;                          // Not owned.
   std::vector<int> order;                                           // Node indices, topologically sorted.
@@ -58,8 +58,10 @@ struct GraphFacts {
   bool IsStatic(const std::string& value) const { return !dynamic.contains(value); }
 };
 
-// Errors: a graph that is not a DAG.
-absl::StatusOr<GraphFacts> MakeGraphFacts(const onnx::GraphProto& graph, TensorShapes shapes);
+// The facts of `graph`, written for a runtime whose NCHWc block is
+// `layout_channel_block`. Errors: a graph that is not a DAG.
+absl::StatusOr<GraphFacts> MakeGraphFacts(const onnx::GraphProto& graph, TensorShapes shapes,
+                                          int64_t layout_channel_block = kDefaultLayoutChannelBlock);
 
 // The rule of a node of the graph (SpatialOpOf with the facts' lookups).
 absl::StatusOr<SpatialOp> SpatialOpIn(const GraphFacts& facts, const onnx::NodeProto& node);

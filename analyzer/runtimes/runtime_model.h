@@ -72,9 +72,9 @@ struct HeldValue {
 // what they took out and added, and what they know of the values. The
 // accumulate mode (memory/accumulate.h) fills writes_over the same way.
 struct GraphRewrite {
-  int64_t fused_nodes = 0;                 // Nodes merged into the node before them.
+  int64_t fused_nodes = 0;                 // Nodes that left the graph: fused into another, merged, cancelled.
   int64_t layout_nodes = 0;                // Nodes run in the runtime's blocked layout (ORT's NCHWc).
-  int64_t reorder_nodes = 0;               // Layout conversions the runtime adds (ReorderInput/Output).
+  int64_t reorder_nodes = 0;               // Layout conversions it adds (ReorderInput/Output, NHWC Transposes).
   std::vector<std::string> fused_tensors;  // Tensors that no longer exist (ValueOrigin::kFusedAway).
   // Indexed like IrGraph::values (empty when nothing fused): the input whose
   // bytes a fused node's output is written over (Conv + Add: the residual),

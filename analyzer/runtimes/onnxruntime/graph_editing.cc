@@ -1,4 +1,5 @@
 // The passes' graph-editing toolkit (graph_editing.h).
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 
 #include <memory>
@@ -45,7 +46,7 @@ std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name)
   return it->second;
 }
 
-bool IsOp(const IrNode& node, const char* op) { return IsDefaultDomain(*node.proto) && node.proto->op_type() == op; }
+bool IsOp(const IrNode& node, std::string_view op) { return IsDefaultDomain(*node.proto) && node.proto->op_type() == op; }
 
 bool HasDequantizeLinear(const IrGraph& graph) {
   for (const IrNode& node : graph.nodes) {
@@ -73,9 +74,13 @@ const onnx::TensorProto* ConstantTensor(const IrGraph& graph, ValueId id) {
   return nullptr;
 }
 
+bool IsOverridable(const GraphRewrite& rewrite, ValueId id) {
+  return id >= 0 && static_cast<size_t>(id) < rewrite.overridable.size() && rewrite.overridable[id];
+}
+
 bool IsConstantWeight(const IrGraph& graph, const GraphRewrite& rewrite, ValueId id) {
   const IrValue& value = graph.values[id];
-  if (!rewrite.overridable.empty() && rewrite.overridable[id]) return false;
+  if (IsOverridable(rewrite, id)) return false;
   return value.origin == ValueOrigin::kInitializer || value.origin == ValueOrigin::kConstant ||
          value.origin == ValueOrigin::kFolded;
 }
@@ -108,7 +113,7 @@ HeldValue& MutableHeld(const IrGraph& graph, GraphRewrite& rewrite, ValueId id) 
   return rewrite.held[id];
 }
 
-ValueId AddValue(IrGraph& graph, GraphRewrite& rewrite, IrValue value, const HeldValue& held) {
+ValueId AddValue(IrGraph& graph, GraphRewrite& rewrite, IrValue value, HeldValue held) {
   const ValueId id = static_cast<ValueId>(graph.values.size());
   graph.values.push_back(std::move(value));
   if (!rewrite.writes_over.empty()) rewrite.writes_over.resize(graph.values.size(), -1);
@@ -129,6 +134,22 @@ std::shared_ptr<onnx::NodeProto> NewNodeProto(const std::string& op, const std::
   return proto;
 }
 
+void RecordMadeNode(GraphRewrite& rewrite, std::shared_ptr<onnx::NodeProto> proto) {
+  rewrite.made_nodes.push_back(std::move(proto));
+}
+
+IrNode MadeNode(GraphRewrite& rewrite, std::shared_ptr<onnx::NodeProto> proto, std::vector<ValueId> inputs,
+                std::vector<ValueId> outputs) {
+  IrNode node = NodeRunning(*proto, std::move(inputs), std::move(outputs));
+  RecordMadeNode(rewrite, std::move(proto));
+  return node;
+}
+
+std::vector<ValueId>& MutableWritesOver(const IrGraph& graph, GraphRewrite& rewrite) {
+  if (rewrite.writes_over.size() < graph.values.size()) rewrite.writes_over.resize(graph.values.size(), -1);
+  return rewrite.writes_over;
+}
+
 IrNode NodeRunning(const onnx::NodeProto& proto, std::vector<ValueId> inputs, std::vector<ValueId> outputs) {
   IrNode node;
   node.proto = &proto;
@@ -142,7 +163,7 @@ IrNode NodeRunning(const onnx::NodeProto& proto, std::vector<ValueId> inputs, st
 onnx::NodeProto& UseRuntimeProto(GraphRewrite& rewrite, IrNode& node, std::shared_ptr<onnx::NodeProto> proto) {
   onnx::NodeProto& used = *proto;
   node.proto = proto.get();
-  rewrite.made_nodes.push_back(std::move(proto));
+  RecordMadeNode(rewrite, std::move(proto));
   return used;
 }
 

@@ -1,6 +1,6 @@
 // The graph-editing toolkit of ONNX Runtime's passes (pass.h): what a pass
 // asks of the graph (constants, shapes as ORT holds them; attributes are
-// the loader's, onnx_attributes.h, as everywhere) and
+// read with the loader's onnx_attributes.h, as everywhere) and
 // how it changes it (values and nodes added, nodes fused away, merged or
 // run as another op), keeping the rewrite's side tables (GraphRewrite:
 // held values, writes_over, overridable initializers, the nodes made) in
@@ -13,10 +13,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
-#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/runtimes/onnxruntime/pass.h"
 #include "analyzer/runtimes/runtime_model.h"
@@ -38,7 +38,7 @@ bool IsDequantizeLinear(const onnx::NodeProto& node);
 std::optional<ValueId> ValueNamed(const IrGraph& graph, const std::string& name);
 
 // Whether `node` is ONNX's op `op` (the default domain, however spelled).
-bool IsOp(const IrNode& node, const char* op);
+bool IsOp(const IrNode& node, std::string_view op);
 
 // Whether a DequantizeLinear runs in `graph` or made one of its weights (a
 // folded value): the QDQ passes have nothing to do otherwise, and skip the
@@ -52,6 +52,10 @@ NodeId SoleReader(const IrGraph& graph, ValueId value);
 // The constant tensor behind a value (an initializer or a Constant's value);
 // nullptr for any other value.
 const onnx::TensorProto* ConstantTensor(const IrGraph& graph, ValueId id);
+
+// Whether the caller may override `id` (an initializer also listed as a
+// graph input: GraphRewrite::overridable).
+bool IsOverridable(const GraphRewrite& rewrite, ValueId id);
 
 // A weight ORT treats as constant: an initializer, a Constant's value or a
 // folded value, unless the caller may override it (GraphRewrite::overridable).
@@ -81,19 +85,29 @@ HeldValue& MutableHeld(const IrGraph& graph, GraphRewrite& rewrite, ValueId id);
 // Adds `value` to graph.values (not to value_by_name: it has no name in the
 // model), held as `held`; every side table of the rewrite indexed like the
 // values grows with it. Returns its id.
-ValueId AddValue(IrGraph& graph, GraphRewrite& rewrite, IrValue value, const HeldValue& held = {});
+ValueId AddValue(IrGraph& graph, GraphRewrite& rewrite, IrValue value, HeldValue held = {});
 
 // A node proto a pass makes: op and domain, `name`, inputs and outputs by name.
 std::shared_ptr<onnx::NodeProto> NewNodeProto(const std::string& op, const std::string& domain,
                                               const std::string& name, const std::vector<std::string>& inputs,
                                               const std::vector<std::string>& outputs);
 
+// `proto`, a node the pass made, handed to the rewrite, which owns it
+// (GraphRewrite::made_nodes). The order protos are handed over is the order
+// ORT's Graph::AddNode numbers the nodes in (execution_order.h).
+void RecordMadeNode(GraphRewrite& rewrite, std::shared_ptr<onnx::NodeProto> proto);
+
 // A node running `proto`, a node the pass made, that reads `inputs` and
 // writes `outputs`; named as the proto. The pass puts it into graph.nodes
-// where ORT runs it, relinks the values, and hands the proto to the rewrite
-// (GraphRewrite::made_nodes, in the order ORT's Graph::AddNode numbers them:
-// execution_order.h).
+// where ORT runs it and relinks the values; it hands the proto over
+// (RecordMadeNode) when ORT would number it, or MadeNode does both at once.
 IrNode NodeRunning(const onnx::NodeProto& proto, std::vector<ValueId> inputs, std::vector<ValueId> outputs);
+IrNode MadeNode(GraphRewrite& rewrite, std::shared_ptr<onnx::NodeProto> proto, std::vector<ValueId> inputs,
+                std::vector<ValueId> outputs);
+
+// The rewrite's writes_over table (GraphRewrite::writes_over), made the
+// size of the graph's values (-1: no input written over) to be changed.
+std::vector<ValueId>& MutableWritesOver(const IrGraph& graph, GraphRewrite& rewrite);
 
 // `node` now runs as `proto`, a node the pass made (ORT's Graph::AddNode:
 // execution_order.h numbers it after the file's nodes); the rewrite keeps it

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"

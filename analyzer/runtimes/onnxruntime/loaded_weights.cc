@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "analyzer/loader/model_loader.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/runtimes/onnxruntime/arena_run.h"
 #include "analyzer/runtimes/onnxruntime/bfc_arena.h"

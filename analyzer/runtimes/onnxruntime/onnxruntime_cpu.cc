@@ -24,11 +24,11 @@ namespace {
 
 class OnnxRuntimeCpu : public RuntimeModel {
  public:
-  OnnxRuntimeCpu(ort::CpuIsa isa, bool arena) : isa_(isa), target_(ort::CpuTarget(isa)), arena_(arena) {}
+  OnnxRuntimeCpu(ort::CpuIsa isa, bool arena) : target_(ort::CpuTarget(isa)), arena_(arena) {}
 
   std::string name() const override { return std::string(kOnnxRuntimeCpuName); }
 
-  std::string isa() const override { return std::string(ort::CpuIsaName(isa_)); }
+  std::string isa() const override { return std::string(ort::CpuIsaName(target_.facts.isa)); }
 
   int64_t LayoutChannelBlock() const override { return target_.facts.nchwc_block; }
 
@@ -58,7 +58,7 @@ class OnnxRuntimeCpu : public RuntimeModel {
 
   int64_t KernelWorkspaceBytes(const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
                                const TensorLookup& tensor_of) const override {
-    return ort::KernelWorkspaceBytes(isa_, graph, rewrite, node, tensor_of);
+    return ort::KernelWorkspaceBytes(target_.facts.isa, graph, rewrite, node, tensor_of);
   }
 
   PlannerPeak TensorPeak(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
@@ -114,9 +114,8 @@ class OnnxRuntimeCpu : public RuntimeModel {
   }
 
  private:
-  const ort::CpuIsa isa_;        // Named in the option, or the host's.
-  const ort::Target& target_;    // Its table of passes.
-  const bool arena_;             // ORT's default options; false with the noarena option.
+  const ort::Target& target_;  // Of the ISA named in the option, or the host's: its facts and table of passes.
+  const bool arena_;           // ORT's default options; false with the noarena option.
 };
 
 }  // namespace

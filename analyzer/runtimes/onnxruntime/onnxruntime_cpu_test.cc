@@ -46,7 +46,7 @@ ModelBuilder ConvModel(ModelBuilder builder = ModelBuilder()) {
   return builder;
 }
 
-TEST(RuntimeProfileTest, KnownNames) {
+TEST(OnnxRuntimeCpuTest, KnownNames) {
   absl::StatusOr<std::unique_ptr<const RuntimeModel>> ort = MakeRuntimeModel("onnxruntime-cpu");
   ASSERT_TRUE(ort.ok()) << ort.status();
   EXPECT_EQ((*ort)->name(), "onnxruntime-cpu");
@@ -59,7 +59,7 @@ TEST(RuntimeProfileTest, KnownNames) {
   EXPECT_EQ(ParseRuntimeSpec("onnxruntime-cpu:a,b")->options, (std::vector<std::string>{"a", "b"}));
 }
 
-TEST(RuntimeProfileTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
+TEST(OnnxRuntimeCpuTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
   // One float through Identity: ORT's run peak is ~13.5 KB above its tensors
   // (bench/ground_truth/README.md, "Per-run overhead"): 12.5 KiB and 448 B
   // for each of the input and the output.
@@ -86,7 +86,7 @@ TEST(RuntimeProfileTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
   EXPECT_EQ(plain->memory.arena_bytes, ort->memory.arena_bytes);
 }
 
-TEST(RuntimeProfileTest, RunOverheadWhileKernelsRunIsSmall) {
+TEST(OnnxRuntimeCpuTest, RunOverheadWhileKernelsRunIsSmall) {
   // A 64 KiB im2col workspace: ORT peaks ~1.6-2.3 KB above tensors and
   // workspace then, its 13 KB edge figure is not live.
   ModelBuilder builder;
@@ -103,7 +103,7 @@ TEST(RuntimeProfileTest, RunOverheadWhileKernelsRunIsSmall) {
   EXPECT_EQ(ort->memory.peak_bytes, ort->memory.runtime_weights_bytes + ort->memory.arena_bytes + 1536 + 208);
 }
 
-TEST(RuntimeProfileTest, RunEndHoldsACopyOfLargeOutputs) {
+TEST(OnnxRuntimeCpuTest, RunEndHoldsACopyOfLargeOutputs) {
   // A Relu of 393,216 bytes: measured run peak 1,184,440 = input + output
   // + the binding's copy of the output + 4.8 KB.
   ModelBuilder builder;
@@ -116,7 +116,7 @@ TEST(RuntimeProfileTest, RunEndHoldsACopyOfLargeOutputs) {
   EXPECT_EQ(ort::RunOverheadBytes(8192, 0, 4096, 4096, 6), 12800 + 6 * 448);  // Each binding adds.
 }
 
-TEST(RuntimeProfileTest, ConvBatchNormFuses) {
+TEST(OnnxRuntimeCpuTest, ConvBatchNormFuses) {
   ModelBuilder builder = ConvModel();
   for (const char* name : {"scale", "bias", "mean", "var"}) builder.Initializer(name, onnx::TensorProto::FLOAT, {8});
   builder.Add("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, {"y"}).Output("y");
@@ -132,7 +132,7 @@ TEST(RuntimeProfileTest, ConvBatchNormFuses) {
   EXPECT_EQ(plain->modes.fused_nodes, 0);
 }
 
-TEST(RuntimeProfileTest, BatchNormWithComputedParametersDoesNotFuse) {
+TEST(OnnxRuntimeCpuTest, BatchNormWithComputedParametersDoesNotFuse) {
   ModelBuilder builder = ConvModel();
   builder.Input("scale", onnx::TensorProto::FLOAT, {8});
   for (const char* name : {"bias", "mean", "var"}) builder.Initializer(name, onnx::TensorProto::FLOAT, {8});
@@ -143,7 +143,7 @@ TEST(RuntimeProfileTest, BatchNormWithComputedParametersDoesNotFuse) {
   EXPECT_EQ(ort->modes.fused_nodes, 0);
 }
 
-TEST(RuntimeProfileTest, WeightsListedAsInputsAreNotConstant) {
+TEST(OnnxRuntimeCpuTest, WeightsListedAsInputsAreNotConstant) {
   // IR 8 with the filter also a graph input: ORT may see it overridden
   // (CanOverrideInitializer), so no Conv+BN fusion and no NCHWc kernel: im2col.
   ModelBuilder builder = ConvModel();
@@ -159,7 +159,7 @@ TEST(RuntimeProfileTest, WeightsListedAsInputsAreNotConstant) {
   EXPECT_EQ(WorkspaceOf(*ort, "conv"), 128 * 128 * 4);  // 8 filters <= 256 output pixels: one MLAS segment.
 }
 
-TEST(RuntimeProfileTest, ConvActivationFuses) {
+TEST(OnnxRuntimeCpuTest, ConvActivationFuses) {
   ModelBuilder builder = ConvModel();
   builder.Add("Relu", {"c"}, {"y"}).Output("y");
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.runtime = "onnxruntime-cpu:avx2"});  // No in-place.
@@ -168,7 +168,7 @@ TEST(RuntimeProfileTest, ConvActivationFuses) {
   EXPECT_EQ(ort->memory.arena_bytes, 3 * 8 * 16 * 16 * 4);  // x, x.nchwc and y.nchwc at the Conv.
 }
 
-TEST(RuntimeProfileTest, ConvAddActivationWritesOverTheResidual) {
+TEST(OnnxRuntimeCpuTest, ConvAddActivationWritesOverTheResidual) {
   // A 1-D Conv, which NCHWc leaves: conv_add_act_fusion.cc (level 3).
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 64}).Initializer("w", onnx::TensorProto::FLOAT, {8, 8, 3});
@@ -188,7 +188,7 @@ TEST(RuntimeProfileTest, ConvAddActivationWritesOverTheResidual) {
   EXPECT_EQ(y.sharing, "inplace");
 }
 
-TEST(RuntimeProfileTest, NchwcConvAddOfAnNchwTensorReordersBack) {
+TEST(OnnxRuntimeCpuTest, NchwcConvAddOfAnNchwTensorReordersBack) {
   // The residual is NCHW (a Sigmoid of the input): TransformBinary needs
   // both addends blocked, so the Conv's output is reordered back for the Add.
   ModelBuilder builder = ConvModel();
@@ -210,7 +210,7 @@ void AddConv(ModelBuilder& builder, const std::string& input, const std::string&
   SetInts(builder.Node("Conv", {input, name + "_w"}, {output}, name), "pads", {1, 1, 1, 1});
 }
 
-TEST(RuntimeProfileTest, NchwcPadsOutputChannelsToTheBlock) {
+TEST(OnnxRuntimeCpuTest, NchwcPadsOutputChannelsToTheBlock) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16});
   AddConv(builder, "x", "c", "conv", /*filters=*/4);
@@ -230,7 +230,7 @@ TEST(RuntimeProfileTest, NchwcPadsOutputChannelsToTheBlock) {
   EXPECT_FALSE(IsArenaTensor(*plain, "c.nchwc"));
 }
 
-TEST(RuntimeProfileTest, NchwcReordersAnInputOnceForAllItsReaders) {
+TEST(OnnxRuntimeCpuTest, NchwcReordersAnInputOnceForAllItsReaders) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16});
   AddConv(builder, "x", "a", "conv_a");
@@ -245,7 +245,7 @@ TEST(RuntimeProfileTest, NchwcReordersAnInputOnceForAllItsReaders) {
   EXPECT_EQ(reorder_inputs, 1);
 }
 
-TEST(RuntimeProfileTest, NchwcChainStaysBlockedBetweenItsEnds) {
+TEST(OnnxRuntimeCpuTest, NchwcChainStaysBlockedBetweenItsEnds) {
   // Conv -> Relu (fused into the Conv) -> MaxPool -> Conv: blocked
   // throughout; only the graph's input and output are reordered.
   ModelBuilder builder;
@@ -268,7 +268,7 @@ TEST(RuntimeProfileTest, NchwcChainStaysBlockedBetweenItsEnds) {
   EXPECT_EQ(FindTensor(*ort, "y").producer, "ReorderOutput(y)");
 }
 
-TEST(RuntimeProfileTest, NchwcConvSumWritesOverTheOtherAddend) {
+TEST(OnnxRuntimeCpuTest, NchwcConvSumWritesOverTheOtherAddend) {
   // Add of two single-use NchwcConvs: NchwcConvSumFusion feeds one into the
   // other's Sum input (MayInplace(3, 0)); the Relu after fuses too.
   ModelBuilder builder;
@@ -288,7 +288,7 @@ TEST(RuntimeProfileTest, NchwcConvSumWritesOverTheOtherAddend) {
   EXPECT_EQ(ort->memory.lower_bound_bytes, 3 * 8 * 16 * 16 * 4);
 }
 
-TEST(RuntimeProfileTest, NchwcBatchNormAndScaleOfAConcatAreDepthwiseConvs) {
+TEST(OnnxRuntimeCpuTest, NchwcBatchNormAndScaleOfAConcatAreDepthwiseConvs) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1, 8, 16, 16});
   AddConv(builder, "x", "a", "conv_a");
@@ -310,7 +310,7 @@ TEST(RuntimeProfileTest, NchwcBatchNormAndScaleOfAConcatAreDepthwiseConvs) {
   EXPECT_FALSE(IsArenaTensor(*ort, "y.nchwc"));
 }
 
-TEST(RuntimeProfileTest, NchwcTransposeToNhwcIsTheReorder) {
+TEST(OnnxRuntimeCpuTest, NchwcTransposeToNhwcIsTheReorder) {
   ModelBuilder builder = ConvModel();
   SetInts(builder.Node("Transpose", {"c"}, {"y"}, "to_nhwc"), "perm", {0, 2, 3, 1});
   builder.Output("y");
@@ -321,7 +321,7 @@ TEST(RuntimeProfileTest, NchwcTransposeToNhwcIsTheReorder) {
   EXPECT_EQ(ort->modes.reorder_nodes, 2);  // x in, and the Transpose itself.
 }
 
-TEST(RuntimeProfileTest, NllLossHoldsPerSampleBuffers) {
+TEST(OnnxRuntimeCpuTest, NllLossHoldsPerSampleBuffers) {
   // [3, 5, 4320] log-probabilities: 12,960 samples; measured 7.5 bytes per
   // sample without a weight, 11.6 with one, whatever the class count.
   ModelBuilder builder;
@@ -344,7 +344,7 @@ TEST(RuntimeProfileTest, NllLossHoldsPerSampleBuffers) {
   EXPECT_EQ(WorkspaceOf(*ignoring, "nll"), (4 * 2 + 30) * 12960);
 }
 
-TEST(RuntimeProfileTest, OnlyTheKernelsOrtRunsInPlaceDoSo) {
+TEST(OnnxRuntimeCpuTest, OnlyTheKernelsOrtRunsInPlaceDoSo) {
   // Measured (probe_models.py inplace_*): Relu in place, Add and Exp not.
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1024})
@@ -365,7 +365,7 @@ TEST(RuntimeProfileTest, OnlyTheKernelsOrtRunsInPlaceDoSo) {
   EXPECT_NE(FindTensor(*plain, "y").shares_with, "");
 }
 
-TEST(RuntimeProfileTest, TransposesAroundASoftmaxCancelAndItsKernelTransposes) {
+TEST(OnnxRuntimeCpuTest, TransposesAroundASoftmaxCancelAndItsKernelTransposes) {
   // Transpose, LogSoftmax(axis 2), inverse Transpose: the transpose optimizer
   // leaves LogSoftmax(axis 1), whose kernel holds two transposed copies.
   ModelBuilder builder;
@@ -387,7 +387,7 @@ TEST(RuntimeProfileTest, TransposesAroundASoftmaxCancelAndItsKernelTransposes) {
   EXPECT_EQ(plain->memory.workspace_bytes, 0);
 }
 
-TEST(RuntimeProfileTest, SoftmaxAlongTheLastAxisHasNoWorkspace) {
+TEST(OnnxRuntimeCpuTest, SoftmaxAlongTheLastAxisHasNoWorkspace) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {3, 5, 64});
   SetInt(builder.Node("Softmax", {"x"}, {"y"}, "softmax"), "axis", -1);
@@ -397,7 +397,7 @@ TEST(RuntimeProfileTest, SoftmaxAlongTheLastAxisHasNoWorkspace) {
   EXPECT_EQ(WorkspaceOf(*ort, "softmax"), 0);
 }
 
-TEST(RuntimeProfileTest, GraphInputsLiveUntilTheRunEnds) {
+TEST(OnnxRuntimeCpuTest, GraphInputsLiveUntilTheRunEnds) {
   // The caller owns the inputs: ORT frees none of them during the run.
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1024}).Add("Relu", {"x"}, {"a"}).Add("Sigmoid", {"a"}, {"y"});
@@ -412,7 +412,7 @@ TEST(RuntimeProfileTest, GraphInputsLiveUntilTheRunEnds) {
   EXPECT_EQ(plain->memory.lower_bound_bytes, 2 * 4096);
 }
 
-TEST(RuntimeProfileTest, ConvMulOfAPerChannelWeightFolds) {
+TEST(OnnxRuntimeCpuTest, ConvMulOfAPerChannelWeightFolds) {
   ModelBuilder builder = ConvModel();
   builder.Initializer("per_channel", onnx::TensorProto::FLOAT, {8, 1, 1})
       .Initializer("per_column", onnx::TensorProto::FLOAT, {16})
@@ -425,7 +425,7 @@ TEST(RuntimeProfileTest, ConvMulOfAPerChannelWeightFolds) {
   EXPECT_EQ(ort->modes.fused_nodes, 1);     // A [16] bias broadcasts along the width: conv_add_fusion.cc refuses it.
 }
 
-TEST(RuntimeProfileTest, MatMulAddFuses) {
+TEST(OnnxRuntimeCpuTest, MatMulAddFuses) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {4, 16})
       .Initializer("w", onnx::TensorProto::FLOAT, {16, 32})
@@ -439,7 +439,7 @@ TEST(RuntimeProfileTest, MatMulAddFuses) {
   EXPECT_EQ(ort->modes.fused_nodes, 1);
 }
 
-TEST(RuntimeProfileTest, GraphOutputsAreNeverFusedAway) {
+TEST(OnnxRuntimeCpuTest, GraphOutputsAreNeverFusedAway) {
   ModelBuilder builder = ConvModel();
   builder.Add("Relu", {"c"}, {"y"}).Output("c").Output("y");
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
@@ -448,7 +448,7 @@ TEST(RuntimeProfileTest, GraphOutputsAreNeverFusedAway) {
   EXPECT_EQ(ort->modes.fused_nodes, 0);
 }
 
-TEST(RuntimeProfileTest, NchwcConvHasNoWorkspace) {
+TEST(OnnxRuntimeCpuTest, NchwcConvHasNoWorkspace) {
   ModelBuilder builder = ConvModel();
   builder.Output("c");
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
@@ -456,7 +456,7 @@ TEST(RuntimeProfileTest, NchwcConvHasNoWorkspace) {
   EXPECT_EQ(ort->memory.workspace_bytes, 0);
 }
 
-TEST(RuntimeProfileTest, Im2colConvHoldsMlasSegmentsAtItsStep) {
+TEST(OnnxRuntimeCpuTest, Im2colConvHoldsMlasSegmentsAtItsStep) {
   // A 1-D Conv: NCHWc takes 2-D ones only, so MLAS's im2col path;
   // 4 filters <= 64 output pixels: one segment of 128 x 128 floats.
   ModelBuilder builder;
@@ -477,7 +477,7 @@ TEST(RuntimeProfileTest, Im2colConvHoldsMlasSegmentsAtItsStep) {
   EXPECT_EQ(plain->memory.workspace_bytes, 0);
 }
 
-TEST(RuntimeProfileTest, Im2colConvWithMoreFiltersThanPixelsExpandsFully) {
+TEST(OnnxRuntimeCpuTest, Im2colConvWithMoreFiltersThanPixelsExpandsFully) {
   // 20 filters > 2 output pixels: the whole im2col matrix, 2 x (3*3) floats.
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 4}).Initializer("w", onnx::TensorProto::FLOAT, {20, 3, 3});
@@ -488,7 +488,7 @@ TEST(RuntimeProfileTest, Im2colConvWithMoreFiltersThanPixelsExpandsFully) {
   EXPECT_EQ(WorkspaceOf(*ort, "conv"), 128);  // 72 bytes, aligned to 64.
 }
 
-TEST(RuntimeProfileTest, TwoDimensionalConvOfAnyWidthIsNchwc) {
+TEST(OnnxRuntimeCpuTest, TwoDimensionalConvOfAnyWidthIsNchwc) {
   ModelBuilder builder;  // 4 filters: NCHWc pads them to the block (pytorch-converted test_Conv2d, measured).
   builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 8, 8}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 3, 3});
   SetInts(builder.Node("Conv", {"x", "w"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
@@ -498,7 +498,7 @@ TEST(RuntimeProfileTest, TwoDimensionalConvOfAnyWidthIsNchwc) {
   EXPECT_EQ(ort->memory.workspace_bytes, 0);
 }
 
-TEST(RuntimeProfileTest, PointwiseConvHasNoWorkspace) {
+TEST(OnnxRuntimeCpuTest, PointwiseConvHasNoWorkspace) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, 8, 8}).Initializer("w", onnx::TensorProto::FLOAT, {4, 3, 1, 1});
   builder.Node("Conv", {"x", "w"}, {"c"}, "conv");
@@ -508,7 +508,7 @@ TEST(RuntimeProfileTest, PointwiseConvHasNoWorkspace) {
   EXPECT_EQ(ort->memory.workspace_bytes, 0);
 }
 
-TEST(RuntimeProfileTest, LrnHoldsScaleAndPaddedSquare) {
+TEST(OnnxRuntimeCpuTest, LrnHoldsScaleAndPaddedSquare) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1, 4, 8, 8});
   SetInt(builder.Node("LRN", {"x"}, {"y"}, "lrn"), "size", 3);
@@ -547,7 +547,7 @@ ModelBuilder OneLstm(int64_t seq, int64_t batch, int64_t input, int64_t hidden, 
   return builder;
 }
 
-TEST(RuntimeProfileTest, LstmHoldsItsGatesAndStates) {
+TEST(OnnxRuntimeCpuTest, LstmHoldsItsGatesAndStates) {
   // uni_directional_lstm.cc's buffers, in floats: 2 H + 3 B H + 4 H B S + 4 H
   // (bias), and B int32 sequence lengths.
   absl::StatusOr<Analysis> forward = AnalyzeBuilt(OneLstm(32, 4, 64, 64, "forward", {"y", "y_h", "y_c"}), kOrt);
@@ -591,7 +591,7 @@ ModelBuilder IfReadingMainWeights(bool w_is_graph_input) {
   return builder;
 }
 
-TEST(RuntimeProfileTest, BodyNodesReadingMainWeightsFold) {
+TEST(OnnxRuntimeCpuTest, BodyNodesReadingMainWeightsFold) {
   const AnalyzeOptions folding = {.fold_constants = true, .runtime = "onnxruntime-cpu:avx2"};
   // ORT's ConstantFolding recurses into the branches and reads the main
   // graph's initializers as constants: the Transpose of w is a weight, and
@@ -610,7 +610,7 @@ TEST(RuntimeProfileTest, BodyNodesReadingMainWeightsFold) {
   EXPECT_EQ(*FindTensor(*overridable, "if/body").bytes, 128 * 64 * 4 + 16 * 128 * 4);
 }
 
-TEST(RuntimeProfileTest, BodyKernelsHoldTheirScratch) {
+TEST(OnnxRuntimeCpuTest, BodyKernelsHoldTheirScratch) {
   // cond, x [32, 4, 64]; y = If(cond): then an LSTM (Y only) of Neg(x),
   // else Neg(x). ORT runs a branch's nodes with the same kernels: the LSTM's
   // buffers are in the then branch's peak with the runtime, not without. (The
@@ -814,7 +814,7 @@ ModelBuilder OverridableShapesChain(bool declare_dims) {
   return builder;
 }
 
-TEST(RuntimeProfileTest, OverridableShapesHideDimsFromOrtsPlannerUnlessTheFileGivesThem) {
+TEST(OnnxRuntimeCpuTest, OverridableShapesHideDimsFromOrtsPlannerUnlessTheFileGivesThem) {
   absl::StatusOr<Analysis> hidden = AnalyzeBuilt(OverridableShapesChain(false), kOrt);
   ASSERT_TRUE(hidden.ok()) << hidden.status();
   absl::StatusOr<Analysis> declared = AnalyzeBuilt(OverridableShapesChain(true), kOrt);

@@ -36,6 +36,9 @@
 #include "absl/strings/strip.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/memory/folding.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
+#include "analyzer/runtimes/onnxruntime/pass.h"
+#include "analyzer/runtimes/onnxruntime/targets.h"
 #include "analyzer/runtimes/registry.h"
 #include "analyzer/runtimes/runtime_model.h"
 #include "analyzer/shapes/shapes.h"
@@ -288,7 +291,7 @@ struct ValueLayout {
   ValueId sized_as = -1;          // Sized as that value (-1: by its own name).
   int64_t channel_block = 0;      // Channels padded to whole blocks of this (> 1).
   bool channels_last = false;     // Held (N, spatial..., C).
-  int32_t runtime_data_type = 0;  // Held in this element type (0: the model's).
+  int32_t data_type = 0;  // Held in this element type (0: the model's).
   std::string planner_shape;      // How the runtime's planner sees its dims ("": as sized).
   bool live_to_end = false;       // Held until the run ends.
 };
@@ -308,7 +311,7 @@ RuntimeAnnotations ReadAnnotations(const GraphRewrite& rewrite, const IrGraph& g
     ValueLayout layout{.sized_as = held.sized_as,
                        .channel_block = held.channel_block,
                        .channels_last = held.channels_last,
-                       .runtime_data_type = held.data_type,
+                       .data_type = held.data_type,
                        .live_to_end = held.live_to_end};
     switch (held.planner_shape) {
       case PlannerShape::kAsSized: break;
@@ -432,7 +435,7 @@ std::optional<ValueShape> HeldShape(const IrGraph& graph, const RuntimeAnnotatio
   int32_t data_type = 0;
   ValueId base = id;
   for (int steps = 0; steps <= static_cast<int>(graph.values.size()); ++steps) {
-    if (data_type == 0) data_type = annotations.values[base].runtime_data_type;
+    if (data_type == 0) data_type = annotations.values[base].data_type;
     if (annotations.values[base].sized_as < 0) break;
     base = annotations.values[base].sized_as;
   }
@@ -457,8 +460,8 @@ std::string FormatLayout(const IrGraph& graph, const ValueLayout& layout) {
   if (layout.sized_as >= 0) parts.push_back(absl::StrCat("sized_as=", graph.values[layout.sized_as].name));
   if (layout.channel_block > 1) parts.push_back(absl::StrCat("channel_block=", layout.channel_block));
   if (layout.channels_last) parts.push_back("channels_last");
-  if (layout.runtime_data_type != 0) {
-    parts.push_back(absl::StrCat("runtime_data_type=", TypeName(layout.runtime_data_type)));
+  if (layout.data_type != 0) {
+    parts.push_back(absl::StrCat("data_type=", TypeName(layout.data_type)));
   }
   if (!layout.planner_shape.empty()) parts.push_back(absl::StrCat("planner_shape=", layout.planner_shape));
   if (layout.live_to_end) parts.push_back("live_to_end");
@@ -466,7 +469,7 @@ std::string FormatLayout(const IrGraph& graph, const ValueLayout& layout) {
 }
 
 bool IsDefault(const ValueLayout& layout) {
-  return layout.sized_as < 0 && layout.channel_block <= 1 && !layout.channels_last && layout.runtime_data_type == 0 &&
+  return layout.sized_as < 0 && layout.channel_block <= 1 && !layout.channels_last && layout.data_type == 0 &&
          layout.planner_shape.empty() && !layout.live_to_end;
 }
 
@@ -474,18 +477,37 @@ bool IsDefault(const ValueLayout& layout) {
 struct BeforeRewrite {
   size_t value_count = 0;
   std::vector<ValueOrigin> origins;      // Indexed like graph.values then.
-  std::vector<ValueLayout> layouts;      // The annotations then (all default today).
   std::vector<std::string> folded;       // Values the analysis's folding computed at load.
   std::map<std::string, std::string> producer_of;  // Output name -> display name of its node then.
 };
 
-std::string PrintRewrite(const RuntimeModel& runtime, const IrGraph& graph, const GraphRewrite& summary,
+// What each pass of the table that changed something did, in order: the
+// trace RunPasses gives (nodes before and after, values added, nodes made,
+// and the counts it reports).
+void PrintTrace(const std::vector<ort::PassRecord>& trace, std::vector<std::string>& lines) {
+  lines.push_back("passes:");
+  for (const ort::PassRecord& record : trace) {
+    std::vector<std::string> did;
+    if (record.nodes_after != record.nodes_before) {
+      did.push_back(absl::StrCat("nodes ", record.nodes_before, " -> ", record.nodes_after));
+    }
+    if (record.values_added > 0) did.push_back(absl::StrCat(record.values_added, " values added"));
+    if (record.nodes_made > 0) did.push_back(absl::StrCat(record.nodes_made, " nodes made"));
+    if (record.change.fused_nodes > 0) did.push_back(absl::StrCat("fused ", record.change.fused_nodes));
+    if (record.change.layout_nodes > 0) did.push_back(absl::StrCat("layout ", record.change.layout_nodes));
+    if (record.change.reorder_nodes > 0) did.push_back(absl::StrCat("reorders ", record.change.reorder_nodes));
+    if (did.empty()) continue;
+    lines.push_back(absl::StrCat("  ", record.pass->name, ": ", absl::StrJoin(did, ", ")));
+  }
+}
+
+std::string PrintRewrite(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<ort::PassRecord>& trace,
                          const BeforeRewrite& before, const ShapeLookup& shape_of,
                          const std::vector<std::string>& inference_warnings) {
-  const RuntimeAnnotations annotations = ReadAnnotations(summary, graph);
+  const RuntimeAnnotations annotations = ReadAnnotations(rewrite, graph);
   std::vector<std::string> lines;
   for (const std::string& warning : inference_warnings) lines.push_back(absl::StrCat("shape inference: ", warning));
-  if (!summary.refused.empty()) lines.push_back(absl::StrCat("refused: ", summary.refused));
+  if (!rewrite.refused.empty()) lines.push_back(absl::StrCat("refused: ", rewrite.refused));
   if (!before.folded.empty()) lines.push_back(absl::StrCat("folded at load: ", absl::StrJoin(before.folded, ", ")));
   lines.push_back("nodes:");
   auto names = [&](const std::vector<ValueId>& ids) {
@@ -531,7 +553,7 @@ std::string PrintRewrite(const RuntimeModel& runtime, const IrGraph& graph, cons
     }
     const bool origin_changed = !added && value.origin != before.origins[id];
     const bool layout_changed =
-        added ? !IsDefault(layout) : FormatLayout(graph, layout) != FormatLayout(graph, before.layouts[id]);
+        added ? !IsDefault(layout) : FormatLayout(graph, layout) != FormatLayout(graph, ValueLayout{});
     if (!added && !origin_changed && !layout_changed) continue;
     const std::optional<ValueShape> held = HeldShape(graph, annotations, shape_of, static_cast<ValueId>(id));
     std::string line = absl::StrCat("  ", added ? "+ " : "~ ", value.name, ": ");
@@ -554,24 +576,25 @@ std::string PrintRewrite(const RuntimeModel& runtime, const IrGraph& graph, cons
     for (std::string& line : value_lines) lines.push_back(std::move(line));
   }
   if (!fused_away.empty()) lines.push_back(absl::StrCat("fused away: ", absl::StrJoin(fused_away, ", ")));
-  // The summary's list should name the same values.
-  const std::set<std::string> listed(summary.fused_tensors.begin(), summary.fused_tensors.end());
+  // The rewrite's list should name the same values.
+  const std::set<std::string> listed(rewrite.fused_tensors.begin(), rewrite.fused_tensors.end());
   if (listed != std::set<std::string>(fused_away.begin(), fused_away.end())) {
-    lines.push_back(absl::StrCat("fused_tensors (differs): ", absl::StrJoin(summary.fused_tensors, ", ")));
+    lines.push_back(absl::StrCat("fused_tensors (differs): ", absl::StrJoin(rewrite.fused_tensors, ", ")));
   }
   std::vector<std::string> writes_over;
-  for (size_t id = 0; id < summary.writes_over.size(); ++id) {
-    if (summary.writes_over[id] < 0) continue;
-    writes_over.push_back(absl::StrCat(graph.values[id].name, " over ", graph.values[summary.writes_over[id]].name));
+  for (size_t id = 0; id < rewrite.writes_over.size(); ++id) {
+    if (rewrite.writes_over[id] < 0) continue;
+    writes_over.push_back(absl::StrCat(graph.values[id].name, " over ", graph.values[rewrite.writes_over[id]].name));
   }
   if (!writes_over.empty()) lines.push_back(absl::StrCat("writes_over: ", absl::StrJoin(writes_over, ", ")));
   std::vector<std::string> overridable;
-  for (size_t id = 0; id < summary.overridable.size() && id < graph.values.size(); ++id) {
-    if (summary.overridable[id]) overridable.push_back(graph.values[id].name);
+  for (size_t id = 0; id < rewrite.overridable.size() && id < graph.values.size(); ++id) {
+    if (rewrite.overridable[id]) overridable.push_back(graph.values[id].name);
   }
   if (!overridable.empty()) lines.push_back(absl::StrCat("overridable: ", absl::StrJoin(overridable, ", ")));
-  lines.push_back(absl::StrCat("fused_nodes=", summary.fused_nodes, " layout_nodes=", summary.layout_nodes,
-                               " reorder_nodes=", summary.reorder_nodes));
+  lines.push_back(absl::StrCat("fused_nodes=", rewrite.fused_nodes, " layout_nodes=", rewrite.layout_nodes,
+                               " reorder_nodes=", rewrite.reorder_nodes));
+  PrintTrace(trace, lines);
   return absl::StrJoin(lines, "\n");
 }
 
@@ -599,16 +622,24 @@ absl::StatusOr<std::string> RunCase(const ParsedModel& parsed, const std::string
   for (ValueId id : folded.folded_values) before.folded.push_back(graph.values[id].name);
   before.value_count = graph.values.size();
   for (const IrValue& value : graph.values) before.origins.push_back(value.origin);
-  before.layouts = ReadAnnotations(GraphRewrite{}, graph).values;
   for (const IrNode& node : graph.nodes) {
     for (ValueId output : node.outputs) before.producer_of[graph.values[output].name] = node.display_name;
   }
   const ShapeLookup shape_of = ValueInfoLookup(model.graph());
-  const GraphRewrite summary = (*runtime)->RewriteGraph(
+  // The target's table run directly, for the trace of what each pass did
+  // (RewriteGraph runs the same table without it).
+  absl::StatusOr<RuntimeSpec> spec = ParseRuntimeSpec(target);
+  if (!spec.ok()) return spec.status();
+  const std::optional<ort::CpuIsa> isa =
+      spec->options.empty() ? std::nullopt : ort::ParseCpuIsa(spec->options.front());
+  if (!isa.has_value()) return absl::InvalidArgumentError(absl::StrCat("a case names its ISA: ", target));
+  std::vector<ort::PassRecord> trace;
+  const GraphRewrite rewrite = ort::RunPasses(
+      ort::CpuTarget(*isa),
       {.ir_version = model.ir_version(), .opset = DefaultOpset(model), .shape_of = shape_of,
        .file_graph = &parsed.file.graph()},
-      graph);
-  return PrintRewrite(**runtime, graph, summary, before, shape_of, parsed.inference_warnings);
+      graph, &trace);
+  return PrintRewrite(graph, rewrite, trace, before, shape_of, parsed.inference_warnings);
 }
 
 // ---------------------------------------------------------------------------

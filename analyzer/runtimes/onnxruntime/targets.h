@@ -59,7 +59,7 @@ const Target& CpuTarget(CpuIsa isa);
 // Every target, in the order --help lists their ISAs.
 std::vector<const Target*> AllTargets();
 
-// What one row did (the golden tests print it).
+// What one row did (testdata/rewrites' golden files print it).
 struct PassRecord {
   const Pass* pass = nullptr;
   PassChange change;          // What the pass says it changed.

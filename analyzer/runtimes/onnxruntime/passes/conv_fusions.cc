@@ -27,9 +27,8 @@ namespace {
 // filter_rank - 1 dims, or [1, C, 1, ...] with filter_rank dims
 // (core/optimizer/conv_mul_fusion.cc and conv_add_fusion.cc check the same).
 bool IsPerChannelWeight(const IrGraph& graph, const PassContext& context, ValueId weight, ValueId filter) {
-  const std::optional<ValueShape> shape = ShapeOfValue(graph, context.rewrite, context.model.shape_of, weight);
-  const std::optional<ValueShape> filter_shape =
-      ShapeOfValue(graph, context.rewrite, context.model.shape_of, filter);
+  const std::optional<ValueShape> shape = ShapeOfValue(graph, context, weight);
+  const std::optional<ValueShape> filter_shape = ShapeOfValue(graph, context, filter);
   if (!shape.has_value() || !filter_shape.has_value() || filter_shape->dims.empty()) return false;
   const std::optional<int64_t> channels = filter_shape->dims[0];
   int64_t elements = 1;
@@ -134,12 +133,11 @@ Absorbed AbsorbedBefore(const IrNode& head, const PassContext& context) {
 // on the chain's new output when an activation follows the Add.
 void TrackResidual(IrGraph& graph, PassContext& context, const IrNode& head, const IrNode& next, ValueId link,
                    Absorbed before, Absorbed after) {
-  std::vector<ValueId>& writes_over = context.rewrite.writes_over;
   if (after == Absorbed::kAdd && head.proto->op_type() == "Conv") {
     const ValueId residual = next.inputs[0] == link ? next.inputs[1] : next.inputs[0];
-    if (writes_over.empty()) writes_over.assign(graph.values.size(), -1);
-    writes_over[next.outputs[0]] = residual;
+    MutableWritesOver(graph, context.rewrite)[next.outputs[0]] = residual;
   }
+  std::vector<ValueId>& writes_over = context.rewrite.writes_over;
   if (before == Absorbed::kAdd && after == Absorbed::kActivation && !writes_over.empty() &&
       head.outputs.size() == 1 && writes_over[head.outputs[0]] >= 0) {
     writes_over[next.outputs[0]] = writes_over[head.outputs[0]];  // Still the residual.
@@ -179,8 +177,7 @@ int64_t GrowChain(NodeId head_id, const ChainOptions& options, IrGraph& graph, P
   onnx::NodeProto* remade = nullptr;
   bool linear_only = false;
   if (!options.float16_fusions && head_op == "Conv" && !head.inputs.empty()) {
-    const std::optional<ValueShape> input =
-        ShapeOfValue(graph, context.rewrite, context.model.shape_of, head.inputs[0]);
+    const std::optional<ValueShape> input = ShapeOfValue(graph, context, head.inputs[0]);
     linear_only = input.has_value() && input->data_type == onnx::TensorProto::FLOAT16;
   }
   int64_t taken = 0;
@@ -257,9 +254,9 @@ const Pass kConvFusions = {
     .apply = &ApplyConvFusions};
 
 const Pass kConvFusionsAfterCasts = {
-    .name = "ConvActivationFusion (after the Casts)",
+    .name = "ConvBNFusion, ConvMulFusion, ConvAddFusion, ConvActivationFusion, MatMulAddFusion (after the Casts)",
     .stage = OrtStage::kLevel2,
-    .source = "core/optimizer/conv_activation_fusion.cc",
+    .source = "core/optimizer/conv_bn_fusion.cc, conv_activation_fusion.cc, matmul_add_fusion.cc",
     .apply = &ApplyConvFusionsAfterCasts};
 
 const Pass kConvAddActivationFusion = {

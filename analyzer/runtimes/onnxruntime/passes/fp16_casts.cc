@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/execution_order.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/passes/passes.h"
@@ -351,9 +352,7 @@ class Float16Casts {
 
   // The Cast writing `id` goes, and `id` with it.
   void Drop(ValueId id) {
-    IrValue& value = graph_.values[id];
-    value.origin = ValueOrigin::kFusedAway;
-    context_.rewrite.fused_tensors.push_back(value.name);
+    MarkFusedAway(graph_, context_.rewrite, id);
     ++dropped_;
   }
 
@@ -398,7 +397,7 @@ class Float16Casts {
   void Rebuild() {
     std::stable_sort(made_casts_.begin(), made_casts_.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [index, proto] : made_casts_) context_.rewrite.made_nodes.push_back(std::move(proto));
+    for (auto& [index, proto] : made_casts_) RecordMadeNode(context_.rewrite, std::move(proto));
     std::vector<IrNode> nodes = std::move(cast_first_);
     for (size_t node_id = 0; node_id < graph_.nodes.size(); ++node_id) {
       for (IrNode& cast : cast_before_[node_id]) nodes.push_back(std::move(cast));

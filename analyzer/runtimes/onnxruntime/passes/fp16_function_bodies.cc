@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/passes/passes.h"
 #include "onnx/onnx_pb.h"
@@ -360,9 +361,7 @@ class Inliner {
       to->set_type(onnx::AttributeProto::INT);
       to->set_i(ElementType(output));
     }
-    IrNode node = NodeRunning(*proto, std::move(inputs), {output});
-    context_.rewrite.made_nodes.push_back(std::move(proto));
-    return node;
+    return MadeNode(context_.rewrite, std::move(proto), std::move(inputs), {output});
   }
 
   const int64_t opset_;

@@ -26,9 +26,6 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzer/loader/graph_ir.h"
-#include "analyzer/runtimes/runtime_model.h"
-
 namespace footprint::ort {
 
 // Whether ORT 1.30 inlines the function body of default-domain op `op` with

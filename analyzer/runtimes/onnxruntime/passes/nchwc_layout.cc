@@ -29,6 +29,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/execution_order.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/passes/passes.h"
@@ -96,7 +97,6 @@ class NchwcLayout {
     bool nchwc_conv = false;      // An NchwcConv (from a Conv or a BatchNormalization).
     bool has_activation = false;  // Its kernel applies an activation.
     bool has_sum = false;         // It sums into its Sum input.
-    const onnx::NodeProto* proto = nullptr;  // Its NchwcConv proto.
   };
 
   // MlasReorderInputNchw copies whole groups of 4 channels: ORT's
@@ -176,16 +176,15 @@ class NchwcLayout {
   NodeId AddReorder(const std::string& op, const std::string& display_name, ValueId input, ValueId output) {
     auto proto =
         NewNodeProto(op, kNchwcDomain, display_name, {graph_.values[input].name}, {graph_.values[output].name});
-    context_.rewrite.made_nodes.push_back(proto);
     const NodeId id = static_cast<NodeId>(graph_.nodes.size());
-    graph_.nodes.push_back(NodeRunning(*proto, {input}, {output}));
+    graph_.nodes.push_back(MadeNode(context_.rewrite, std::move(proto), {input}, {output}));
     state_.push_back(NodeState{});
     ++change_.reorder_nodes;
     return id;
   }
 
   // The node now runs as `op` in the NCHWc domain (its attributes kept).
-  onnx::NodeProto& Rewrite(NodeId node_id, const std::string& op) {
+  void Rewrite(NodeId node_id, const std::string& op) {
     IrNode& node = graph_.nodes[node_id];
     onnx::NodeProto& proto = UseRuntimeProto(context_.rewrite, node, std::make_shared<onnx::NodeProto>(*node.proto));
     proto.set_op_type(op);
@@ -195,7 +194,6 @@ class NchwcLayout {
     } else {
       ++change_.layout_nodes;
     }
-    return proto;
   }
 
   // The node reads `arg`'s blocked tensor wherever it read the NCHW value.
@@ -264,7 +262,7 @@ class NchwcLayout {
     const IrNode& node = graph_.nodes[node_id];
     if (!node.bodies.empty() || node.inputs.empty() || node.outputs.empty()) return;
     const std::string& op = node.proto->op_type();
-    // QuickGelu (a fused SiLU, quick_gelu_fusion.h) runs on the blocked
+    // QuickGelu (a fused SiLU, quick_gelu_fusion.cc) runs on the blocked
     // tensor, not fused into the Conv: ORT 1.30's optimized YOLOv5-shaped
     // model has NchwcConv -> QuickGelu -> NchwcConv with no reorder between.
     if (node.proto->domain() == "com.microsoft" && op == "QuickGelu") {
@@ -336,9 +334,8 @@ class NchwcLayout {
       if (!IsConstant(bias) || !bias_dims.has_value() || (*bias_dims)[0] != output_channels) return;
     }
     const bool has_activation = context_.activation_fused.contains(node.proto);
-    const onnx::NodeProto& nchwc_conv = Rewrite(node_id, "Conv");
-    state_[node_id] = NodeState{.nchwc_conv = true, .has_activation = has_activation, .proto = &nchwc_conv};
-    if (has_activation) context_.activation_fused.insert(state_[node_id].proto);
+    Rewrite(node_id, "Conv");
+    state_[node_id] = NodeState{.nchwc_conv = true, .has_activation = has_activation};
     if (reorder_input) TakeBlockedInput(node_id);
     CreateArg(node_id, output_channels);
   }
@@ -391,9 +388,7 @@ class NchwcLayout {
         if (!conv.nchwc_conv || conv.has_sum || conv.has_activation || conv_arg.starting_uses != 1) continue;
         const ValueId addend = (*args)[1 - n]->blocked;
         graph_.nodes[conv_arg.producer].inputs.push_back(addend);  // NchwcConv's Sum input.
-        std::vector<ValueId>& writes_over = context_.rewrite.writes_over;
-        if (writes_over.size() < graph_.values.size()) writes_over.resize(graph_.values.size(), -1);
-        writes_over[conv_arg.blocked] = addend;
+        MutableWritesOver(graph_, context_.rewrite)[conv_arg.blocked] = addend;
         conv.has_sum = true;
         FuseInto(node_id, conv_arg);
         return;
@@ -431,7 +426,8 @@ class NchwcLayout {
   // The node runs as a depthwise 1x1 NchwcConv of `arg`'s blocked tensor
   // (its scale and bias are weights), writing a new blocked tensor.
   void BecomeDepthwiseConv(NodeId node_id, Arg& arg) {
-    state_[node_id] = NodeState{.nchwc_conv = true, .proto = &Rewrite(node_id, "Conv")};
+    Rewrite(node_id, "Conv");
+    state_[node_id] = NodeState{.nchwc_conv = true};
     UseBlocked(node_id, arg);
     CreateArg(node_id, arg.channels);
   }
@@ -461,7 +457,6 @@ class NchwcLayout {
     NodeState& conv = state_[arg->producer];
     if (fusable && conv.nchwc_conv && arg->starting_uses == 1 && !conv.has_activation) {
       conv.has_activation = true;
-      if (conv.proto != nullptr) context_.activation_fused.insert(conv.proto);
       FuseInto(node_id, *arg);
       return;
     }
@@ -548,8 +543,7 @@ class NchwcLayout {
         const NodeId reorder = AddReorder("ReorderOutput", "ReorderOutput(" + value.name + ")", arg.blocked, logical);
         reorder_outputs_.emplace_back(arg.producer, reorder);
       } else {
-        value.origin = ValueOrigin::kFusedAway;
-        context_.rewrite.fused_tensors.push_back(value.name);
+        MarkFusedAway(graph_, context_.rewrite, logical);
       }
     }
   }

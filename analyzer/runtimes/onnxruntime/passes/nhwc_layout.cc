@@ -286,8 +286,7 @@ class NhwcRewriter {
   void AddTranspose(ValueId from, ValueId to, const char* perm_name, std::vector<IrNode>& where) {
     auto proto = NewNodeProto("Transpose", "", std::string(perm_name) + "(" + graph_.values[from].name + ")",
                               {graph_.values[from].name}, {graph_.values[to].name});
-    where.push_back(NodeRunning(*proto, {from}, {to}));
-    context_.rewrite.made_nodes.push_back(std::move(proto));
+    where.push_back(MadeNode(context_.rewrite, std::move(proto), {from}, {to}));
     ++transposes_;
   }
 

@@ -112,9 +112,6 @@ PassChange MarkShapesOrtCannotInfer(IrGraph& graph, PassContext& context) {
   // inlined body's) end where their own rule says.
   std::vector<bool> hidden(graph.values.size(), false);
   auto is_hidden = [&](ValueId id) { return id >= 0 && id < static_cast<ValueId>(hidden.size()) && hidden[id]; };
-  auto is_overridable = [&](ValueId id) {
-    return id >= 0 && id < static_cast<ValueId>(rewrite.overridable.size()) && rewrite.overridable[id];
-  };
   for (const IrNode& node : graph.nodes) {
     const int first_data = FirstDataInput(*node.proto);
     const size_t dims_from = SizedByFirstInput(*node.proto) ? 1 : node.inputs.size();
@@ -122,7 +119,7 @@ PassChange MarkShapesOrtCannotInfer(IrGraph& graph, PassContext& context) {
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const ValueId input = node.inputs[i];
       if (i < dims_from) unknown = unknown || is_hidden(input);
-      unknown = unknown || (first_data >= 0 && static_cast<int>(i) >= first_data && is_overridable(input));
+      unknown = unknown || (first_data >= 0 && static_cast<int>(i) >= first_data && IsOverridable(rewrite, input));
     }
     if (!unknown || ReshapesToStoredDims(graph, rewrite, node)) continue;
     for (ValueId output : node.outputs) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/passes/passes.h"
 #include "onnx/onnx_pb.h"

@@ -413,7 +413,7 @@ std::optional<int8_t> ScalarInt8ZeroPoint(const IrGraph& graph, const std::strin
 // zero point (a constant), runs in uint8 with the zero point + 128; the
 // tensor between them is uint8 (same bytes). The selectors then see uint8
 // activations. EnsureUniqueDQForNodeUnit gave every reader of a
-// DequantizeLinear its own copy first (unique_dequantizers.h), so a Q whose
+// DequantizeLinear its own copy first (unique_dequantizers.cc), so a Q whose
 // DQ had several readers has several readers itself: it stays int8, and the int8 Conv or MatMul
 // reading it is not fused on x86-64 (QDQIsInt8Allowed() is false there).
 // Probe: the QDQ copies with int8 activations (make_quantized_copies.py

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/passes/passes.h"
 #include "onnx/onnx_pb.h"
@@ -115,7 +116,7 @@ PassChange ShareEqualSmallConstants(IrGraph& graph, PassContext& context) {
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const IrValue& value = graph.values[id];
     if (value.is_graph_output || value.consumers.empty()) continue;
-    if (!rewrite.overridable.empty() && rewrite.overridable[id]) continue;
+    if (IsOverridable(rewrite, static_cast<ValueId>(id))) continue;
     const onnx::TensorProto* tensor = ConstantTensor(graph, static_cast<ValueId>(id));
     if (tensor == nullptr) continue;
     const std::optional<std::string> key = SmallConstantKey(*tensor);

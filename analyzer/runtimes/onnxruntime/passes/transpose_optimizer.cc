@@ -8,19 +8,13 @@
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/passes/passes.h"
 #include "onnx/onnx_pb.h"
 
 namespace footprint::ort {
 namespace {
-
-// The permutation of a Transpose (empty: the default reversal, or none).
-std::vector<int64_t> PermOf(const onnx::NodeProto& node) {
-  const onnx::AttributeProto* perm = FindAttribute(node, "perm");
-  if (perm == nullptr) return {};
-  return std::vector<int64_t>(perm->ints().begin(), perm->ints().end());
-}
 
 // Level 1, ORT's transpose optimizer (core/optimizer/transpose_optimization/):
 // a Transpose, a Softmax or LogSoftmax along one axis, and the inverse
@@ -38,7 +32,7 @@ PassChange CancelTransposePairs(IrGraph& graph, PassContext& context) {
         first.inputs.size() != 1 || first.outputs.size() != 1) {
       continue;
     }
-    const std::vector<int64_t> perm = PermOf(*first.proto);
+    const std::vector<int64_t> perm = IntsAttribute(*first.proto, "perm");  // Empty: the default reversal.
     const NodeId middle_id = SoleReader(graph, first.outputs[0]);
     if (perm.empty() || middle_id < 0 || removed[middle_id]) continue;
     IrNode& middle = graph.nodes[middle_id];
@@ -51,7 +45,7 @@ PassChange CancelTransposePairs(IrGraph& graph, PassContext& context) {
     if (last_id < 0 || removed[last_id]) continue;
     const IrNode& last = graph.nodes[last_id];
     if (!IsDefaultDomain(*last.proto) || last.proto->op_type() != "Transpose" || last.outputs.size() != 1) continue;
-    const std::vector<int64_t> back = PermOf(*last.proto);
+    const std::vector<int64_t> back = IntsAttribute(*last.proto, "perm");
     const int64_t rank = static_cast<int64_t>(perm.size());
     bool inverse = static_cast<int64_t>(back.size()) == rank;
     for (int64_t i = 0; inverse && i < rank; ++i) {
