@@ -190,6 +190,33 @@ absl::Status LoadGraph(const onnx::GraphProto& graph, const absl::flat_hash_set<
   return absl::OkStatus();
 }
 
+namespace {
+
+// The folded values, sized after the arena values (from `first_folded` on in
+// `sized`), leave the arena for the graph's folded weights.
+void MoveFoldedToWeights(const std::vector<ValueId>& sized, size_t first_folded, const std::string& graph_label,
+                         GraphSizes& sizes) {
+  for (size_t i = first_folded; i < sized.size(); ++i) {
+    const ValueId id = sized[i];
+    TensorRecord& record = sizes.records[sizes.record_of[id]];
+    sizes.folded_weights.push_back(WeightRecord{
+        .name = record.name,
+        .dtype = record.dtype,
+        .shape = record.shape.value_or(std::vector<Dim>{}),
+        .bytes = record.bytes,
+        .folded = true,
+        .graph = graph_label,
+    });
+    sizes.record_of[id] = -1;
+    sizes.aligned_of[id] = 0;
+    sizes.sized_bytes[id] = -1;
+    sizes.facts[id] = ValueFacts{};
+  }
+  sizes.records.resize(first_folded);
+}
+
+}  // namespace
+
 absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const GraphResult& result,
                                            const std::string& graph_label, const Context& context) {
   const int64_t alignment = context.options.device.alignment_bytes;
@@ -258,23 +285,7 @@ absl::StatusOr<GraphSizes> SizeArenaValues(const onnx::GraphProto& graph, const 
     if (record.bytes.has_value()) sizes.sized_bytes[id] = record.aligned_bytes;
     sizes.facts[id] = ValueFacts{.bytes = record.bytes, .dtype = record.dtype};
   }
-  for (size_t i = arena_value_count; i < arena_values.size(); ++i) {
-    const ValueId id = arena_values[i];
-    TensorRecord& record = records[sizes.record_of[id]];
-    sizes.folded_weights.push_back(WeightRecord{
-        .name = record.name,
-        .dtype = record.dtype,
-        .shape = record.shape.value_or(std::vector<Dim>{}),
-        .bytes = record.bytes,
-        .folded = true,
-        .graph = graph_label,
-    });
-    sizes.record_of[id] = -1;
-    sizes.aligned_of[id] = 0;
-    sizes.sized_bytes[id] = -1;
-    sizes.facts[id] = ValueFacts{};
-  }
-  records.resize(arena_value_count);
+  MoveFoldedToWeights(arena_values, arena_value_count, graph_label, sizes);
   return sizes;
 }
 
