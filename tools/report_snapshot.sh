@@ -1,20 +1,100 @@
 #!/usr/bin/env bash
-# Writes every report format of a set of models into one folder, with the
-# figures that change from run to run (wall times) masked, so that two builds
-# can be compared byte for byte: a restructuring must leave this unchanged.
+# Writes the reports of a set of models under a set of configurations into one
+# folder, with the figures that change from run to run (wall times) masked, so
+# that two builds can be compared byte for byte: a restructuring must leave
+# this unchanged.
 #
-# Usage: tools/report_snapshot.sh BINARY OUT_DIR
-#   Models: every *.onnx of ../shared/models (with --dim-default 8, and with
-#   --dim-default 1 --device stm32h743) and of Debian's libonnx-testdata
-#   (--dim-default 1), each as text, json, md and html, with stderr and the
-#   exit code beside them.
-# Compare: diff -r OLD_DIR NEW_DIR (no output: same behaviour).
-# Re-mask a folder written by an older version of this script:
+# Usage:
+#   tools/report_snapshot.sh [OPTIONS] BINARY OUT_DIR
+#     --configs LIST  comma-separated configuration names or shell patterns
+#                     ('shared8,*-avx2'); default: all of them (--list-configs)
+#     --copies DIR    the folder of quantized copies (below; default
+#                     $FOOTPRINT_SNAPSHOT_COPIES); without one, the copies'
+#                     configurations are skipped with a one-line note
+#     --only FILE     only the models whose path is a line of FILE (a quick or
+#                     stability run); each still under every configuration of its set
+#     --jobs N        runs at once (default $SNAPSHOT_JOBS, else 2)
+#     --timings FILE  also write "CONFIG MODEL SECONDS" per model and
+#                     configuration (all its formats) to FILE
+#   tools/report_snapshot.sh --list-configs
+#   tools/report_snapshot.sh --make-copies DIR
+#     writes the copies into DIR: tools/make_quantized_copies.py's fp16, qdq and
+#     dynamic copies of the shared models, and its variants listed below (needs
+#     Debian's /usr/bin/python3 with python3-onnx); make them once and give the
+#     same DIR to both snapshots, since the model paths are in the reports
+#   tools/report_snapshot.sh --compare OLD_DIR NEW_DIR
+#     counts the files that differ or exist on one side only, per
+#     configuration; exit 0 when none, 1 otherwise (diff -r OLD NEW shows them)
 #   tools/report_snapshot.sh --remask DIR
+#     re-masks the reports of a folder written by an older version of this script
+#
+# Models (sets): shared: every *.onnx of ../shared/models (FOOTPRINT_SHARED_DIR
+# names another shared folder); debian: every *.onnx of Debian's
+# libonnx-testdata; copies: every *.onnx of the --copies folder.
+# OUT_DIR/CONFIG/NAME.FORMAT is a report (NAME: the model's path below its set's
+# folder, '/' as '_'), OUT_DIR/CONFIG/NAME.FORMAT.err its stderr followed by
+# "exit N" (124: it ran past $SNAPSHOT_TIMEOUT seconds, default 300).
+#
+# Every run is given --time-limit 0 --schedule-time-limit 0, so that the
+# figures do not depend on the machine's load. By default the planner and the
+# schedule optimizer search for 0.3 s each beyond their heuristics, and what a
+# search finds in that time varies with load (planner/README.md: "The exact
+# search is time-limited, so its figures on hard instances vary with load").
+# At 0, the planner runs its heuristics and then a bounded dive limited by
+# node count (5000 nodes, not by time: "results do not depend on the
+# machine"), and the schedule optimizer its greedy passes only, with no
+# search; the subgraphs' and device tiers' plans already use 0. What is left
+# on the clock: ONNX's shape inference runs under an 8 s deadline, far above
+# the models here, and the wall times, which are masked.
+#
+# Cost, measured with 2 jobs on the 2-core machine: see tools/README.md.
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 shared="${FOOTPRINT_SHARED_DIR:-$here/../shared}"
 debian=/usr/share/libonnx-testdata/data
+all_formats=text,json,md,html
+export SNAPSHOT_TIMEOUT="${SNAPSHOT_TIMEOUT:-300}"
+
+# The configurations: NAME SET FORMATS ARGS... (the args after the model; the
+# determinism flags above are added to every run). The runtime ones model ONNX
+# Runtime at each ISA it is told, never the host's (which would differ from
+# machine to machine).
+configurations() {
+  local set dims config isa
+  cat <<EOF
+shared8 shared $all_formats --dim-default 8
+shared1stm shared $all_formats --dim-default 1 --device stm32h743
+debian1 debian $all_formats --dim-default 1
+copies8 copies $all_formats --dim-default 8
+copies1stm copies $all_formats --dim-default 1 --device stm32h743
+EOF
+  for set in shared:8 debian:1 copies:8; do
+    dims=${set#*:}; set=${set%:*}
+    for isa in avx2 avx512 arm64 avx512,noarena; do
+      config="$set$dims-ort-${isa/,/-}"
+      echo "$config $set $all_formats --dim-default $dims --runtime onnxruntime-cpu:$isa"
+    done
+  done
+}
+
+# The copies of --make-copies: SUFFIX OPTIONS of make_quantized_copies.py
+# (an empty suffix: its three default kinds). Each variant is a way ORT's
+# quantizers or converters write models that the runtime's rules treat apart.
+copy_variants() {
+  cat <<'EOF'
+- --kinds fp16,qdq,dynamic
+-s8 --kinds qdq --activation-type int8
+-u16 --kinds qdq --activation-type uint16
+-qat --kinds qdq --float-weights
+-dedicated --kinds qdq --dedicated-qdq-pair
+-ortops --kinds qdq --op-list ort
+-u8pertensor --kinds qdq --weight-type uint8 --per-tensor
+-contrib --kinds qdq --qdq-contrib-ops
+-perchannel --kinds dynamic --per-channel
+-u8 --kinds dynamic --weight-type uint8
+-io --kinds fp16 --no-keep-io-types
+EOF
+}
 
 # Wall times are the only figures allowed to differ: JSON "seconds" and
 # "timings" members, and the "N.NNN s" of the text, Markdown and HTML reports.
@@ -25,39 +105,147 @@ mask() {
 }
 export -f mask
 
-if [ "${1:-}" = "--remask" ]; then
-  for f in "$2"/*.json "$2"/*.text "$2"/*.md "$2"/*.html; do mask < "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done
-  exit 0
+case "${1:-}" in
+  --remask)
+    find "${2:?usage: --remask DIR}" -type f \( -name '*.json' -o -name '*.text' -o -name '*.md' -o -name '*.html' \) |
+      while read -r f; do mask < "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done
+    exit 0 ;;
+  --list-configs)
+    configurations | awk '{ printf "%-24s %-7s %s", $1, $2, $3; for (i = 4; i <= NF; i++) printf " %s", $i; print "" }'
+    exit 0 ;;
+  --make-copies)
+    dir="${2:?usage: --make-copies DIR}"
+    mkdir -p "$dir"
+    mapfile -t models < <(find "$(realpath "$shared")/models" -name '*.onnx' -type f | sort)
+    status=0
+    while read -r suffix options; do
+      [ "$suffix" = - ] && suffix=
+      echo "== make_quantized_copies.py --suffix '$suffix' $options"
+      # shellcheck disable=SC2086
+      /usr/bin/python3 "$here/tools/make_quantized_copies.py" --out "$dir" --suffix="$suffix" $options "${models[@]}" ||
+        status=1
+    done < <(copy_variants)
+    echo "copies: $(find "$dir" -name '*.onnx' | wc -l) models in $dir"
+    exit $status ;;
+  --compare)
+    old="${2:?usage: --compare OLD_DIR NEW_DIR}"; new="${3:?usage: --compare OLD_DIR NEW_DIR}"
+    report="$(diff -rq "$old" "$new")"
+    differ=$(grep -c ' differ$' <<< "$report")
+    only=$(grep -c '^Only in ' <<< "$report")
+    echo "compare: $(find "$old" -type f | wc -l) files in $old, $(find "$new" -type f | wc -l) in $new:" \
+         "$differ differ, $only only on one side"
+    # Per configuration: the first folder below OLD_DIR or NEW_DIR.
+    while read -r line; do
+      case "$line" in
+        "Files "*" differ") path="${line#Files }"; path="${path%% and *}"; what="differ" ;;
+        "Only in "*) path="${line#Only in }"; path="${path%%: *}/${path#*: }"; what="only-on-one-side" ;;
+        *) continue ;;
+      esac
+      path="${path#"$old"}"; path="${path#"$new"}"; path="${path#/}"
+      echo "${path%%/*} $what"
+    done <<< "$report" | sort | uniq -c | sed 's/^ */  /'
+    [ "$differ" -eq 0 ] && [ "$only" -eq 0 ]
+    exit ;;
+esac
+
+patterns=()
+copies="${FOOTPRINT_SNAPSHOT_COPIES:-}"
+only=
+jobs="${SNAPSHOT_JOBS:-2}"
+timings=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --configs) IFS=, read -ra patterns <<< "$2"; shift 2 ;;
+    --copies) copies="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --timings) timings="$(realpath -m "$2")"; shift 2 ;;
+    -*) echo "report_snapshot.sh: unknown option $1 (see the top of the script)" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+if [ $# -ne 2 ]; then
+  echo "usage: tools/report_snapshot.sh [--configs LIST] [--copies DIR] [--only FILE] [--jobs N] [--timings FILE] BINARY OUT_DIR" >&2
+  exit 2
 fi
 binary="$(realpath "$1")"; out="$2"
-mkdir -p "$out"
-
-one() {
-  local binary="$1" model="$2" tag="$3" out="$4"; shift 4
-  local name
-  name="$(echo "$tag:$model" | sed 's#[/ ]#_#g')"
-  for format in text json md html; do
-    timeout 60 "$binary" analyze "$model" --format "$format" "$@" > "$out/$name.$format.raw" 2> "$out/$name.$format.err"
-    echo "exit $?" >> "$out/$name.$format.err"
-    mask < "$out/$name.$format.raw" > "$out/$name.$format"
-    rm -f "$out/$name.$format.raw"
+[ ${#patterns[@]} -eq 0 ] && patterns=('*')
+mapfile -t names < <(configurations | awk '{ print $1 }')
+for pattern in "${patterns[@]}"; do  # A misspelt name would quietly snapshot less.
+  matched=
+  for name in "${names[@]}"; do
+    # shellcheck disable=SC2053
+    [[ $name == $pattern ]] && matched=1
   done
+  if [ -z "$matched" ]; then
+    echo "report_snapshot.sh: no configuration is '$pattern' (--list-configs)" >&2
+    exit 2
+  fi
+done
+[ -d "$debian" ] || echo "snapshot: no $debian (Debian's libonnx-testdata): its configurations are skipped" >&2
+[ -n "$(ls -A "$out" 2>/dev/null)" ] && echo "snapshot: $out is not empty: files of earlier runs stay beside this run's" >&2
+
+# The models of a set, by canonical path (the same folder reached through
+# another checkout names the same files and reports).
+models_of() {
+  local dir
+  case "$1" in
+    shared) dir="$shared/models" ;;
+    debian) dir="$debian" ;;
+    copies) dir="$copies" ;;
+  esac
+  [ -n "$dir" ] && [ -d "$dir" ] || return 0
+  dir="$(realpath "$dir")"
+  find "$dir" -name '*.onnx' -type f | sort | { if [ -n "$only" ]; then grep -xFf "$only_file"; else cat; fi; } |
+    awk -v dir="$dir" '{ print dir "|" substr($0, length(dir) + 2) }'
+}
+
+mkdir -p "$out"
+jobs_file="$(mktemp)"; only_file="$(mktemp)"
+trap 'rm -f "$jobs_file" "$only_file"' EXIT
+[ -n "$only" ] && grep -v '^$' "$only" | xargs -d '\n' realpath -m > "$only_file"
+declare -A listed=()
+noted_copies=
+while read -r config set formats args; do
+  chosen=
+  for pattern in "${patterns[@]}"; do
+    # shellcheck disable=SC2053
+    [[ $config == $pattern ]] && chosen=1
+  done
+  [ -n "$chosen" ] || continue
+  if [ "$set" = copies ] && { [ -z "$copies" ] || [ ! -d "$copies" ]; }; then
+    [ -z "$noted_copies" ] && echo "snapshot: no copies folder (--copies DIR, made by --make-copies DIR): the copies' configurations are skipped" >&2
+    noted_copies=1
+    continue
+  fi
+  [ -n "${listed[$set]:-}" ] || listed[$set]="$(models_of "$set")"
+  [ -n "${listed[$set]}" ] || continue
+  mkdir -p "$out/$config"
+  while IFS='|' read -r dir relative; do
+    echo "$config|$formats|$dir/$relative|${relative//\//_}|${args// /|}"
+  done <<< "${listed[$set]}"
+done < <(configurations) > "$jobs_file"
+
+one() {  # BINARY OUT TIMINGS CONFIG FORMATS MODEL NAME ARGS...
+  local binary="$1" out="$2" timings="$3" config="$4" formats="$5" model="$6" name="$7" format start
+  shift 7
+  start=$EPOCHREALTIME
+  for format in ${formats//,/ }; do
+    local file="$out/$config/$name.$format"
+    timeout "$SNAPSHOT_TIMEOUT" "$binary" analyze "$model" --format "$format" --time-limit 0 --schedule-time-limit 0 "$@" \
+      > "$file.raw" 2> "$file.err"
+    echo "exit $?" >> "$file.err"
+    mask < "$file.raw" > "$file"
+    rm -f "$file.raw"
+  done
+  if [ -n "$timings" ]; then
+    awk -v a="$start" -v b="$EPOCHREALTIME" -v c="$config" -v m="$model" 'BEGIN { printf "%s %s %.3f\n", c, m, b - a }' >> "$timings"
+  fi
 }
 export -f one
 
-{
-  find "$shared/models" -name '*.onnx' -type f | sort | sed 's/^/shared8 /'
-  find "$shared/models" -name '*.onnx' -type f | sort | sed 's/^/shared1stm /'
-  [ -d "$debian" ] && find "$debian" -name '*.onnx' -type f | sort | sed 's/^/debian1 /'
-} > "$out/.list"
-
-while read -r tag model; do
-  case "$tag" in
-    shared8) echo "$binary|$model|$tag|--dim-default|8" ;;
-    shared1stm) echo "$binary|$model|$tag|--dim-default|1|--device|stm32h743" ;;
-    debian1) echo "$binary|$model|$tag|--dim-default|1" ;;
-  esac
-done < "$out/.list" |
-  xargs -d '\n' -P "${SNAPSHOT_JOBS:-2}" -I{} bash -c 'IFS="|" read -ra a <<< "$1"; one "${a[0]}" "${a[1]}" "${a[2]}" "'"$out"'" "${a[@]:3}"' _ {}
-rm -f "$out/.list"
-echo "snapshot: $(ls "$out" | wc -l) files in $out"
+echo "snapshot: $(wc -l < "$jobs_file") model-configurations, $jobs at once" >&2
+# shellcheck disable=SC2016 # $1... are the inner bash's.
+xargs -d '\n' -P "$jobs" -I{} bash -c 'IFS="|" read -ra a <<< "$1"; one "$2" "$3" "$4" "${a[@]}"' _ {} "$binary" "$out" "$timings" \
+  < "$jobs_file"
+echo "snapshot: $(find "$out" -type f | wc -l) files in $out"
