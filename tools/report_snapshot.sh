@@ -98,10 +98,10 @@ EOF
 
 # Wall times are the only figures allowed to differ: JSON "seconds" and
 # "timings" members, and the "N.NNN s" of the text, Markdown and HTML reports.
-mask() {
+mask() {  # [-i FILE...]: in place; else standard input to output.
   sed -E -e 's/("seconds": )[0-9.e+-]+/\1T/g' \
          -e '/"timings": \{/,/\}/ s/(": )[0-9.e+-]+/\1T/' \
-         -e 's/[0-9]+\.[0-9]+ s\b/T s/g' -e 's/[0-9]+\.[0-9]+s\b/Ts/g'
+         -e 's/[0-9]+\.[0-9]+ s\b/T s/g' -e 's/[0-9]+\.[0-9]+s\b/Ts/g' "$@"
 }
 export -f mask
 
@@ -229,17 +229,19 @@ done < <(configurations) > "$jobs_file"
 one() {  # BINARY OUT TIMINGS CONFIG FORMATS MODEL NAME ARGS...
   local binary="$1" out="$2" timings="$3" config="$4" formats="$5" model="$6" name="$7" format start
   shift 7
-  start=$EPOCHREALTIME
+  start=${EPOCHREALTIME/./}  # Microseconds.
+  local files=()
   for format in ${formats//,/ }; do
     local file="$out/$config/$name.$format"
     timeout "$SNAPSHOT_TIMEOUT" "$binary" analyze "$model" --format "$format" --time-limit 0 --schedule-time-limit 0 "$@" \
-      > "$file.raw" 2> "$file.err"
+      > "$file" 2> "$file.err"
     echo "exit $?" >> "$file.err"
-    mask < "$file.raw" > "$file"
-    rm -f "$file.raw"
+    files+=("$file")
   done
+  mask -i "${files[@]}"  # One sed for all the formats: the runs of tiny models are mostly process starts.
   if [ -n "$timings" ]; then
-    awk -v a="$start" -v b="$EPOCHREALTIME" -v c="$config" -v m="$model" 'BEGIN { printf "%s %s %.3f\n", c, m, b - a }' >> "$timings"
+    local took=$(( ${EPOCHREALTIME/./} - start ))
+    printf '%s %s %d.%03d\n' "$config" "$model" $((took / 1000000)) $((took / 1000 % 1000)) >> "$timings"
   fi
 }
 export -f one
