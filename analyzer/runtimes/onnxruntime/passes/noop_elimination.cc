@@ -11,10 +11,11 @@
 // model and run peak):
 //  - exactly one input a constant weight: an initializer that is not also a
 //    graph input (an overridable one stays), a Constant's value (ORT makes it
-//    an initializer when it loads the graph: `value` and `value_float`
-//    measured, `value_int` read alike) or a value its constant folding made
-//    (x + Cast(0) goes: level 1 repeats until nothing changes; here a folded
-//    Cast or Identity of such a constant, any other folded value stays);
+//    an initializer when it loads the graph: `value`, `value_float`,
+//    `value_int`, `value_floats`, `value_ints`) or a value its constant
+//    folding made (x + Cast(0) goes: level 1 repeats until nothing changes;
+//    here a folded Cast or Identity of such a constant, any other folded
+//    value stays);
 //  - x+0, 0+x, x-0, x*1, 1*x, x/1: the constant the second input of a Sub or
 //    Div; its one element of type float, float16, double, int32 or int64
 //    (uint8 stays), compared as a float (-0 is 0; a double 1 + 1e-12 is 1);
@@ -120,6 +121,21 @@ std::optional<double> CastTo(double value, int64_t to) {
   }
 }
 
+// A Constant's value given as a number or a list of one (`value_float`,
+// `value_int`, `value_floats`, `value_ints`); nullopt for `value` and any
+// other.
+std::optional<OneElement> ListedConstant(const onnx::NodeProto& constant) {
+  if (const onnx::AttributeProto* number = FindAttribute(constant, "value_float")) return OneElement{0, number->f()};
+  if (const onnx::AttributeProto* number = FindAttribute(constant, "value_int")) {
+    return OneElement{0, static_cast<double>(number->i())};
+  }
+  const onnx::AttributeProto* floats = FindAttribute(constant, "value_floats");
+  if (floats != nullptr && floats->floats_size() == 1) return OneElement{1, floats->floats(0)};
+  const onnx::AttributeProto* ints = FindAttribute(constant, "value_ints");
+  if (ints != nullptr && ints->ints_size() == 1) return OneElement{1, static_cast<double>(ints->ints(0))};
+  return std::nullopt;
+}
+
 // The constant weight `id` when it has one element, and its value: an
 // initializer, a Constant's value (ORT's graph holds each as an
 // initializer), or a value the analysis folded from a Cast or Identity of
@@ -142,12 +158,7 @@ std::optional<OneElement> OneElementConstant(const IrGraph& graph, const PassCon
     return element;
   }
   if (value.origin == ValueOrigin::kConstant && value.constant != nullptr) {
-    if (std::optional<float> scalar = OptionalFloatAttribute(*value.constant, "value_float")) {
-      return OneElement{0, *scalar};
-    }
-    if (std::optional<int64_t> scalar = OptionalIntAttribute(*value.constant, "value_int")) {
-      return OneElement{0, static_cast<double>(*scalar)};
-    }
+    if (std::optional<OneElement> listed = ListedConstant(*value.constant)) return listed;
   }
   const onnx::TensorProto* tensor = ConstantTensor(graph, id);
   if (tensor == nullptr) return std::nullopt;
@@ -168,14 +179,11 @@ ValueId NoopInput(const IrGraph& graph, const PassContext& context, const IrNode
       graph.values[node.outputs[0]].is_graph_output) {
     return -1;
   }
-  const std::optional<OneElement> first = OneElementConstant(graph, context, node.inputs[0]);
-  const std::optional<OneElement> second = OneElementConstant(graph, context, node.inputs[1]);
   const bool first_constant = IsConstantWeight(graph, context.rewrite, node.inputs[0]);
-  const bool second_constant = IsConstantWeight(graph, context.rewrite, node.inputs[1]);
-  if (first_constant == second_constant) return -1;
+  if (first_constant == IsConstantWeight(graph, context.rewrite, node.inputs[1])) return -1;
   if (first_constant && (IsOp(node, "Sub") || IsOp(node, "Div"))) return -1;  // 0 - x, 1 / x.
-  const std::optional<OneElement>& constant = first_constant ? first : second;
-  const ValueId other = first_constant ? node.inputs[1] : node.inputs[0];
+  const std::optional<OneElement> constant = OneElementConstant(graph, context, node.inputs[first_constant ? 0 : 1]);
+  const ValueId other = node.inputs[first_constant ? 1 : 0];
   if (!constant.has_value() || static_cast<float>(constant->value) != (adds ? 0.0f : 1.0f)) return -1;
   // One input edge: the other input a node's output (not a graph input).
   if (graph.values[other].origin != ValueOrigin::kNodeOutput) return -1;

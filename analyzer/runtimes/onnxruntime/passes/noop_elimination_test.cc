@@ -73,7 +73,9 @@ struct Probe {
   bool constant_first = false;       // op(k, a).
   int32_t type = kFloat;
   std::vector<int64_t> dims;         // Of k.
-  std::string k_as = "initializer";  // "constant", "overridable", "cast" (folded: Cast(int64 k0)).
+  // "constant", "value_float", "value_int", "value_floats" (a Constant's), "overridable", "cast" (folded:
+  // Cast(int64 k0)).
+  std::string k_as = "initializer";
   bool b_is_output = false;          // b is a graph output too.
   bool on_graph_input = false;       // op(x, k): no node writes its other input.
 };
@@ -89,6 +91,19 @@ ModelBuilder Build(const Probe& probe) {
     value->set_name("value");
     value->set_type(onnx::AttributeProto::TENSOR);
     *value->mutable_t() = k;
+  } else if (probe.k_as.starts_with("value_")) {
+    onnx::AttributeProto* value = builder.Node("Constant", {}, {"k"}).add_attribute();
+    value->set_name(probe.k_as);
+    if (probe.k_as == "value_float") {
+      value->set_type(onnx::AttributeProto::FLOAT);
+      value->set_f(static_cast<float>(probe.value));
+    } else if (probe.k_as == "value_int") {
+      value->set_type(onnx::AttributeProto::INT);
+      value->set_i(static_cast<int64_t>(probe.value));
+    } else {
+      value->set_type(onnx::AttributeProto::FLOATS);
+      value->add_floats(static_cast<float>(probe.value));
+    }
   } else if (probe.k_as == "cast") {
     k = Filled(onnx::TensorProto::INT64, probe.dims, probe.value);
     k.set_name("k0");
@@ -120,6 +135,8 @@ TEST(NoopEliminationTest, AddOfZeroAndMulByOneAreTakenOut) {
            std::pair{Probe{.value = -0.0}, "x + -0"},
            std::pair{Probe{.dims = {1, 1, 1, 1}}, "a [1, 1, 1, 1] zero"},
            std::pair{Probe{.k_as = "constant"}, "a Constant's zero"},
+           std::pair{Probe{.k_as = "value_float"}, "a Constant's value_float"},
+           std::pair{Probe{.op = "Mul", .value = 1, .k_as = "value_floats"}, "a Constant's value_floats"},
            std::pair{Probe{.k_as = "cast"}, "a folded zero (Cast)"},
            std::pair{Probe{.op = "Mul", .value = 1, .type = onnx::TensorProto::DOUBLE}, "double"},
            std::pair{Probe{.type = onnx::TensorProto::FLOAT16}, "float16"},
@@ -133,9 +150,12 @@ TEST(NoopEliminationTest, AddOfZeroAndMulByOneAreTakenOut) {
     }
   }
   // int64 (8 bytes an element): x, a, m of 2 MiB each.
-  absl::StatusOr<Analysis> int64 = AnalyzeBuilt(Build({.type = kInt64}), kOrt);
-  ASSERT_TRUE(int64.ok()) << int64.status();
-  EXPECT_EQ(int64->memory.runtime_tensor_bytes, 6 * kMiB);
+  for (const Probe& probe :
+       {Probe{.type = kInt64}, Probe{.op = "Mul", .value = 1, .type = kInt64, .k_as = "value_int"}}) {
+    absl::StatusOr<Analysis> int64 = AnalyzeBuilt(Build(probe), kOrt);
+    ASSERT_TRUE(int64.ok()) << probe.k_as << ": " << int64.status();
+    EXPECT_EQ(int64->memory.runtime_tensor_bytes, 6 * kMiB) << probe.k_as;
+  }
   absl::StatusOr<Analysis> plain = AnalyzeBuilt(Build({}), {.alias = true, .inplace = true});
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_TRUE(IsArenaTensor(*plain, "b"));  // Without --runtime the graph is the file's.
