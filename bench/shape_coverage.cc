@@ -105,6 +105,26 @@ int TimeSynthetic(int nodes) {
   return 0;
 }
 
+// Where both size a tensor, the sizes must agree: prints each tensor ONNX's
+// inference and ours size differently, returns how many.
+int PrintMismatches(const std::string& path, const footprint::Analysis& onnx_only, const footprint::Analysis& ours) {
+  std::map<std::string, int64_t> onnx_bytes;
+  for (const footprint::TensorRecord& t : onnx_only.tensors) {
+    if (t.bytes.has_value()) onnx_bytes[t.name] = *t.bytes;
+  }
+  int mismatches = 0;
+  for (const footprint::TensorRecord& t : ours.tensors) {
+    // A body's workspace grows where ours sizes more of the body: not a disagreement.
+    if (t.role == footprint::TensorRole::kSubgraphWorkspace) continue;
+    auto it = onnx_bytes.find(t.name);
+    if (it != onnx_bytes.end() && t.bytes.has_value() && *t.bytes != it->second) {
+      std::cout << "MISMATCH\t" << path << "\t" << t.name << "\tonnx " << it->second << "\tours " << *t.bytes << "\n";
+      ++mismatches;
+    }
+  }
+  return mismatches;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,23 +180,7 @@ int main(int argc, char** argv) {
       ++failures;
       continue;
     }
-    if (compare) {
-      // Where both size a tensor, the sizes must agree.
-      std::map<std::string, int64_t> onnx_bytes;
-      for (const footprint::TensorRecord& t : onnx_only->tensors) {
-        if (t.bytes.has_value()) onnx_bytes[t.name] = *t.bytes;
-      }
-      for (const footprint::TensorRecord& t : ours->tensors) {
-        // A body's workspace grows where ours sizes more of the body: not a disagreement.
-        if (t.role == footprint::TensorRole::kSubgraphWorkspace) continue;
-        auto it = onnx_bytes.find(t.name);
-        if (it != onnx_bytes.end() && t.bytes.has_value() && *t.bytes != it->second) {
-          std::cout << "MISMATCH\t" << path << "\t" << t.name << "\tonnx " << it->second << "\tours " << *t.bytes
-                    << "\n";
-          ++mismatches;
-        }
-      }
-    }
+    if (compare) mismatches += PrintMismatches(path, *onnx_only, *ours);
     const Count a = CountOf(*onnx_only), b = CountOf(*ours), c = CountOf(*unbound);
     total_onnx.tensors += a.tensors;
     total_onnx.sized += a.sized;
