@@ -1,5 +1,4 @@
 // The passes' graph-editing toolkit (graph_editing.h).
-#include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 
 #include <memory>
@@ -7,6 +6,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "analyzer/loader/onnx_attributes.h"
 
 namespace footprint::ort {
 namespace {
