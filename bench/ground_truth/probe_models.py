@@ -27,6 +27,7 @@ overhead" and "Other measured rules"):
   resblock_* a diffusion model's residual block (GroupNormalization, SiLU, Conv, twice, and the
              residual Add): GroupNormalization's body has no static shape in ORT's planner.
   order_*    ORT's execution order on a float32 graph (a fused node's branch runs first).
+  noop_*     ORT's NoopElimination: x + 0, x * 1, ... taken out, and what it leaves.
   transformer_* torch.onnx.export's Erf GELU (GeluFusion), attention scores scaled after their MatMul
              (MatMulScaleFusion) and written over by Softmax, a ConvTranspose's column buffer, and a
              float32 graph that ORT runs in its own order (the later branch first).
@@ -180,6 +181,7 @@ def main():
     overridable_weight_probes(directory)
     resblock_probes(directory)
     transformer_probes(directory, rng)
+    noop_probes(directory)
 
 
 def qdq_probes(directory, rng):
@@ -491,6 +493,82 @@ def resblock_probes(directory):
         if opset <= 17:
             onnx.checker.check_model(model, full_check=True)
         onnx.save(model, os.path.join(directory, name + '.onnx'))
+
+
+def noop_probes(directory):
+    """ORT's NoopElimination (core/optimizer/noop_elimination.cc, level 1) on x [2, 8, 128, 128] -> Neg -> a ->
+    op(a, k) -> b -> Add(a, b) -> ReduceSum: taken out, the run peaks at x, a and their sum (3 MiB); kept, b is a
+    fourth tensor. (The sum is an Add, not a Mul: a Mul after Div(1, a) is DivMulFusion's.) ORT 1.30's optimized
+    model and run peak, AVX-512, and --runtime onnxruntime-cpu's runtime tensors + overhead before the pass / after.
+    Not a probe here: x without a shape (so a has none) keeps its Add in ORT's optimized model."""
+    f = T.FLOAT
+    shape = [2, 8, 128, 128]
+    np_types = {f: np.float32, T.FLOAT16: np.float16, T.DOUBLE: np.float64, T.INT64: np.int64, T.INT32: np.int32,
+                T.UINT8: np.uint8}
+
+    def probe(name, op, value=0.0, elem=f, first=False, dims=(), k_as='initializer', b_out=False, on_input=False,
+              x_shape=shape, opset=13):
+        k = nh.from_array(np.full(dims, value, np_types[elem]), 'k')
+        initializers, inputs, nodes = [k], [('x', elem, x_shape)], []
+        a = 'x' if on_input else 'a'
+        if elem == T.UINT8:  # No uint8 Neg nor ReduceSum: a Cast in, a ReduceMax out.
+            inputs = [('x', f, x_shape)]
+            nodes.append(h.make_node('Cast', ['x'], ['a'], to=elem))
+        elif not on_input:
+            nodes.append(h.make_node('Neg', ['x'], ['a']))
+        if k_as == 'constant':
+            nodes.append(h.make_node('Constant', [], ['k'], value=k))
+            initializers = []
+        if k_as.startswith('value_'):  # A Constant's number or list of one.
+            number = int(value) if k_as == 'value_ints' else value
+            nodes.append(h.make_node('Constant', [], ['k'], **{k_as: number if k_as == 'value_float' else [number]}))
+            initializers = []
+        if k_as == 'folded':  # Cast(int64 k0): ORT's constant folding makes k an initializer.
+            initializers = [nh.from_array(np.full(dims, value, np.int64), 'k0')]
+            nodes.append(h.make_node('Cast', ['k0'], ['k'], to=elem))
+        if k_as == 'overridable':  # Also a graph input (IR >= 4): not constant to ORT.
+            inputs.append(('k', elem, list(dims)))
+        reduce = 'ReduceMax' if elem == T.UINT8 else 'ReduceSum'
+        nodes += [h.make_node(op, ['k', a] if first else [a, 'k'], ['b']), h.make_node('Add', [a, 'b'], ['m']),
+                  h.make_node(reduce, ['m'], ['y'], keepdims=0)]
+        outputs = [('y', elem, [])]
+        if b_out:
+            outputs.append(('b', elem, list(np.broadcast_shapes(tuple(x_shape), tuple(dims)))))
+        save(directory, 'noop_' + name, nodes, inputs, outputs, initializers, opset=opset)
+
+    # Taken out (no b in ORT's optimized model): run peak 3,148,072-3,148,304 bytes (x, a, their sum); ours
+    # 4,196,464 before the pass (1.333), 3,147,680 after (1.000).
+    probe('add_zero', 'Add')
+    probe('add_zero_first', 'Add', first=True)
+    probe('sub_zero', 'Sub')
+    probe('mul_one', 'Mul', 1.0)
+    probe('mul_one_first', 'Mul', 1.0, first=True)
+    probe('div_one', 'Div', 1.0)
+    probe('add_negative_zero', 'Add', -0.0)
+    probe('add_zero_1111', 'Add', dims=(1, 1, 1, 1))
+    probe('add_zero_constant', 'Add', k_as='constant')
+    probe('add_zero_value_float', 'Add', k_as='value_float')
+    probe('mul_one_value_floats', 'Mul', 1.0, k_as='value_floats')
+    probe('add_zero_value_ints', 'Add', elem=T.INT64, k_as='value_ints')  # 6,293,848: 8,390,768 before, 6,293,408.
+    probe('add_zero_folded', 'Add', k_as='folded')
+    probe('add_zero_opset7', 'Add', opset=7)
+    probe('add_zero_int32', 'Add', elem=T.INT32)
+    probe('add_zero_int64', 'Add', elem=T.INT64)  # 6,293,816: ours 8,390,768 before, 6,293,408 after.
+    probe('add_zero_double', 'Add', elem=T.DOUBLE)  # 6,293,816: the same.
+    probe('mul_one_double_near', 'Mul', 1 + 1e-12, elem=T.DOUBLE)  # 1.0 as a float. 6,293,800: the same.
+    probe('add_zero_float16', 'Add', elem=T.FLOAT16)  # Float32 behind Casts: 2,624,160; 3,672,384 before, 2,623,600.
+    # Kept: run peak 4,196,896-4,197,256 bytes (b too); ours 4,196,464 before and after (1.000).
+    probe('sub_zero_first', 'Sub', first=True)
+    probe('div_one_first', 'Div', 1.0, first=True)
+    probe('add_half', 'Add', 0.5)
+    probe('mul_zero', 'Mul', 0.0)
+    probe('add_zero_2elem', 'Add', dims=(2, 1, 1, 1))
+    probe('add_zero_rank5', 'Add', dims=(1, 1, 1, 1, 1))
+    probe('add_zero_overridable', 'Add', k_as='overridable')
+    probe('add_zero_b_output', 'Add', b_out=True)
+    probe('add_zero_graph_input', 'Add', on_input=True)  # x, b, sum: 3,148,104; ours 3,147,680.
+    probe('add_zero_uint8', 'Add', elem=T.UINT8, opset=14)  # 1,841,768; ours 1,837,168 (0.998).
+    probe('add_empty', 'Add', dims=(0,), x_shape=[2, 8, 16384, 1])  # No element: 2,099,728; ours 2,099,312.
 
 
 main()

@@ -47,6 +47,10 @@ constexpr PassRow kCpuRows[] = {
     // new nodes ahead of any other rule's.
     {.pass = &kEnsureUniqueDQForNodeUnit},
     // Level 1.
+    // Its rewrite rules run first (graph_transformer_utils.cc), NoopElimination
+    // among them: before the CSE of the constants it reads, and before any
+    // fusion below sees an Add of 0 or a Mul by 1.
+    {.pass = &kNoopElimination},
     {.pass = &kSmallConstantsCse},
     {.pass = &kConstantsOfShapeCse},
     {.pass = &kPadFusion},

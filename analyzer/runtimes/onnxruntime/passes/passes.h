@@ -22,6 +22,7 @@ extern const Pass kInsertCastTransformer;     // fp16_casts.cc: float16 ops with
 
 // Before level 1 and level 1.
 extern const Pass kEnsureUniqueDQForNodeUnit;  // unique_dequantizers.cc: a DequantizeLinear per reader.
+extern const Pass kNoopElimination;            // noop_elimination.cc: x + 0, x * 1, ... taken out.
 extern const Pass kSmallConstantsCse;          // shared_constants.cc: equal small constants are one.
 extern const Pass kConstantsOfShapeCse;        // shared_constants.cc: equal folded ConstantOfShape are one.
 extern const Pass kPadFusion;                  // pad_fusion.cc: a zero Pad into its Conv or MaxPool.
