@@ -1,0 +1,98 @@
+// What a process that uses ONNX Runtime (onnxruntime-node, CPU) reaches for
+// one model, measured as a new user's process would meet it: run under
+// heap_shim.so (LD_PRELOAD), it prints one JSON line
+//   {"model", "options", "warm", "before", "load_peak", "create_retained",
+//    "inputs_bytes", "run_peak", "run_retained", "process_peak", "phase"}
+// Every figure is heap bytes above `before`, the heap just before
+// InferenceSession.create(path):
+// load_peak: the high-water during create (the file read, the graph, the
+//   optimizers, the initializers made tensors, pre-packing);
+// create_retained: what create leaves held;
+// run_peak: the high-water from after create through the first run, the
+//   zero inputs of the bound shapes (made after create) included;
+// run_retained: held after that run, the outputs still referenced;
+// process_peak: the larger of load_peak and run_peak, and `phase` which one.
+// options: "default" (InferenceSession's defaults: arena and memory pattern
+//   on, all optimizations, the default thread pools) or "noarena" (the same
+//   with the CPU arena and memory pattern off).
+// warm: with --warm, a session of the same model is created, run and released
+//   first, so that the process's one-time allocations (the environment,
+//   kernel registries, thread pools, MLAS's buffers) are not counted; without
+//   it, they are, as in a process that loads one model.
+// Usage: node --expose-gc process_peak.js MODEL.onnx DIM_DEFAULT [default|noarena] [--warm]
+'use strict';
+const path = require('path');
+const ort = require(path.join(process.env.FOOTPRINT_ORT_MODULES, 'onnxruntime-node'));
+
+const {snapshot, sleepMs} = require('./heap_snapshot.js');
+
+const kElementType = {
+  float32: Float32Array, float64: Float64Array, int32: Int32Array, int64: BigInt64Array,
+  uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array, uint32: Uint32Array,
+  uint64: BigUint64Array, bool: Uint8Array, float16: Uint16Array,
+};
+
+function zeroInputs(session, dimDefault) {
+  const feeds = {};
+  const shapes = {};
+  let bytes = 0;
+  for (const meta of session.inputMetadata) {
+    if (!meta.isTensor) throw new Error(`input '${meta.name}' is not a tensor`);
+    const dims = meta.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : dimDefault));
+    const ArrayType = kElementType[meta.type];
+    if (ArrayType === undefined) throw new Error(`input '${meta.name}' has type ${meta.type}`);
+    const count = dims.reduce((a, b) => a * b, 1);
+    feeds[meta.name] = new ort.Tensor(meta.type, new ArrayType(count), dims);
+    shapes[meta.name] = dims.join('x') || 'scalar';
+    bytes += count * ArrayType.BYTES_PER_ELEMENT;
+  }
+  return {feeds, shapes, bytes};
+}
+
+function settle() {
+  if (!global.gc) return;
+  let last = snapshot().current;
+  for (let i = 0; i < 20; ++i) {
+    global.gc();
+    sleepMs(20);
+    const now = snapshot().current;
+    if (now === last) return;
+    last = now;
+  }
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const warm = args.includes('--warm');
+  const [model, dimDefaultText, optionsName = 'default'] = args.filter((a) => a !== '--warm');
+  const dimDefault = Number(dimDefaultText || '1');
+  const options = {logSeverityLevel: 3};
+  if (optionsName === 'noarena') Object.assign(options, {enableCpuMemArena: false, enableMemPattern: false});
+  else if (optionsName !== 'default') throw new Error(`options '${optionsName}': default or noarena`);
+  if (warm) {
+    const session = await ort.InferenceSession.create(model, options);
+    await session.run(zeroInputs(session, dimDefault).feeds);
+    await session.release();
+  }
+  settle();
+  const before = snapshot();
+  const session = await ort.InferenceSession.create(model, options);
+  const created = snapshot();
+  const {feeds, shapes, bytes} = zeroInputs(session, dimDefault);
+  const outputs = await session.run(feeds);
+  const ran = snapshot();
+  const loadPeak = created.peak - before.current;
+  const runPeak = ran.peak - before.current;
+  process.stdout.write(JSON.stringify({
+    model, options: optionsName, warm, before: before.current, load_peak: loadPeak,
+    create_retained: created.current - before.current, inputs_bytes: bytes, inputs: shapes,
+    run_peak: runPeak, run_retained: ran.current - before.current,
+    process_peak: Math.max(loadPeak, runPeak), phase: loadPeak >= runPeak ? 'create' : 'run',
+    outputs: Object.keys(outputs).length,
+  }) + '\n');
+}
+
+main().catch((error) => {
+  process.stderr.write(`${process.argv[2]}: ${String(error.message || error).split('\n')[0]}\n`);
+  process.exit(2);
+});
