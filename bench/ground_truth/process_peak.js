@@ -68,7 +68,8 @@ async function main() {
   const dimDefault = Number(dimDefaultText || '1');
   const options = {logSeverityLevel: 3};
   if (optionsName === 'noarena') Object.assign(options, {enableCpuMemArena: false, enableMemPattern: false});
-  else if (optionsName !== 'default') throw new Error(`options '${optionsName}': default or noarena`);
+  else if (optionsName === 'default1t') Object.assign(options, {intraOpNumThreads: 1, interOpNumThreads: 1});
+  else if (optionsName !== 'default') throw new Error(`options '${optionsName}': default, default1t or noarena`);
   if (warm) {
     const session = await ort.InferenceSession.create(model, options);
     await session.run(zeroInputs(session, dimDefault).feeds);
