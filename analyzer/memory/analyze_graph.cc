@@ -179,7 +179,7 @@ void RuntimeFigures(const RuntimeModel& runtime, const ShapeLookup& shape_of, co
   for (ValueId id : peak.values) result.runtime_peak_values.push_back(result.ir.values[id].name);
   result.runtime_frame_bytes =
       runtime.FrameBytes(result.ir, result.rewrite, order, values, sizes.step_extra_of);
-  result.runtime_held = runtime.HeldBytes(result.ir, result.rewrite, shape_of, order, values, sizes.step_extra_of);
+  result.runtime_held = runtime.HeldBytes(result.ir, result.rewrite, shape_of, order, values, sizes.step_blocks_of);
 }
 
 // OutOfRange when the arena values and the per-step workspaces together

@@ -293,6 +293,7 @@ void SizeKernelWorkspaces(const RuntimeModel* runtime, int64_t alignment, const 
                           GraphSizes& sizes) {
   const IrGraph& g = result.ir;
   sizes.kernel_workspace_of.assign(g.nodes.size(), 0);
+  std::vector<std::vector<int64_t>> kernel_blocks_of(g.nodes.size());
   if (runtime != nullptr) {
     absl::flat_hash_map<std::string, const WeightRecord*> weight_by_name;
     for (const WeightRecord& weight : result.weights) {
@@ -317,14 +318,20 @@ void SizeKernelWorkspaces(const RuntimeModel* runtime, int64_t alignment, const 
       return known(it->second->shape, it->second->dtype);
     };
     for (size_t node = 0; node < g.nodes.size(); ++node) {
-      const int64_t bytes = runtime->KernelWorkspaceBytes(g, result.rewrite, g.nodes[node], tensor_of);
+      kernel_blocks_of[node] = runtime->KernelScratch(g, result.rewrite, g.nodes[node], tensor_of);
+      int64_t bytes = 0;
+      for (int64_t block : kernel_blocks_of[node]) bytes += block;
       absl::StatusOr<int64_t> aligned = AlignUp(bytes, alignment);
       sizes.kernel_workspace_of[node] = aligned.ok() ? *aligned : bytes;
     }
   }
   sizes.step_extra_of.resize(g.nodes.size());
+  sizes.step_blocks_of.assign(g.nodes.size(), {});
   for (size_t node = 0; node < g.nodes.size(); ++node) {
     sizes.step_extra_of[node] = sizes.workspace_of[node] + sizes.kernel_workspace_of[node];
+    std::vector<int64_t>& blocks = sizes.step_blocks_of[node];
+    if (sizes.workspace_of[node] > 0) blocks.push_back(sizes.workspace_of[node]);
+    blocks.insert(blocks.end(), kernel_blocks_of[node].begin(), kernel_blocks_of[node].end());
   }
 }
 

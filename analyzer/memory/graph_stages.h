@@ -79,6 +79,8 @@ struct GraphSizes {
   std::vector<WeightRecord> folded_weights;  // The folded values, sized like arena values.
   std::vector<int64_t> kernel_workspace_of;  // Indexed like IrGraph::nodes: the runtime's kernel scratch, or 0.
   std::vector<int64_t> step_extra_of;        // workspace_of + kernel_workspace_of: held at the node's step.
+  std::vector<std::vector<int64_t>> step_blocks_of;  // What step_extra_of is made of, block by block in order: the
+                                                     // body's workspace, then the kernel's scratch (unaligned).
 };
 
 // "in LABEL: " ("" for the main graph): every error about a body names it.

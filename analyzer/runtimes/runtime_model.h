@@ -199,10 +199,13 @@ class RuntimeModel {
   // output over a dying input (the in-place mode applies only then).
   virtual bool RunsInPlace(const onnx::NodeProto& node) const = 0;
 
-  // The scratch bytes the kernel of `node` allocates for one run (0 when
-  // none or when a shape it needs is unknown).
-  virtual int64_t KernelWorkspaceBytes(const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
-                                       const TensorLookup& tensor_of) const = 0;
+  // The scratch the kernel of `node` allocates for one run: its blocks in
+  // the order the kernel takes them, all given back when it returns (empty
+  // when none or when a shape it needs is unknown). Their sum is the
+  // kernel's workspace; the order matters to an allocator that grows in
+  // regions (two blocks need not fit where their sum would).
+  virtual std::vector<int64_t> KernelScratch(const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
+                                             const TensorLookup& tensor_of) const = 0;
 
   // The peak of the runtime's own tensor buffers over `order`, as its
   // planner allocates them, and where it is. `rewrite` is what RewriteGraph
@@ -213,11 +216,14 @@ class RuntimeModel {
                                  const std::vector<int64_t>& step_extra_of) const = 0;
 
   // What the runtime holds after creating its session and after its first
-  // run (HeldFigures), over `order` with the values and per-step scratch of
-  // TensorPeak.
+  // run (HeldFigures), over `order` with the values of TensorPeak;
+  // `step_blocks_of` (indexed like graph.nodes) is what each node's step
+  // allocates besides its outputs, block by block in order (a body's
+  // workspace, then the kernel's scratch): what TensorPeak's step_extra_of
+  // sums.
   virtual HeldFigures HeldBytes(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
                                 const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                                const std::vector<int64_t>& step_extra_of) const = 0;
+                                const std::vector<std::vector<int64_t>>& step_blocks_of) const = 0;
 
   // What the runtime's run holds for its tensors besides their buffers
   // (per-tensor objects) at its worst step, over `order` with the arguments

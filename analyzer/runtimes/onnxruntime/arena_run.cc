@@ -47,11 +47,13 @@ ArenaFigures ReplayFirstRunOnArena(const ArenaRun& run) {
   }
   std::vector<BfcArena::Handle> handle_of(run.buffers.size(), BfcArena::kNoChunk);
   for (int64_t step = 0; step < steps; ++step) {
-    // The node's outputs (OpKernelContext::Output), then its scratch, given
-    // back when it returns, then what this step read for the last time
-    // (SequentialExecutor releases them after the node).
+    // The node's outputs (OpKernelContext::Output), then its scratch block
+    // by block, all given back when it returns, then what this step read
+    // for the last time (SequentialExecutor releases them after the node).
     for (size_t i : allocated_at[step]) handle_of[i] = arena.Alloc(run.buffers[i].bytes);
-    arena.Free(arena.Alloc(run.step_scratch[step]));
+    std::vector<BfcArena::Handle> scratch;
+    for (int64_t bytes : run.step_scratch[step]) scratch.push_back(arena.Alloc(bytes));
+    for (BfcArena::Handle handle : scratch) arena.Free(handle);
     for (size_t i : freed_after[step]) arena.Free(handle_of[i]);
   }
   // A graph output that is a weight is copied into an output buffer of the

@@ -49,7 +49,7 @@ struct ArenaBuffer {
 struct ArenaRun {
   std::vector<int64_t> create_chunks;  // Chunks taken at session creation, in order, never freed.
   std::vector<ArenaBuffer> buffers;    // In the plan's allocation order (by first, then as planned).
-  std::vector<int64_t> step_scratch;   // Per step: the kernel's scratch, taken after its outputs.
+  std::vector<std::vector<int64_t>> step_scratch;  // Per step: the scratch blocks, in order, taken after its outputs.
   std::vector<int64_t> final_chunks;   // Taken after the last node: weights the run copies into outputs.
   int64_t output_copy_bytes = 0;       // The caller's copies of the graph outputs.
 };

@@ -333,13 +333,8 @@ int64_t MultiHeadAttentionWorkspaceBytes(const IrNode& node, const TensorLookup&
   return copies + 4 * (2 * q_block + q_block * kv_block + q_block * v_head);
 }
 
-}  // namespace
-
-int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
-                             const TensorLookup& tensor_of) {
-  if (std::optional<int64_t> quantized = QuantizedKernelWorkspaceBytes(isa, graph, rewrite, node, tensor_of)) {
-    return *quantized;
-  }
+// The float kernels' scratch, one block each.
+int64_t FloatKernelWorkspaceBytes(CpuIsa isa, const IrNode& node, const TensorLookup& tensor_of) {
   if (node.proto->domain() == "com.microsoft" && node.proto->op_type() == "MultiHeadAttention") {
     return MultiHeadAttentionWorkspaceBytes(node, tensor_of);
   }
@@ -354,6 +349,18 @@ int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrit
     return SoftmaxWorkspaceBytes(node, tensor_of);
   }
   return 0;
+}
+
+}  // namespace
+
+std::vector<int64_t> KernelScratch(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
+                                   const TensorLookup& tensor_of) {
+  if (std::optional<std::vector<int64_t>> quantized = QuantizedKernelScratch(isa, graph, rewrite, node, tensor_of)) {
+    return *quantized;
+  }
+  const int64_t bytes = FloatKernelWorkspaceBytes(isa, node, tensor_of);
+  if (bytes > 0) return {bytes};
+  return {};
 }
 
 }  // namespace footprint::ort

@@ -7,6 +7,7 @@
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_KERNEL_WORKSPACES_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
@@ -14,11 +15,12 @@
 
 namespace footprint::ort {
 
-// The scratch bytes ORT's kernel of `node` allocates for one run on `isa`
-// (0 when none or when a shape it needs is unknown). `rewrite` is what the
-// target's passes made of the graph.
-int64_t KernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
-                             const TensorLookup& tensor_of);
+// The scratch ORT's kernel of `node` allocates for one run on `isa`, block
+// by block in the order the kernel takes them from its temp-space allocator
+// (empty when none or when a shape it needs is unknown). `rewrite` is what
+// the target's passes made of the graph.
+std::vector<int64_t> KernelScratch(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
+                                   const TensorLookup& tensor_of);
 
 }  // namespace footprint::ort
 

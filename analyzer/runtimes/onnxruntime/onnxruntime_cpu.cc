@@ -56,9 +56,9 @@ class OnnxRuntimeCpu : public RuntimeModel {
 
   bool RunsInPlace(const onnx::NodeProto& node) const override { return ort::RunsInPlace(node); }
 
-  int64_t KernelWorkspaceBytes(const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
-                               const TensorLookup& tensor_of) const override {
-    return ort::KernelWorkspaceBytes(target_.facts.isa, graph, rewrite, node, tensor_of);
+  std::vector<int64_t> KernelScratch(const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
+                                     const TensorLookup& tensor_of) const override {
+    return ort::KernelScratch(target_.facts.isa, graph, rewrite, node, tensor_of);
   }
 
   PlannerPeak TensorPeak(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,
@@ -72,7 +72,7 @@ class OnnxRuntimeCpu : public RuntimeModel {
   // kernels' scratch, and the copies of the outputs the caller holds.
   HeldFigures HeldBytes(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
                         const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
-                        const std::vector<int64_t>& step_extra_of) const override {
+                        const std::vector<std::vector<int64_t>>& step_blocks_of) const override {
     const ort::LoadedWeights weights = ort::WeightsAfterLoad(graph, rewrite, shape_of);
     ort::ArenaRun run;
     run.create_chunks = weights.arena_chunks;
@@ -83,7 +83,7 @@ class OnnxRuntimeCpu : public RuntimeModel {
                              .output = owner.is_graph_output});
       if (owner.is_graph_output) run.output_copy_bytes = ort::AddBytesSaturated(run.output_copy_bytes, span.bytes);
     }
-    for (NodeId node : order) run.step_scratch.push_back(step_extra_of[node]);
+    for (NodeId node : order) run.step_scratch.push_back(step_blocks_of[node]);
     for (size_t id = 0; id < graph.values.size(); ++id) {
       const IrValue& value = graph.values[id];
       if (!value.is_graph_output || value.origin == ValueOrigin::kGraphInput ||

@@ -156,20 +156,20 @@ std::string RuntimeDtype(const GraphRewrite& rewrite, ValueId id, const KnownTen
 // 224 x 224): ORT's 3x3 64->64 and 64->32 symmetric convs each allocate
 // 14,450,696 bytes = 4 x 9 x 50,176 x 8; its 32->9 GEMM conv, one image's
 // im2col (288 x 50,176) and GEMM output.
-int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const IrNode& node,
-                                  const TensorLookup& tensor_of) {
+std::vector<int64_t> QLinearConvScratch(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite,
+                                        const IrNode& node, const TensorLookup& tensor_of) {
   const onnx::NodeProto& proto = *node.proto;
-  if (proto.input_size() < 8 || node.outputs.empty()) return 0;
+  if (proto.input_size() < 8 || node.outputs.empty()) return {};
   std::optional<ValueId> x_id = ValueNamed(graph, proto.input(0));
   std::optional<ValueId> w_id = ValueNamed(graph, proto.input(3));
-  if (!x_id || !w_id) return 0;
+  if (!x_id || !w_id) return {};
   const std::optional<KnownTensor> input = tensor_of(*x_id);
   const std::optional<KnownTensor> filter = tensor_of(*w_id);
   const std::optional<KnownTensor> output = tensor_of(node.outputs[0]);
-  if (!input || !filter || !output || input->dims.size() < 3 || filter->dims.size() != input->dims.size()) return 0;
+  if (!input || !filter || !output || input->dims.size() < 3 || filter->dims.size() != input->dims.size()) return {};
   int64_t group = 1;
   if (const onnx::AttributeProto* attribute = FindAttribute(proto, "group")) group = attribute->i();
-  if (group <= 0) return 0;
+  if (group <= 0) return {};
   const int64_t batch = input->dims[0];
   const int64_t output_channels = filter->dims[0];
   const int64_t group_input_channels = filter->dims[1];
@@ -200,13 +200,24 @@ int64_t QLinearConvWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphR
   }
   constexpr int64_t kPointerBytes = 8;
   const int64_t indirection = kernel_size * output_image_size * kPointerBytes;
-  if (symmetric_conv) return depthwise || !pointwise ? indirection * batch : 0;
+  if (symmetric_conv) {
+    if (depthwise || !pointwise) return {indirection * batch};
+    return {};
+  }
+  // Compute takes the GEMM output first, then the im2col or indirection
+  // buffer: two blocks of the arena, not one of their sum.
   const int64_t gemm_output = 4 * output_channels * output_image_size;
-  if (depthwise) return gemm_output + indirection;
-  if (pointwise) return gemm_output;
+  if (depthwise) return {gemm_output, indirection};
+  if (pointwise) return {gemm_output};
   const int64_t col_buffer = group_input_channels * kernel_size * output_image_size *
                              (filter->dims.size() > 4 ? group : 1);
-  return gemm_output + col_buffer;
+  return {gemm_output, col_buffer};
+}
+
+// One block of `bytes`, none for 0.
+std::vector<int64_t> OneBlock(int64_t bytes) {
+  if (bytes > 0) return {bytes};
+  return {};
 }
 
 // QLinearMatMul (core/providers/cpu/quantization/quantize_linear_matmul.cc,
@@ -247,19 +258,18 @@ int64_t DynamicQuantizeMatMulWorkspaceBytes(const IrNode& node, const TensorLook
 
 }  // namespace
 
-std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite,
-                                                     const IrNode& node, const TensorLookup& tensor_of) {
+std::optional<std::vector<int64_t>> QuantizedKernelScratch(CpuIsa isa, const IrGraph& graph,
+                                                           const GraphRewrite& rewrite, const IrNode& node,
+                                                           const TensorLookup& tensor_of) {
   const std::string& op = node.proto->op_type();
-  if (IsDefaultDomain(*node.proto) && op == "ConvInteger") return ConvIntegerWorkspaceBytes(node, tensor_of);
-  if (IsDefaultDomain(*node.proto) && op == "QLinearConv") {
-    return QLinearConvWorkspaceBytes(isa, graph, rewrite, node, tensor_of);
-  }
-  if (IsDefaultDomain(*node.proto) && op == "QLinearMatMul") return QLinearMatMulWorkspaceBytes(node, tensor_of);
+  if (IsDefaultDomain(*node.proto) && op == "ConvInteger") return OneBlock(ConvIntegerWorkspaceBytes(node, tensor_of));
+  if (IsDefaultDomain(*node.proto) && op == "QLinearConv") return QLinearConvScratch(isa, graph, rewrite, node, tensor_of);
+  if (IsDefaultDomain(*node.proto) && op == "QLinearMatMul") return OneBlock(QLinearMatMulWorkspaceBytes(node, tensor_of));
   if (node.proto->domain() != "com.microsoft") return std::nullopt;
-  if (op == "QLinearMatMul") return QLinearMatMulWorkspaceBytes(node, tensor_of);
-  if (op == "QGemm") return QGemmWorkspaceBytes(node, tensor_of);
-  if (op == "DynamicQuantizeMatMul") return DynamicQuantizeMatMulWorkspaceBytes(node, tensor_of);
-  if (op == "QLinearConv") return QLinearConvWorkspaceBytes(isa, graph, rewrite, node, tensor_of);
+  if (op == "QLinearMatMul") return OneBlock(QLinearMatMulWorkspaceBytes(node, tensor_of));
+  if (op == "QGemm") return OneBlock(QGemmWorkspaceBytes(node, tensor_of));
+  if (op == "DynamicQuantizeMatMul") return OneBlock(DynamicQuantizeMatMulWorkspaceBytes(node, tensor_of));
+  if (op == "QLinearConv") return QLinearConvScratch(isa, graph, rewrite, node, tensor_of);
   return std::nullopt;
 }
 

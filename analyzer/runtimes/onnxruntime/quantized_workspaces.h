@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
@@ -13,12 +14,14 @@
 
 namespace footprint::ort {
 
-// The scratch bytes ORT's kernel of a quantized node (as the QDQ passes of
-// passes/qdq_fusion.cc leave it, or as the model has it: ConvInteger) allocates for one
-// run; nullopt when `node` is no quantized kernel this file knows (the float
+// The scratch ORT's kernel of a quantized node (as the QDQ passes of
+// passes/qdq_fusion.cc leave it, or as the model has it: ConvInteger)
+// allocates for one run, block by block in the kernel's order (empty: none);
+// nullopt when `node` is no quantized kernel this file knows (the float
 // kernels' rules then apply).
-std::optional<int64_t> QuantizedKernelWorkspaceBytes(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite,
-                                                     const IrNode& node, const TensorLookup& tensor_of);
+std::optional<std::vector<int64_t>> QuantizedKernelScratch(CpuIsa isa, const IrGraph& graph,
+                                                           const GraphRewrite& rewrite, const IrNode& node,
+                                                           const TensorLookup& tensor_of);
 
 }  // namespace footprint::ort
 
