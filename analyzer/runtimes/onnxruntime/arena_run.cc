@@ -30,9 +30,16 @@ int64_t AddBytesSaturated(int64_t a, int64_t b) {
   return a > kLargest - b ? kLargest : a + b;
 }
 
+void TakeCreateChunks(const std::vector<CreateChunk>& chunks, BfcArena& arena) {
+  for (const CreateChunk& chunk : chunks) {
+    const BfcArena::Handle handle = arena.Alloc(chunk.bytes);
+    if (chunk.given_back) arena.Free(handle);
+  }
+}
+
 ArenaFigures ReplayFirstRunOnArena(const ArenaRun& run) {
   BfcArena arena;
-  for (int64_t bytes : run.create_chunks) arena.Alloc(bytes);
+  TakeCreateChunks(run.create_chunks, arena);
   ArenaFigures figures;
   figures.create_region_bytes = arena.region_bytes();
   const int64_t steps = static_cast<int64_t>(run.step_scratch.size());

@@ -35,7 +35,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/runtimes/onnxruntime/bfc_arena.h"
+
 namespace footprint::ort {
+
+// One allocation session creation makes from the arena (a kernel's PrePack).
+struct CreateChunk {
+  int64_t bytes = 0;        // Requested bytes.
+  bool given_back = false;  // Freed right after it is taken: a buffer PrePack uses while packing.
+};
 
 // One buffer of ORT's allocation plan for a run (runtime_buffers.h).
 struct ArenaBuffer {
@@ -47,7 +55,7 @@ struct ArenaBuffer {
 
 // One run as the arena sees it.
 struct ArenaRun {
-  std::vector<int64_t> create_chunks;  // Chunks taken at session creation, in order, never freed.
+  std::vector<CreateChunk> create_chunks;  // Taken at session creation, in order; kept unless given back.
   std::vector<ArenaBuffer> buffers;    // In the plan's allocation order (by first, then as planned).
   std::vector<std::vector<int64_t>> step_scratch;  // Per step: the scratch blocks, in order, taken after its outputs.
   std::vector<int64_t> final_chunks;   // Taken after the last node: weights the run copies into outputs.
@@ -66,6 +74,9 @@ int64_t ArenaRegionHeapBytes(int64_t region_bytes);
 // a + b for byte counts >= 0, saturating at 2^62 (the arena's largest size,
 // bfc_arena.h) instead of overflowing.
 int64_t AddBytesSaturated(int64_t a, int64_t b);
+
+// Takes `chunks` from `arena` in order, giving back each transient one.
+void TakeCreateChunks(const std::vector<CreateChunk>& chunks, BfcArena& arena);
 
 // Replays `run` on a fresh default BFC arena.
 ArenaFigures ReplayFirstRunOnArena(const ArenaRun& run);

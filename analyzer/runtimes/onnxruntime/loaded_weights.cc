@@ -22,6 +22,8 @@
 #include "analyzer/runtimes/onnxruntime/bfc_arena.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/passes/shared_constants.h"
+#include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
+#include "analyzer/shapes/tensor_size.h"
 #include "onnx/defs/schema.h"
 
 namespace footprint::ort {
@@ -263,9 +265,9 @@ int64_t SessionBytes(const IrGraph& graph, const GraphRewrite& rewrite, const Sh
 // transposed filter. Each is held once per weight class and packing.
 class KernelCopies {
  public:
-  KernelCopies(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of, WeightClasses& classes,
-               LoadedWeights& result)
-      : graph_(graph), rewrite_(rewrite), shape_of_(shape_of), classes_(classes), result_(result) {}
+  KernelCopies(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
+               WeightClasses& classes, LoadedWeights& result)
+      : isa_(isa), graph_(graph), rewrite_(rewrite), shape_of_(shape_of), classes_(classes), result_(result) {}
 
   // Adds what `node`'s kernel holds of its weights; marks in `handled` (one
   // per input) the inputs it packs or rewrites, which it does not read as
@@ -282,6 +284,8 @@ class KernelCopies {
       AddGemm(node, handled);
     } else if (op == "ConvTranspose" && default_domain) {
       AddConvTranspose(node, handled);
+    } else if (op == "QLinearConv" && (default_domain || proto.domain() == "com.microsoft")) {
+      AddQLinearConv(node, handled);
     }
   }
 
@@ -351,11 +355,51 @@ class KernelCopies {
     for (size_t i = 1; i < filter->dims.size(); ++i) n *= filter->dims[i];
     if (k == 1 || n == 1 || n * k == 0) return;
     if (packed_.insert({classes_.Of(node.inputs[1]), "transpose", n, k}).second) {
-      result_.arena_chunks.push_back(filter->bytes);
+      result_.arena_chunks.push_back({.bytes = filter->bytes});
     }
     handled[1] = true;
   }
 
+  // QLinearConv packs a constant filter (W, ORT's input 3) of rank 3 or more at
+  // load, once per filter and kernel (PrePack, quantized_workspaces.h);
+  // the original is then not read as it is.
+  void AddQLinearConv(const IrNode& node, std::vector<bool>& handled) {
+    // The proto names ORT's inputs (x, x_scale, x_zero_point, w, ...); the
+    // node's value ids follow the graph the QDQ passes rewired.
+    if (node.proto->input_size() < 4) return;
+    const std::optional<ValueId> found = ValueNamed(graph_, node.proto->input(3));
+    if (!found.has_value()) return;
+    const ValueId w = *found;
+    if (!IsWeight(graph_.values[w]) || !IsConstantWeight(graph_, rewrite_, w)) return;
+    const TensorLookup tensor_of = [&](ValueId id) -> std::optional<KnownTensor> {
+      const std::optional<ValueShape> shape = ShapeOfValue(graph_, rewrite_, shape_of_, id);
+      if (!shape.has_value() || shape->data_type == 0) return std::nullopt;
+      KnownTensor tensor{.dtype = DataTypeName(shape->data_type)};
+      for (const std::optional<int64_t>& dim : shape->dims) {
+        if (!dim.has_value() || *dim < 0) return std::nullopt;
+        tensor.dims.push_back(*dim);
+      }
+      return tensor;
+    };
+    const std::optional<QLinearConvKernel> kernel = QLinearConvKernelOf(isa_, graph_, rewrite_, node, tensor_of);
+    if (!kernel.has_value()) return;
+    const QLinearConvPack pack = QLinearConvPackOf(isa_, *kernel);
+    const std::string packing = kernel->symmetric_conv ? "qconv-sym" : kernel->depthwise ? "qconv-dw" : "qconv-gemm";
+    if (packed_.insert({classes_.Of(w), packing, kernel->output_channels, kernel->group}).second) {
+      // A reserved buffer is a plain allocation of its own, with the arena
+      // or without; the transient one is gone once the session is created.
+      if (pack.kept_reserved) {
+        result_.held_bytes += pack.kept_bytes;
+      } else {
+        result_.arena_chunks.push_back({.bytes = pack.kept_bytes});
+      }
+    }
+    for (size_t slot = 0; slot < node.inputs.size(); ++slot) {
+      if (node.inputs[slot] == w) handled[slot] = true;
+    }
+  }
+
+  CpuIsa isa_;
   const IrGraph& graph_;
   const GraphRewrite& rewrite_;
   const ShapeLookup& shape_of_;
@@ -373,10 +417,11 @@ int64_t WeightBytes(const IrGraph& graph, const GraphRewrite& rewrite, const Sha
   return weight.has_value() ? weight->bytes : 0;
 }
 
-LoadedWeights WeightsAfterLoad(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of) {
+LoadedWeights WeightsAfterLoad(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite,
+                               const ShapeLookup& shape_of) {
   LoadedWeights result;
   WeightClasses classes(graph);
-  KernelCopies copies(graph, rewrite, shape_of, classes, result);
+  KernelCopies copies(isa, graph, rewrite, shape_of, classes, result);
   // Per weight: read as it is (kept), or only by kernels that pack or
   // rewrite it (freed, their copies held instead).
   std::vector<bool> read_as_is(graph.values.size(), false);
@@ -413,10 +458,12 @@ int64_t LoadedWeightsBytes(const LoadedWeights& weights, bool arena) {
   int64_t chunks = 0;
   if (arena) {
     BfcArena session_arena;
-    for (int64_t bytes : weights.arena_chunks) session_arena.Alloc(bytes);
+    TakeCreateChunks(weights.arena_chunks, session_arena);
     chunks = session_arena.region_bytes() > 0 ? ArenaRegionHeapBytes(session_arena.region_bytes()) : 0;
   } else {
-    for (int64_t bytes : weights.arena_chunks) chunks += bytes;
+    for (const CreateChunk& chunk : weights.arena_chunks) {
+      if (!chunk.given_back) chunks += chunk.bytes;
+    }
   }
   return weights.held_bytes + chunks + weights.session_bytes;
 }

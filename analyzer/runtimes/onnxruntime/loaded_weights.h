@@ -43,8 +43,13 @@
 //   schema's defaults, per initializer held, per node and initializer the
 //   rewrites took out (ORT does not give all of them back), per value_info
 //   entry, per character of names too long for the string itself.
-// Not modelled: other pre-packing kernels (quantized ones, LSTM/GRU,
-// Attention), external data (mapped, not heap), initializers shared between
+// - QLinearConv's packed filter (quantized_workspaces.h QLinearConvPackOf),
+//   from the session's allocator: the symmetric conv's from the arena's
+//   regions under the default options (their bytes without the arena), the
+//   others reserved beside them (their bytes either way); the original
+//   filter freed when no other kernel reads it as it is.
+// Not modelled: other pre-packing kernels (the other quantized ones,
+// LSTM/GRU, Attention), external data (mapped, not heap), initializers shared between
 // sessions.
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_LOADED_WEIGHTS_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_LOADED_WEIGHTS_H_
@@ -53,20 +58,23 @@
 #include <vector>
 
 #include "analyzer/loader/graph_ir.h"
+#include "analyzer/runtimes/onnxruntime/arena_run.h"
+#include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/runtime_model.h"
 
 namespace footprint::ort {
 
 struct LoadedWeights {
   int64_t held_bytes = 0;             // Initializers kept, new filters and biases, Reserve'd packed copies.
-  std::vector<int64_t> arena_chunks;  // Packed copies from the session allocator, in node order.
+  std::vector<CreateChunk> arena_chunks;  // Packed copies from the session allocator, in node order.
   int64_t session_bytes = 0;          // The session's own structures.
   int64_t packed_copies = 0;          // Initializers some kernel packs.
 };
 
 // The weights of `graph` (the main graph after the runtime's rewrites) once
-// ORT's CPU session is created.
-LoadedWeights WeightsAfterLoad(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of);
+// ORT's CPU session is created on `isa` (the quantized kernels pack by it).
+LoadedWeights WeightsAfterLoad(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite,
+                               const ShapeLookup& shape_of);
 
 // The bytes of weight `id` (an initializer, Constant or folded value), 0
 // when not known.

@@ -73,7 +73,7 @@ class OnnxRuntimeCpu : public RuntimeModel {
   HeldFigures HeldBytes(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
                         const std::vector<NodeId>& order, const std::vector<RuntimeValue>& values,
                         const std::vector<std::vector<int64_t>>& step_blocks_of) const override {
-    const ort::LoadedWeights weights = ort::WeightsAfterLoad(graph, rewrite, shape_of);
+    const ort::LoadedWeights weights = ort::WeightsAfterLoad(target_.facts.isa, graph, rewrite, shape_of);
     ort::ArenaRun run;
     run.create_chunks = weights.arena_chunks;
     for (const ort::BufferSpan& span : ort::BufferSpans(graph, rewrite, order, values)) {

@@ -19,6 +19,9 @@
 namespace footprint::ort {
 namespace {
 
+// `value` rounded up to a multiple of `multiple` (> 0).
+int64_t RoundUpTo(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
 bool StridesOneNoPadding(const onnx::NodeProto& proto) {
   if (const onnx::AttributeProto* strides = FindAttribute(proto, "strides")) {
     for (int64_t stride : strides->ints()) {
@@ -158,59 +161,24 @@ std::string RuntimeDtype(const GraphRewrite& rewrite, ValueId id, const KnownTen
 // im2col (288 x 50,176) and GEMM output.
 std::vector<int64_t> QLinearConvScratch(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite,
                                         const IrNode& node, const TensorLookup& tensor_of) {
-  const onnx::NodeProto& proto = *node.proto;
-  if (proto.input_size() < 8 || node.outputs.empty()) return {};
-  std::optional<ValueId> x_id = ValueNamed(graph, proto.input(0));
-  std::optional<ValueId> w_id = ValueNamed(graph, proto.input(3));
-  if (!x_id || !w_id) return {};
-  const std::optional<KnownTensor> input = tensor_of(*x_id);
-  const std::optional<KnownTensor> filter = tensor_of(*w_id);
+  if (node.outputs.empty()) return {};
+  const std::optional<QLinearConvKernel> kernel = QLinearConvKernelOf(isa, graph, rewrite, node, tensor_of);
   const std::optional<KnownTensor> output = tensor_of(node.outputs[0]);
-  if (!input || !filter || !output || input->dims.size() < 3 || filter->dims.size() != input->dims.size()) return {};
-  int64_t group = 1;
-  if (const onnx::AttributeProto* attribute = FindAttribute(proto, "group")) group = attribute->i();
-  if (group <= 0) return {};
-  const int64_t batch = input->dims[0];
-  const int64_t output_channels = filter->dims[0];
-  const int64_t group_input_channels = filter->dims[1];
-  const int64_t group_output_channels = output_channels / group;
-  const int64_t kernel_size = Product(filter->dims, 2);
+  if (!kernel.has_value() || !output.has_value() || output->dims.size() < 3) return {};
   const int64_t output_image_size = Product(output->dims, 2);
-  const bool depthwise = group_input_channels == 1 && group_output_channels == 1;
-  const bool pointwise = kernel_size == 1 && StridesOneNoPadding(proto);
-  // A float filter here is one ORT quantized itself (int8).
-  const bool symmetric_weights = filter->dtype == "float32"
-                                     ? QuantizedWeightIsSymmetric(graph, proto.input(3))
-                                     : filter->dtype == "int8" && ZeroPointIsZero(graph, proto.input(5));
-  // MLAS's ConvSymS8S8Dispatch exists on ARM64 only (platform.cpp): int8
-  // activations take the symmetric path there, never on x86-64.
-  const std::string input_dtype = RuntimeDtype(rewrite, *x_id, *input);
-  bool symmetric_conv =
-      symmetric_weights && (input_dtype == "uint8" || (input_dtype == "int8" && isa == CpuIsa::kArm64));
-  if (symmetric_conv) {
-    if (group > 1) {
-      symmetric_conv = depthwise && group % (isa == CpuIsa::kArm64 ? 8 : 16) == 0;
-    } else if (isa == CpuIsa::kArm64) {
-      symmetric_conv = kernel_size > 1 && group_input_channels >= 64 && output_channels >= 8 &&
-                       group_input_channels % 8 == 0 && output_channels % 8 == 0;
-    } else {
-      symmetric_conv = output_channels >= 16 && group_input_channels % 4 == 0 &&
-                       output_channels % (isa == CpuIsa::kAvx2 ? 8 : 4) == 0;
-    }
-  }
   constexpr int64_t kPointerBytes = 8;
-  const int64_t indirection = kernel_size * output_image_size * kPointerBytes;
-  if (symmetric_conv) {
-    if (depthwise || !pointwise) return {indirection * batch};
+  const int64_t indirection = kernel->kernel_size * output_image_size * kPointerBytes;
+  if (kernel->symmetric_conv) {
+    if (kernel->depthwise || !kernel->pointwise) return {indirection * kernel->batch};
     return {};
   }
   // Compute takes the GEMM output first, then the im2col or indirection
   // buffer: two blocks of the arena, not one of their sum.
-  const int64_t gemm_output = 4 * output_channels * output_image_size;
-  if (depthwise) return {gemm_output, indirection};
-  if (pointwise) return {gemm_output};
-  const int64_t col_buffer = group_input_channels * kernel_size * output_image_size *
-                             (filter->dims.size() > 4 ? group : 1);
+  const int64_t gemm_output = 4 * kernel->output_channels * output_image_size;
+  if (kernel->depthwise) return {gemm_output, indirection};
+  if (kernel->pointwise) return {gemm_output};
+  const int64_t col_buffer = kernel->group_input_channels * kernel->kernel_size * output_image_size *
+                             (kernel->filter_rank > 4 ? kernel->group : 1);
   return {gemm_output, col_buffer};
 }
 
@@ -257,6 +225,91 @@ int64_t DynamicQuantizeMatMulWorkspaceBytes(const IrNode& node, const TensorLook
 }
 
 }  // namespace
+
+std::optional<QLinearConvKernel> QLinearConvKernelOf(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite,
+                                                     const IrNode& node, const TensorLookup& tensor_of) {
+  const onnx::NodeProto& proto = *node.proto;
+  if (proto.input_size() < 8) return std::nullopt;
+  std::optional<ValueId> x_id = ValueNamed(graph, proto.input(0));
+  std::optional<ValueId> w_id = ValueNamed(graph, proto.input(3));
+  if (!x_id || !w_id) return std::nullopt;
+  const std::optional<KnownTensor> input = tensor_of(*x_id);
+  const std::optional<KnownTensor> filter = tensor_of(*w_id);
+  if (!input || !filter || input->dims.size() < 3 || filter->dims.size() != input->dims.size()) return std::nullopt;
+  QLinearConvKernel kernel;
+  if (const onnx::AttributeProto* attribute = FindAttribute(proto, "group")) kernel.group = attribute->i();
+  if (kernel.group <= 0 || filter->dims[0] % kernel.group != 0) return std::nullopt;
+  kernel.batch = input->dims[0];
+  kernel.output_channels = filter->dims[0];
+  kernel.group_input_channels = filter->dims[1];
+  kernel.kernel_size = Product(filter->dims, 2);
+  kernel.filter_rank = static_cast<int64_t>(filter->dims.size());
+  const int64_t group_output_channels = kernel.output_channels / kernel.group;
+  kernel.depthwise = kernel.group_input_channels == 1 && group_output_channels == 1;
+  kernel.pointwise = kernel.kernel_size == 1 && StridesOneNoPadding(proto);
+  // A float filter here is one ORT quantized itself (int8).
+  kernel.weights_signed = filter->dtype == "float32" || filter->dtype == "int8";
+  const bool symmetric_weights = filter->dtype == "float32"
+                                     ? QuantizedWeightIsSymmetric(graph, proto.input(3))
+                                     : filter->dtype == "int8" && ZeroPointIsZero(graph, proto.input(5));
+  const std::string input_dtype = RuntimeDtype(rewrite, *x_id, *input);
+  kernel.activations_signed = input_dtype == "int8";
+  // MLAS's ConvSymS8S8Dispatch exists on ARM64 only (platform.cpp): int8
+  // activations take the symmetric path there, never on x86-64.
+  bool symmetric_conv =
+      symmetric_weights && (input_dtype == "uint8" || (input_dtype == "int8" && isa == CpuIsa::kArm64));
+  if (symmetric_conv) {
+    if (kernel.group > 1) {
+      symmetric_conv = kernel.depthwise && kernel.group % (isa == CpuIsa::kArm64 ? 8 : 16) == 0;
+    } else if (isa == CpuIsa::kArm64) {
+      symmetric_conv = kernel.kernel_size > 1 && kernel.group_input_channels >= 64 && kernel.output_channels >= 8 &&
+                       kernel.group_input_channels % 8 == 0 && kernel.output_channels % 8 == 0;
+    } else {
+      symmetric_conv = kernel.output_channels >= 16 && kernel.group_input_channels % 4 == 0 &&
+                       kernel.output_channels % (isa == CpuIsa::kAvx2 ? 8 : 4) == 0;
+    }
+  }
+  kernel.symmetric_conv = symmetric_conv;
+  return kernel;
+}
+
+// PrePack (qlinearconv.cc), for a W of rank 3 or more:
+//  - the symmetric conv: MlasConvSymPackWSize (convsym.cpp): output
+//    channels padded to the dispatch's FilterOutputChannelPackCount (16 on
+//    x86-64's AVX2 and AVX-512 dispatches, 8 on ARM64's NEON one) x input
+//    channels x kernel; depthwise, the group count (a multiple of 16, 8 on
+//    ARM64) x kernel;
+//  - else, not depthwise: per group MlasGemmPackBSize (qgemm.cpp) of N =
+//    the group's output channels, K = its input channels x kernel: N
+//    padded to 16 (MLAS_QGEMM_STRIDEN_THREAD_ALIGN), K to the dispatch's
+//    PackedK (x86-64 without AVX-VNNI-INT8: 4 for uint8 x int8, 2 for uint8
+//    x uint8; ARM64's dot-product dispatches: 8), one int32 column sum per
+//    column, the whole rounded to 64 bytes; then one group's reordered
+//    filter, taken and given back while packing;
+//  - else (depthwise, not symmetric): the filter reordered, its own bytes.
+// Every buffer from PrePack's allocator (session_state.cc
+// PrepackConstantInitializedTensors: the session's CPU allocator, the arena
+// under ORT's default options): the symmetric conv's pack by Alloc, from
+// the arena's regions; the GEMM pack, the reordered filters by
+// MakeUniquePtr(alloc, bytes, true), reserved beside them (ORT's verbose log
+// says "Reserving memory in BFCArena").
+QLinearConvPack QLinearConvPackOf(CpuIsa isa, const QLinearConvKernel& kernel) {
+  const int64_t filter_bytes = kernel.output_channels * kernel.group_input_channels * kernel.kernel_size;
+  if (kernel.symmetric_conv) {
+    const int64_t pack_count = isa == CpuIsa::kArm64 ? 8 : 16;
+    if (kernel.group > 1) return {.kept_bytes = RoundUpTo(kernel.group, pack_count) * kernel.kernel_size};
+    return {.kept_bytes = RoundUpTo(kernel.output_channels, pack_count) * kernel.group_input_channels *
+                          kernel.kernel_size};
+  }
+  if (kernel.depthwise) return {.kept_bytes = filter_bytes, .kept_reserved = true};
+  constexpr int64_t kStrideNAlign = 16;
+  constexpr int64_t kBufferAlignment = 64;
+  const int64_t packed_k = isa == CpuIsa::kArm64 ? 8 : (kernel.weights_signed ? 4 : 2);
+  const int64_t n = RoundUpTo(kernel.output_channels / kernel.group, kStrideNAlign);
+  const int64_t k = RoundUpTo(kernel.group_input_channels * kernel.kernel_size, packed_k);
+  const int64_t per_group = RoundUpTo(n * 4 + n * k, kBufferAlignment);
+  return {.kept_bytes = kernel.group * per_group, .kept_reserved = true, .transient_bytes = filter_bytes / kernel.group};
+}
 
 std::optional<std::vector<int64_t>> QuantizedKernelScratch(CpuIsa isa, const IrGraph& graph,
                                                            const GraphRewrite& rewrite, const IrNode& node,
