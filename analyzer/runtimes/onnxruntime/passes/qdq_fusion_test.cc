@@ -105,6 +105,19 @@ TEST(QdqFusionTest, SymmetricConvNeedsOutputChannelsAlignedPerIsa) {
   EXPECT_EQ(WorkspaceOf(*avx2, "conv"), 4 * 20 * 1024 + 144 * 1024);
 }
 
+TEST(QdqFusionTest, QLinearConvHoldsItsPackedFilterInsteadOfTheFiles) {
+  // 20 output channels, int8 weights: on AVX-512 the symmetric conv, whose
+  // pack pads them to 16's multiple (32 x 16 x 9 bytes); on AVX2 (20 is no
+  // multiple of 8) the GEMM pack: N 20 -> 32 columns of K 144 bytes and an
+  // int32 sum each, rounded to 64 bytes (4,736). Either replaces the file's
+  // 20 x 16 x 9 = 2,880 bytes.
+  absl::StatusOr<Analysis> avx512 = AnalyzeBuilt(QdqConv(16, 20, kInt8), Ort("avx512"));
+  absl::StatusOr<Analysis> avx2 = AnalyzeBuilt(QdqConv(16, 20, kInt8), Ort("avx2"));
+  ASSERT_TRUE(avx512.ok()) << avx512.status();
+  ASSERT_TRUE(avx2.ok()) << avx2.status();
+  EXPECT_EQ(avx2->memory.runtime_weights_bytes - avx512->memory.runtime_weights_bytes, 4736 - 32 * 16 * 9);
+}
+
 // x (float [1, 16, 32, 32]) -> QuantizeLinear (int8, zero point 0) ->
 // DequantizeLinear -> Conv 3x3 pad 1 (int8 weight) -> QuantizeLinear ->
 // DequantizeLinear -> y, as ORT's quantize_static writes it by default
