@@ -158,6 +158,11 @@ struct HeldFigures {
   // its tensors + its overhead, the configuration runtime_tensor_bytes models).
   bool peak_follows_defaults = false;
   std::string peak_configuration;  // That configuration, as reports name it.
+  // The heap's high-water while the session is created, above the heap
+  // before it (0: not modelled), and the step of creation that sets it.
+  int64_t load_peak_bytes = 0;
+  std::string load_peak_step;
+  int64_t mapped_weights_bytes = 0;  // Weights the runtime maps from an external data file (not heap).
 };
 
 // The hooks of one runtime, called by the memory analysis on the main graph

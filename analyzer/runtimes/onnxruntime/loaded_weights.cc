@@ -23,8 +23,8 @@
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 #include "analyzer/runtimes/onnxruntime/passes/shared_constants.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
+#include "analyzer/runtimes/onnxruntime/session_bytes.h"
 #include "analyzer/shapes/tensor_size.h"
-#include "onnx/defs/schema.h"
 
 namespace footprint::ort {
 namespace {
@@ -33,41 +33,6 @@ constexpr int32_t kFloat = 1;                       // TensorProto.FLOAT.
 constexpr char kNchwcDomain[] = "com.microsoft.nchwc";
 constexpr int64_t kGemmStrideNAlign = 16;           // MLAS_SGEMM_STRIDEN_THREAD_ALIGN.
 constexpr int64_t kPackedBufferAlignment = 64;      // MlasGetPreferredBufferAlignment().
-constexpr int kLatestOpset = 1 << 30;               // The newest schema of an op (the model's opset is not at hand).
-// The session's own structures: a graph, kernels and plans whose heap grows
-// with what the graph holds. Measured (ORT 1.30, AVX-512 host, create from a
-// path, arena off; probes of bench/ground_truth/arena_probes.py, chains of 10
-// and 80 and the slope between them):
-// - a fixed part: 1 Relu on 16 floats holds 66,248 with its node (63,650);
-constexpr int64_t kSessionFixedBytes = 63'650;
-// - per node with its output, and per dim of that output (a Relu chain on
-//   [16]: 2,600; on [1, 18, 4, 4]: 2,867);
-constexpr int64_t kSessionBytesPerNode = 2'510;
-constexpr int64_t kSessionBytesPerOutputDim = 90;
-// - per attribute the node carries once ORT gives it its schema's defaults
-//   (LeakyRelu's alpha: +675; a Conv's 5 attributes: +3,408, 682 each);
-constexpr int64_t kSessionBytesPerAttribute = 680;
-// - per initializer held, beyond its data (an Add's 18-float addend: 1,479;
-//   a Conv's 18-float bias: 1,514);
-constexpr int64_t kSessionBytesPerInitializer = 1'500;
-// - per node a rewrite took out, with its output (an Identity before each
-//   Relu: 1,137), and per attribute it had (BatchNormalization's epsilon and
-//   momentum, fused into its Conv: 645 for the two): ORT does not give all
-//   of it back;
-constexpr int64_t kSessionBytesPerRemovedNode = 1'130;
-constexpr int64_t kSessionBytesPerRemovedAttribute = 320;
-// - per initializer a rewrite took out (the four of a BatchNormalization
-//   fused into its Conv and the Conv's old filter: 740 each);
-constexpr int64_t kSessionBytesPerRemovedInitializer = 740;
-// - per value_info entry of the file (FastestDet without them: 654 less each);
-constexpr int64_t kSessionBytesPerValueInfo = 650;
-// - per character of a name too long for the string's own storage (over 15,
-//   libstdc++): a Relu chain with 68-character node names holds 250 more per
-//   node, with 62-character value names 553 more per value (both: 823).
-constexpr int64_t kShortStringChars = 15;
-constexpr double kSessionBytesPerNodeNameChar = 250.0 / 68;
-constexpr double kSessionBytesPerValueNameChar = 553.0 / 62;
-
 int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
 // A weight's dims and bytes, when known.
@@ -103,26 +68,6 @@ bool IsWeight(const IrValue& value) {
 // padded to the buffer alignment.
 int64_t GemmPackedBytes(int64_t n, int64_t k) {
   return RoundUp(RoundUp(n, kGemmStrideNAlign) * k * 4, kPackedBufferAlignment);
-}
-
-// The attributes `node` carries in ORT's graph: its own, and every attribute
-// of its op's schema that has a default (Graph::Resolve fills them in; ORT's
-// optimized FastestDet shows MaxPool with auto_pad and storage_order added).
-// NCHWc ops take the schema of the ONNX op they run; ORT's ReorderInput
-// carries channels_last, ReorderOutput channels and channels_last.
-int64_t AttributesInOrt(const onnx::NodeProto& node) {
-  const bool nchwc = node.domain() == kNchwcDomain;
-  if (nchwc && node.op_type() == "ReorderInput") return 1;
-  if (nchwc && node.op_type() == "ReorderOutput") return 2;
-  int64_t count = node.attribute_size();
-  const std::string domain = nchwc ? "" : OpsetKey(node.domain());
-  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(node.op_type(), kLatestOpset, domain);
-  if (schema == nullptr) return count;
-  for (const auto& [name, attribute] : schema->attributes()) {
-    if (attribute.default_value.type() == onnx::AttributeProto::UNDEFINED) continue;  // No default.
-    if (FindAttribute(node, name) == nullptr) ++count;
-  }
-  return count;
 }
 
 
@@ -204,61 +149,173 @@ class WeightClasses {
   absl::flat_hash_map<std::string, ValueId> representative_;  // By value key: the first weight with it.
 };
 
-// An Identity, or a Dropout whose mask nobody reads, that ORT's level-1
-// passes take out (identity_elimination.cc, dropout_elimination.cc) when its
-// output is not a graph output.
-bool EliminatedAtLevel1(const IrGraph& graph, const IrNode& node) {
-  const onnx::NodeProto& proto = *node.proto;
-  if (!IsDefaultDomain(proto)) return false;
-  if (proto.op_type() != "Identity" && proto.op_type() != "Dropout") return false;
-  if (node.outputs.empty() || graph.values[node.outputs[0]].is_graph_output) return false;
-  for (size_t i = 1; i < node.outputs.size(); ++i) {
-    if (!graph.values[node.outputs[i]].consumers.empty() || graph.values[node.outputs[i]].is_graph_output) return false;
+// The buffers of weights while the session is created
+// (LoadedWeights::load_buffers), and which one holds each weight class now:
+// a stage that replaces a weight replaces the buffer holding it then (the
+// file's, or the float32 copy level 4 made of a float16 one).
+class LoadBuffers {
+ public:
+  LoadBuffers(WeightClasses& classes, size_t values, std::vector<LoadBuffer>& buffers)
+      : classes_(classes), holder_(values, -1), buffers_(buffers) {}
+
+  // Adds a buffer made at `stage` that stands in for the buffers
+  // `replaces`; returns its index.
+  int Make(LoadStage stage, int64_t bytes, int64_t transient_bytes, const std::vector<int>& replaces,
+           bool arena = false) {
+    LoadBuffer buffer{.made_at = stage, .bytes = bytes, .transient_bytes = transient_bytes, .arena = arena};
+    for (int replaced : replaces) {
+      if (replaced >= 0 && std::find(buffer.replaces.begin(), buffer.replaces.end(), replaced) == buffer.replaces.end()) {
+        buffer.replaces.push_back(replaced);
+      }
+    }
+    buffers_.push_back(std::move(buffer));
+    return static_cast<int>(buffers_.size()) - 1;
   }
-  return true;
+
+  // The buffers holding `weights` now.
+  std::vector<int> HoldersOf(const std::vector<ValueId>& weights) {
+    std::vector<int> holders;
+    for (ValueId weight : weights) holders.push_back(Holder(weight));
+    return holders;
+  }
+
+  // The buffer holding `weight`'s class now (-1: none).
+  int Holder(ValueId weight) { return weight < 0 ? -1 : holder_[classes_.Of(weight)]; }
+  // `weight`'s class is held by `buffer` from now on.
+  void Hold(ValueId weight, int buffer) { holder_[classes_.Of(weight)] = buffer; }
+
+  // `weight` is float16 in the file and ORT holds it in float32: level 4
+  // converts whatever holds it then, once something reads it in float32.
+  void ConvertedAtLevel4(ValueId weight, int64_t float32_bytes) {
+    float32_bytes_[classes_.Of(weight)] = float32_bytes;
+  }
+  bool Float16Pending(ValueId weight) { return weight >= 0 && float32_bytes_.contains(classes_.Of(weight)); }
+  // The buffer holding `weight` in float32 (its level-4 copy made now if it
+  // is still float16).
+  int HolderInFloat(ValueId weight) {
+    if (!Float16Pending(weight)) return Holder(weight);
+    const ValueId key = classes_.Of(weight);
+    const int float16 = holder_[key];
+    const int64_t float16_bytes = float16 >= 0 ? float32_bytes_[key] / 2 : 0;
+    holder_[key] = Make(LoadStage::kFloat16, float32_bytes_[key], float16_bytes, {float16});
+    float32_bytes_.erase(key);
+    return holder_[key];
+  }
+  std::vector<int> HoldersInFloatOf(const std::vector<ValueId>& weights) {
+    std::vector<int> holders;
+    for (ValueId weight : weights) holders.push_back(HolderInFloat(weight));
+    return holders;
+  }
+
+ private:
+  WeightClasses& classes_;
+  std::vector<int> holder_;  // By class representative.
+  absl::flat_hash_map<ValueId, int64_t> float32_bytes_;  // Float16 classes not converted yet.
+  std::vector<LoadBuffer>& buffers_;
+};
+
+// Whether weight `id` is kept in an external data file (ORT maps it).
+bool InExternalFile(const IrValue& value) {
+  return value.origin == ValueOrigin::kInitializer && value.initializer != nullptr &&
+         value.initializer->data_location() == onnx::TensorProto::EXTERNAL;
 }
 
-// The session's own structures (the constants above) for `graph` as the
-// rewrites left it: its nodes with their attributes, the initializers held,
-// and what the rewrites took out of the file's graph (a node rewritten into
-// another op, as NCHWc's, is ORT's new node beside the old one taken out).
-int64_t SessionBytes(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
-                     const std::vector<ValueId>& held_weights, int64_t new_initializers, int64_t removed_initializers) {
-  auto name_bytes = [](const std::string& name, double per_char) {
-    return name.size() > kShortStringChars ? static_cast<int64_t>(per_char * static_cast<double>(name.size())) : 0;
-  };
-  int64_t bytes = kSessionFixedBytes +
-                  kSessionBytesPerInitializer * (new_initializers + static_cast<int64_t>(held_weights.size())) +
-                  kSessionBytesPerRemovedInitializer * removed_initializers;
-  for (ValueId id : held_weights) bytes += name_bytes(graph.values[id].name, kSessionBytesPerValueNameChar);
-  std::set<const onnx::NodeProto*> kept;
-  for (const IrNode& node : graph.nodes) {
-    if (EliminatedAtLevel1(graph, node)) continue;
-    bytes += kSessionBytesPerNode + kSessionBytesPerAttribute * AttributesInOrt(*node.proto) +
-             name_bytes(node.proto->name(), kSessionBytesPerNodeNameChar);
-    for (ValueId output : node.outputs) {
-      bytes += name_bytes(graph.values[output].name, kSessionBytesPerValueNameChar);
-      const std::optional<ValueShape> shape = ShapeOfValue(graph, rewrite, shape_of, output);
-      if (shape.has_value()) bytes += kSessionBytesPerOutputDim * static_cast<int64_t>(shape->dims.size());
-    }
-    kept.insert(node.proto);
-  }
-  if (graph.proto == nullptr) return bytes;
-  for (const onnx::NodeProto& node : graph.proto->node()) {
-    if (IsConstantNode(node) || kept.count(&node) > 0) continue;  // A Constant is an initializer in ORT.
-    bytes += kSessionBytesPerRemovedNode + kSessionBytesPerRemovedAttribute * node.attribute_size();
-  }
-  // The file's value_info (an entry the analysis adds for an output the file
-  // left untyped is not ORT's).
-  for (const onnx::ValueInfoProto& info : graph.proto->value_info()) {
-    const auto found = graph.value_by_name.find(info.name());
-    if (found == graph.value_by_name.end() || !graph.values[found->second].is_graph_output) {
-      bytes += kSessionBytesPerValueInfo;
-    }
-  }
-  return bytes;
+// The bytes of weight `id` in the file's own element type.
+int64_t FileBytes(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
+  static const GraphRewrite kAsInFile;
+  const std::optional<KnownWeight> weight = Known(graph, kAsInFile, shape_of, id);
+  return weight.has_value() ? weight->bytes : 0;
 }
 
+// Whether ORT folds value `id` as the analysis did: not a DequantizeLinear
+// (ConstantFolding runs with skip_dequantize_linear while the QDQ rules are
+// on, constant_folding.cc), nor anything computed from one. `memo`: 0 not
+// asked yet, 1 yes, 2 no.
+bool FoldedByOrt(const IrGraph& graph, ValueId id, std::vector<int8_t>& memo) {
+  const IrValue& value = graph.values[id];
+  if (value.origin == ValueOrigin::kInitializer || value.origin == ValueOrigin::kConstant) return true;
+  if (value.origin != ValueOrigin::kFolded || value.folded_from == nullptr) return false;
+  if (memo[id] != 0) return memo[id] == 1;
+  memo[id] = 2;  // Guards against a cycle.
+  bool folded = !IsDequantizeLinear(*value.folded_from);
+  for (const std::string& input : value.folded_from->input()) {
+    const std::optional<ValueId> found = input.empty() ? std::nullopt : ValueNamed(graph, input);
+    folded = folded && (!found.has_value() || FoldedByOrt(graph, *found, memo));
+  }
+  memo[id] = folded ? 1 : 2;
+  return folded;
+}
+
+// The buffers session creation starts from and makes before any kernel
+// (load_peak.h): the file's weights that some node reads (Graph::Resolve
+// drops the others first), each folded value with the copies of its node's
+// inputs, and the float32 copy of each float16 weight ORT runs in float32.
+void AddBuffersBeforeKernels(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
+                             WeightClasses& classes, LoadBuffers& buffers) {
+  std::vector<int8_t> ort_folds(graph.values.size(), 0);
+  std::vector<bool> read_by_fold(graph.values.size(), false);
+  for (size_t i = 0; i < graph.values.size(); ++i) {
+    const IrValue& value = graph.values[i];
+    if (value.origin != ValueOrigin::kFolded || value.folded_from == nullptr) continue;
+    for (const std::string& input : value.folded_from->input()) {
+      const std::optional<ValueId> found = input.empty() ? std::nullopt : ValueNamed(graph, input);
+      if (found.has_value()) read_by_fold[*found] = true;
+    }
+  }
+  for (size_t i = 0; i < graph.values.size(); ++i) {
+    const IrValue& value = graph.values[i];
+    const ValueId id = static_cast<ValueId>(i);
+    if (value.origin != ValueOrigin::kInitializer && value.origin != ValueOrigin::kConstant) continue;
+    if (value.consumers.empty() && !value.is_graph_output && !read_by_fold[i]) continue;
+    const int buffer = buffers.Make(LoadStage::kReading, InExternalFile(value) ? 0 : FileBytes(graph, shape_of, id), 0, {});
+    if (buffers.Holder(id) < 0) buffers.Hold(id, buffer);
+  }
+  for (size_t i = 0; i < graph.values.size(); ++i) {
+    const IrValue& value = graph.values[i];
+    const ValueId id = static_cast<ValueId>(i);
+    if (value.origin != ValueOrigin::kFolded || value.folded_from == nullptr || classes.Of(id) != id) continue;
+    if (!FoldedByOrt(graph, id, ort_folds)) continue;
+    std::vector<ValueId> inputs;
+    int64_t copies = 0;
+    for (const std::string& input : value.folded_from->input()) {
+      const std::optional<ValueId> found = input.empty() ? std::nullopt : ValueNamed(graph, input);
+      if (!found.has_value() || !IsWeight(graph.values[*found])) continue;
+      inputs.push_back(*found);
+      copies += FileBytes(graph, shape_of, *found);
+    }
+    buffers.Hold(id, buffers.Make(LoadStage::kFolding, FileBytes(graph, shape_of, id), copies, buffers.HoldersOf(inputs)));
+  }
+  for (size_t i = 0; i < graph.values.size(); ++i) {
+    const ValueId id = static_cast<ValueId>(i);
+    if (!IsWeight(graph.values[i]) || classes.Of(id) != id || HeldAs(rewrite, id).data_type != kFloat) continue;
+    const std::optional<KnownWeight> held = Known(graph, rewrite, shape_of, id);
+    if (held.has_value() && FileBytes(graph, shape_of, id) != held->bytes) buffers.ConvertedAtLevel4(id, held->bytes);
+  }
+}
+
+// Which buffers are still held once the session is created: the one holding
+// each weight class read as it is, and each kernel's copy nothing replaced.
+void MarkKeptBuffers(const IrGraph& graph, WeightClasses& classes, const std::vector<bool>& read_as_is,
+                     LoadBuffers& buffers, std::vector<LoadBuffer>& load_buffers) {
+  std::vector<int> kept_holders;
+  for (size_t i = 0; i < graph.values.size(); ++i) {
+    const ValueId id = static_cast<ValueId>(i);
+    if (!IsWeight(graph.values[i]) || !(read_as_is[classes.Of(id)] || graph.values[i].is_graph_output)) continue;
+    kept_holders.push_back(buffers.HolderInFloat(id));
+  }
+  std::vector<bool> replaced(load_buffers.size(), false);
+  for (const LoadBuffer& buffer : load_buffers) {
+    for (int index : buffer.replaces) replaced[index] = true;
+  }
+  for (size_t i = 0; i < load_buffers.size(); ++i) {
+    const LoadStage stage = load_buffers[i].made_at;
+    load_buffers[i].kept = !replaced[i] && (stage == LoadStage::kFusion || stage == LoadStage::kNchwc ||
+                                            stage == LoadStage::kPrePack);
+  }
+  for (int holder : kept_holders) {
+    if (holder >= 0) load_buffers[holder].kept = true;
+  }
+}
 
 // The copies ORT's kernels make of their weights at load, node by node:
 // filters a fusion or NCHWc rewrote, MLAS's packed GEMM B, ConvTranspose's
@@ -266,8 +323,9 @@ int64_t SessionBytes(const IrGraph& graph, const GraphRewrite& rewrite, const Sh
 class KernelCopies {
  public:
   KernelCopies(CpuIsa isa, const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
-               WeightClasses& classes, LoadedWeights& result)
-      : isa_(isa), graph_(graph), rewrite_(rewrite), shape_of_(shape_of), classes_(classes), result_(result) {}
+               WeightClasses& classes, LoadBuffers& buffers, LoadedWeights& result)
+      : isa_(isa), graph_(graph), rewrite_(rewrite), shape_of_(shape_of), classes_(classes), buffers_(buffers),
+        result_(result) {}
 
   // Adds what `node`'s kernel holds of its weights; marks in `handled` (one
   // per input) the inputs it packs or rewrites, which it does not read as
@@ -286,6 +344,8 @@ class KernelCopies {
       AddConvTranspose(node, handled);
     } else if (op == "QLinearConv" && (default_domain || proto.domain() == "com.microsoft")) {
       AddQLinearConv(node, handled);
+    } else if (QuantizedGemmB(proto) >= 0) {
+      AddQuantizedGemm(node, handled);
     }
   }
 
@@ -316,21 +376,45 @@ class KernelCopies {
     if (!absorbed_weight && block == 1) return;
     const int64_t output_channels = filter->dims[0];
     const int64_t padded = RoundUp(output_channels, block);
+    const int64_t padded_filter = filter->bytes / output_channels * padded;
+    const bool has_bias = (proto.input_size() >= 3 && !proto.input(2).empty()) || absorbed_weight;
+    const int64_t bias_bytes = has_bias ? padded * 4 : 0;
+    std::vector<ValueId> replaced;  // The weights the new filter and bias stand in for.
+    for (size_t slot = 1; slot < node.inputs.size(); ++slot) {
+      if (!IsConstantWeight(graph_, rewrite_, node.inputs[slot])) continue;
+      handled[slot] = true;
+      replaced.push_back(node.inputs[slot]);
+    }
     // A fusion makes a filter of its own; NCHWc reorders a filter once
     // however many Convs read it (nchwc_transformer.cc keeps the reordered
     // copy by filter), measured: two Convs on one folded filter hold one
     // reordered copy.
-    if (absorbed_weight || reordered_.insert({classes_.Of(node.inputs[1]), block}).second) {
-      result_.held_bytes += filter->bytes / output_channels * padded;
+    const bool new_filter = absorbed_weight || reordered_.insert({classes_.Of(node.inputs[1]), block}).second;
+    if (new_filter) {
+      result_.held_bytes += padded_filter;
       ++new_initializers_;
     }
-    const bool has_bias = (proto.input_size() >= 3 && !proto.input(2).empty()) || absorbed_weight;
     if (has_bias) {
-      result_.held_bytes += padded * 4;
+      result_.held_bytes += bias_bytes;
       ++new_initializers_;
     }
-    for (size_t slot = 1; slot < node.inputs.size(); ++slot) {
-      if (IsConstantWeight(graph_, rewrite_, node.inputs[slot])) handled[slot] = true;
+    // At load: the fusion's filter (level 1) with its Initializer copy and
+    // proto, then NCHWc's (level 3) with the old filter's copy, the
+    // reordered vector and its proto (load_peak.h).
+    std::vector<int> replaces;
+    if (absorbed_weight) {
+      // A float16 filter is fused in float16, then converted at level 4.
+      const bool float16 = buffers_.Float16Pending(node.inputs[1]);
+      const int64_t fused_bytes = float16 ? filter->bytes / 2 : filter->bytes;
+      const int64_t bias = output_channels * (float16 ? 2 : 4);
+      replaces = {buffers_.Make(LoadStage::kFusion, fused_bytes + bias, 2 * fused_bytes, buffers_.HoldersOf(replaced))};
+      if (float16) replaces = {buffers_.Make(LoadStage::kFloat16, filter->bytes + 2 * bias, fused_bytes + bias, replaces)};
+    } else {
+      replaces = buffers_.HoldersInFloatOf(replaced);
+    }
+    if (block > 1) {
+      buffers_.Make(LoadStage::kNchwc, (new_filter ? padded_filter : 0) + bias_bytes,
+                    new_filter ? filter->bytes + 2 * padded_filter : 0, replaces);
     }
   }
 
@@ -340,9 +424,12 @@ class KernelCopies {
     const bool trans_b = node.proto->op_type() == "Gemm" && IntAttribute(*node.proto, "transB", 0) != 0;
     const int64_t n = trans_b ? b->dims[0] : b->dims[1];
     const int64_t k = trans_b ? b->dims[1] : b->dims[0];
-    if (packed_.insert({classes_.Of(node.inputs[1]), "gemm", n, k}).second) {
-      result_.held_bytes += GemmPackedBytes(n, k);
-    }
+    // A second pack of the same B is made, found equal and freed
+    // (PrepackedWeightsForGraph): only for a moment.
+    const bool first = packed_.insert({classes_.Of(node.inputs[1]), "gemm", n, k}).second;
+    if (first) result_.held_bytes += GemmPackedBytes(n, k);
+    buffers_.Make(LoadStage::kPrePack, first ? GemmPackedBytes(n, k) : 0, first ? 0 : GemmPackedBytes(n, k),
+                  buffers_.HoldersInFloatOf({node.inputs[1]}));
     handled[1] = true;
   }
 
@@ -354,9 +441,10 @@ class KernelCopies {
     int64_t n = 1;
     for (size_t i = 1; i < filter->dims.size(); ++i) n *= filter->dims[i];
     if (k == 1 || n == 1 || n * k == 0) return;
-    if (packed_.insert({classes_.Of(node.inputs[1]), "transpose", n, k}).second) {
-      result_.arena_chunks.push_back({.bytes = filter->bytes});
-    }
+    const bool first = packed_.insert({classes_.Of(node.inputs[1]), "transpose", n, k}).second;
+    if (first) result_.arena_chunks.push_back({.bytes = filter->bytes});
+    buffers_.Make(LoadStage::kPrePack, first ? filter->bytes : 0, 0, buffers_.HoldersInFloatOf({node.inputs[1]}),
+                  /*arena=*/true);
     handled[1] = true;
   }
 
@@ -385,7 +473,8 @@ class KernelCopies {
     if (!kernel.has_value()) return;
     const QLinearConvPack pack = QLinearConvPackOf(isa_, *kernel);
     const std::string packing = kernel->symmetric_conv ? "qconv-sym" : kernel->depthwise ? "qconv-dw" : "qconv-gemm";
-    if (packed_.insert({classes_.Of(w), packing, kernel->output_channels, kernel->group}).second) {
+    const bool first = packed_.insert({classes_.Of(w), packing, kernel->output_channels, kernel->group}).second;
+    if (first) {
       // A reserved buffer is a plain allocation of its own, with the arena
       // or without; the transient one is gone once the session is created.
       if (pack.kept_reserved) {
@@ -394,8 +483,60 @@ class KernelCopies {
         result_.arena_chunks.push_back({.bytes = pack.kept_bytes});
       }
     }
+    buffers_.Make(LoadStage::kPrePack, first ? pack.kept_bytes : 0, first ? pack.transient_bytes : 0,
+                  buffers_.HoldersOf({w}), /*arena=*/!pack.kept_reserved);
     for (size_t slot = 0; slot < node.inputs.size(); ++slot) {
       if (node.inputs[slot] == w) handled[slot] = true;
+    }
+  }
+
+  // The input the MatMulInteger family packs (matmul_integer_base.h:
+  // GetBIdx), -1 for any other op.
+  static int QuantizedGemmB(const onnx::NodeProto& proto) {
+    const std::string& op = proto.op_type();
+    const bool microsoft = proto.domain() == "com.microsoft";
+    if ((op == "QGemm" && microsoft) || (op == "QLinearMatMul" && (microsoft || IsDefaultDomain(proto)))) return 3;
+    if (op == "MatMulInteger" && IsDefaultDomain(proto)) return 1;
+    if ((op == "DynamicQuantizeMatMul" || op == "MatMulIntegerToFloat") && microsoft) return 1;
+    return -1;
+  }
+
+  // An 8-bit 2-D constant B packed at load: QGemm with transB transposes it
+  // first into a buffer from the session's allocator (an arena chunk under
+  // the default options, given back after packing:
+  // quantization.h TransPoseInputData), then reserves the pack
+  // (MakeUniquePtr(alloc, size, true)). The original goes when its last
+  // reader has packed it.
+  void AddQuantizedGemm(const IrNode& node, std::vector<bool>& handled) {
+    const int b_index = QuantizedGemmB(*node.proto);
+    // The file's node names ORT's inputs; one the QDQ rules made from a
+    // Gemm or MatMul keeps its (A, B, C), B rewired to the quantized weight.
+    std::optional<ValueId> found;
+    if (node.proto->input_size() > b_index) {
+      found = node.proto->input(b_index).empty() ? std::nullopt : ValueNamed(graph_, node.proto->input(b_index));
+    } else if (node.inputs.size() >= 2) {
+      found = node.inputs[1];
+    }
+    if (!found.has_value() || !IsWeight(graph_.values[*found]) || !IsConstantWeight(graph_, rewrite_, *found)) return;
+    const ValueId b = *found;
+    const std::optional<KnownWeight> weight = Known(graph_, rewrite_, shape_of_, b);
+    constexpr int32_t kUint8 = 2, kInt8 = 3;
+    if (!weight.has_value() || weight->dims.size() != 2 ||
+        (weight->data_type != kUint8 && weight->data_type != kInt8)) {
+      return;
+    }
+    const bool trans_b = node.proto->op_type() == "QGemm" && IntAttribute(*node.proto, "transB", 0) != 0;
+    const int64_t n = trans_b ? weight->dims[0] : weight->dims[1];
+    const int64_t k = trans_b ? weight->dims[1] : weight->dims[0];
+    const int64_t pack = QuantizedGemmPackBytes(isa_, n, k, weight->data_type == kInt8);
+    const bool first = packed_.insert({classes_.Of(b), "qgemm", n, k}).second;
+    if (first) result_.held_bytes += pack;
+    if (trans_b) result_.arena_chunks.push_back({.bytes = weight->bytes, .given_back = true});
+    const int made = buffers_.Make(LoadStage::kPrePack, first ? pack : 0, trans_b ? weight->bytes : 0,
+                                   buffers_.HoldersOf({b}));
+    result_.load_buffers[made].transient_in_arena = trans_b;
+    for (size_t slot = 0; slot < node.inputs.size(); ++slot) {
+      if (node.inputs[slot] == b) handled[slot] = true;
     }
   }
 
@@ -404,6 +545,7 @@ class KernelCopies {
   const GraphRewrite& rewrite_;
   const ShapeLookup& shape_of_;
   WeightClasses& classes_;
+  LoadBuffers& buffers_;
   LoadedWeights& result_;
   int64_t new_initializers_ = 0;                                            // Filters and biases the rewrites made.
   std::set<std::tuple<ValueId, std::string, int64_t, int64_t>> packed_;    // One copy per B and packing.
@@ -421,7 +563,9 @@ LoadedWeights WeightsAfterLoad(CpuIsa isa, const IrGraph& graph, const GraphRewr
                                const ShapeLookup& shape_of) {
   LoadedWeights result;
   WeightClasses classes(graph);
-  KernelCopies copies(isa, graph, rewrite, shape_of, classes, result);
+  LoadBuffers buffers(classes, graph.values.size(), result.load_buffers);
+  AddBuffersBeforeKernels(graph, rewrite, shape_of, classes, buffers);
+  KernelCopies copies(isa, graph, rewrite, shape_of, classes, buffers, result);
   // Per weight: read as it is (kept), or only by kernels that pack or
   // rewrite it (freed, their copies held instead).
   std::vector<bool> read_as_is(graph.values.size(), false);
@@ -435,6 +579,7 @@ LoadedWeights WeightsAfterLoad(CpuIsa isa, const IrGraph& graph, const GraphRewr
     for (ValueId input : node.implicit_inputs) mark_read(input);
   }
   result.packed_copies = copies.packed_copies();
+  MarkKeptBuffers(graph, classes, read_as_is, buffers, result.load_buffers);
   // Each weight class is held once, by its first weight; a weight that is a
   // graph output is its own (ORT never merges a graph output away).
   std::vector<ValueId> held_weights;
@@ -448,7 +593,9 @@ LoadedWeights WeightsAfterLoad(CpuIsa isa, const IrGraph& graph, const GraphRewr
     }
     held_weights.push_back(static_cast<ValueId>(id));
     const std::optional<KnownWeight> weight = Known(graph, rewrite, shape_of, static_cast<ValueId>(id));
-    if (weight.has_value()) result.held_bytes += weight->bytes;
+    if (!weight.has_value()) continue;
+    const bool mapped = InExternalFile(value) && weight->bytes == FileBytes(graph, shape_of, static_cast<ValueId>(id));
+    (mapped ? result.mapped_bytes : result.held_bytes) += weight->bytes;
   }
   result.session_bytes = SessionBytes(graph, rewrite, shape_of, held_weights, copies.new_initializers(), removed_initializers);
   return result;

@@ -13,6 +13,7 @@
 #include "analyzer/runtimes/onnxruntime/arena_run.h"
 #include "analyzer/runtimes/onnxruntime/cpu_isa.h"
 #include "analyzer/runtimes/onnxruntime/kernel_workspaces.h"
+#include "analyzer/runtimes/onnxruntime/load_peak.h"
 #include "analyzer/runtimes/onnxruntime/loaded_weights.h"
 #include "analyzer/runtimes/onnxruntime/passes/overridable_initializers.h"
 #include "analyzer/runtimes/onnxruntime/runtime_buffers.h"
@@ -95,11 +96,19 @@ class OnnxRuntimeCpu : public RuntimeModel {
       run.final_chunks.push_back(bytes);  // A weight output: copied into an arena buffer, then to the caller.
       run.output_copy_bytes = ort::AddBytesSaturated(run.output_copy_bytes, bytes);
     }
-    return {.weights_bytes = ort::LoadedWeightsBytes(weights, arena_),
+    const int64_t weights_bytes = ort::LoadedWeightsBytes(weights, arena_);
+    const ort::LoadPeak load = ort::ReplayLoad(weights.load_buffers, arena_, weights.session_bytes);
+    // Creation ends holding the weights after load; the replay's peak is
+    // never below that.
+    const bool load_is_retained = load.bytes < weights_bytes;
+    return {.weights_bytes = weights_bytes,
             .reserved_bytes = ort::ReplayFirstRunOnArena(run).reserved_bytes,
             .peak_follows_defaults = arena_,
             .peak_configuration = arena_ ? "ORT's default options (CPU arena and memory pattern on)"
-                                         : "noarena (CPU arena and memory pattern off)"};
+                                         : "noarena (CPU arena and memory pattern off)",
+            .load_peak_bytes = load_is_retained ? weights_bytes : load.bytes,
+            .load_peak_step = load_is_retained ? "the weights kept" : std::string(ort::LoadStageName(load.stage)),
+            .mapped_weights_bytes = weights.mapped_bytes};
   }
 
   int64_t FrameBytes(const IrGraph& graph, const GraphRewrite& rewrite, const std::vector<NodeId>& order,

@@ -302,13 +302,18 @@ QLinearConvPack QLinearConvPackOf(CpuIsa isa, const QLinearConvKernel& kernel) {
                           kernel.kernel_size};
   }
   if (kernel.depthwise) return {.kept_bytes = filter_bytes, .kept_reserved = true};
+  const int64_t per_group = QuantizedGemmPackBytes(isa, kernel.output_channels / kernel.group,
+                                                  kernel.group_input_channels * kernel.kernel_size,
+                                                  kernel.weights_signed);
+  return {.kept_bytes = kernel.group * per_group, .kept_reserved = true, .transient_bytes = filter_bytes / kernel.group};
+}
+
+int64_t QuantizedGemmPackBytes(CpuIsa isa, int64_t n, int64_t k, bool weights_signed) {
   constexpr int64_t kStrideNAlign = 16;
   constexpr int64_t kBufferAlignment = 64;
-  const int64_t packed_k = isa == CpuIsa::kArm64 ? 8 : (kernel.weights_signed ? 4 : 2);
-  const int64_t n = RoundUpTo(kernel.output_channels / kernel.group, kStrideNAlign);
-  const int64_t k = RoundUpTo(kernel.group_input_channels * kernel.kernel_size, packed_k);
-  const int64_t per_group = RoundUpTo(n * 4 + n * k, kBufferAlignment);
-  return {.kept_bytes = kernel.group * per_group, .kept_reserved = true, .transient_bytes = filter_bytes / kernel.group};
+  const int64_t packed_k = isa == CpuIsa::kArm64 ? 8 : (weights_signed ? 4 : 2);
+  const int64_t aligned_n = RoundUpTo(n, kStrideNAlign);
+  return RoundUpTo(aligned_n * 4 + aligned_n * RoundUpTo(k, packed_k), kBufferAlignment);
 }
 
 std::optional<std::vector<int64_t>> QuantizedKernelScratch(CpuIsa isa, const IrGraph& graph,

@@ -49,6 +49,13 @@ struct QLinearConvPack {
 };
 QLinearConvPack QLinearConvPackOf(CpuIsa isa, const QLinearConvKernel& kernel);
 
+// MlasGemmPackBSize (qgemm.cpp) of an 8-bit B of N columns and K rows, as
+// the MatMulInteger family packs it (matmul_integer_base.h PrePack: QGemm,
+// QLinearMatMul, MatMulInteger, DynamicQuantizeMatMul, MatMulIntegerToFloat):
+// N padded to 16, K to the dispatch's PackedK, an int32 sum per column, the
+// whole rounded to 64 bytes.
+int64_t QuantizedGemmPackBytes(CpuIsa isa, int64_t n, int64_t k, bool weights_signed);
+
 // The scratch ORT's kernel of a quantized node (as the QDQ passes of
 // passes/qdq_fusion.cc leave it, or as the model has it: ConvInteger)
 // allocates for one run, block by block in the kernel's order (empty: none);
