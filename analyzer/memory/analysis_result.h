@@ -93,11 +93,21 @@ struct MemoryFigures {
   int64_t runtime_reserved_bytes = 0;  // --runtime: held after a first run with the runtime's defaults (ORT: arena on).
   int64_t runtime_weights_bytes = 0;   // --runtime: held after creating the session (weights after load).
   std::string runtime_peak_follows;    // --runtime: the configuration peak_bytes follows; "" without.
-  bool runtime_peak_reserved = false;  // --runtime: peak_bytes = runtime_weights_bytes + runtime_reserved_bytes.
+  bool runtime_peak_reserved = false;  // --runtime: the run's part of peak_bytes is runtime_reserved_bytes.
+  // --runtime: the heap's high-water while the runtime creates its session
+  // (reads the file, folds, fuses, converts and packs weights), above the
+  // heap before it; 0 when the runtime's load is not modelled.
+  int64_t runtime_load_peak_bytes = 0;
+  std::string runtime_load_peak_step;     // --runtime: the step of creation where it peaks ("NCHWc filters").
+  int64_t runtime_mapped_weights_bytes = 0;  // --runtime: weights mapped from external data files, not heap.
+  // --runtime: which phase sets peak_bytes: "session creation" (the load
+  // peak) or "first run" (weights after load + the run); "" without.
+  std::string runtime_peak_phase;
   // weights_bytes + folded_weights_bytes + arena_bytes; under --runtime, what
-  // that runtime holds: runtime_weights_bytes, plus runtime_reserved_bytes
-  // when the peak follows the runtime's defaults, else runtime_tensor_bytes
-  // + runtime_overhead_bytes.
+  // that runtime's process holds at its highest point: the larger of
+  // runtime_load_peak_bytes and the first run's (runtime_weights_bytes, plus
+  // runtime_reserved_bytes when the peak follows the runtime's defaults,
+  // else runtime_tensor_bytes + runtime_overhead_bytes).
   int64_t peak_bytes = 0;
   int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.

@@ -223,9 +223,7 @@ void AppendFigures(std::string* out, const ModelReport& report) {
   const bool weights_known = WeightsKnown(analysis);
   AppendFigure(out, report, "Peak", "peak_bytes", memory.peak_bytes,
                !runtime ? std::string(analysis.options.fold_constants ? "weights + folded + arena" : "weights + arena")
-               : memory.runtime_peak_reserved ? absl::StrCat("runtime weights + reserved: ", memory.runtime_peak_follows)
-                                              : absl::StrCat("runtime weights + tensors + overhead: ",
-                                                             memory.runtime_peak_follows),
+                        : RuntimePeakNote(analysis),
                true, known);
   AppendFigure(out, report, "Weights", "weights_bytes", memory.weights_bytes, "resident", false, weights_known);
   if (analysis.options.fold_constants) {
@@ -244,7 +242,17 @@ void AppendFigures(std::string* out, const ModelReport& report) {
                                               : "after a first run, defaults",
                  false, known);
     AppendFigure(out, report, "Runtime weights", "runtime_weights_bytes", memory.runtime_weights_bytes,
-                 "after load; in the peak", false, weights_known);
+                 "after load", false, weights_known);
+    if (memory.runtime_mapped_weights_bytes > 0) {
+      AppendFigure(out, report, "Runtime mapped", "runtime_mapped_weights_bytes", memory.runtime_mapped_weights_bytes,
+                   "external data, mapped: not heap", false, weights_known);
+    }
+    if (memory.runtime_load_peak_bytes > 0) {
+      AppendFigure(out, report, "Runtime load peak", "runtime_load_peak_bytes", memory.runtime_load_peak_bytes,
+                   absl::StrCat("creating the session: ", memory.runtime_load_peak_step,
+                                memory.runtime_peak_phase == "session creation" ? "; the peak" : ""),
+                   false, weights_known);
+    }
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0

@@ -75,9 +75,7 @@ void AppendFigureTable(std::string* out, const ModelReport& report) {
   AppendFigureRow(out, report, "**peak**", "peak_bytes", memory.peak_bytes,
                   analysis.options.runtime.empty()
                       ? std::string(analysis.options.fold_constants ? "weights + folded + arena" : "weights + arena")
-                      : absl::StrCat(memory.runtime_peak_reserved ? "runtime weights + runtime reserved: "
-                                                                  : "runtime weights + runtime tensors + runtime overhead: ",
-                                     MarkdownCell(memory.runtime_peak_follows)),
+                      : MarkdownCell(RuntimePeakNote(analysis)),
                   known);
   AppendFigureRow(out, report, "weights", "weights_bytes", memory.weights_bytes, "resident, outside the arena",
                   weights_known);
@@ -104,7 +102,16 @@ void AppendFigureTable(std::string* out, const ModelReport& report) {
                     absl::StrCat("held after a first run with its default options (arena on)", in_reserved_peak),
                     known);
     AppendFigureRow(out, report, "runtime weights", "runtime_weights_bytes", memory.runtime_weights_bytes,
-                    "held after creating the session: weights after load; in the peak", weights_known);
+                    "held after creating the session: weights after load", weights_known);
+    if (memory.runtime_mapped_weights_bytes > 0) {
+      AppendFigureRow(out, report, "runtime mapped", "runtime_mapped_weights_bytes",
+                      memory.runtime_mapped_weights_bytes,
+                      "external data mapped from its file, not heap: not in the peak", weights_known);
+    }
+    if (memory.runtime_load_peak_bytes > 0) {
+      AppendFigureRow(out, report, "runtime load peak", "runtime_load_peak_bytes", memory.runtime_load_peak_bytes,
+                      MarkdownCell(RuntimeLoadPeakNote(analysis)), weights_known);
+    }
 
   }
   const double ratio = memory.lower_bound_bytes == 0

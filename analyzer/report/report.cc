@@ -162,6 +162,10 @@ void WriteMemory(const Analysis& analysis, JsonWriter& json) {
     json.Key("runtime_reserved_bytes").Int(memory.runtime_reserved_bytes);
     json.Key("runtime_weights_bytes").Int(memory.runtime_weights_bytes);
     json.Key("runtime_peak_follows").String(memory.runtime_peak_follows);
+    json.Key("runtime_load_peak_bytes").Int(memory.runtime_load_peak_bytes);
+    json.Key("runtime_load_peak_step").String(memory.runtime_load_peak_step);
+    json.Key("runtime_mapped_weights_bytes").Int(memory.runtime_mapped_weights_bytes);
+    json.Key("runtime_peak_phase").String(memory.runtime_peak_phase);
   }
   json.Key("lower_bound_bytes").Int(memory.lower_bound_bytes);
   json.Key("naive_bytes").Int(memory.naive_bytes);
@@ -264,6 +268,24 @@ std::string RuntimeLabel(const Analysis& analysis) {
   const std::string& runtime = analysis.options.runtime;
   if (runtime.empty() || analysis.modes.runtime_isa.empty() || runtime.find(':') != std::string::npos) return runtime;
   return absl::StrCat(runtime, ":", analysis.modes.runtime_isa);
+}
+
+std::string RuntimePeakNote(const Analysis& analysis) {
+  const MemoryFigures& memory = analysis.memory;
+  if (memory.runtime_peak_phase == "session creation") {
+    return absl::StrCat("at session creation (", memory.runtime_load_peak_step, "): runtime load peak; ",
+                        memory.runtime_peak_follows);
+  }
+  return absl::StrCat(memory.runtime_peak_phase.empty() ? "" : "during the first run: ",
+                      memory.runtime_peak_reserved ? "runtime weights + runtime reserved + inputs; "
+                                                   : "runtime weights + runtime tensors + runtime overhead; ",
+                      memory.runtime_peak_follows);
+}
+
+std::string RuntimeLoadPeakNote(const Analysis& analysis) {
+  const MemoryFigures& memory = analysis.memory;
+  return absl::StrCat("while creating the session from the file, highest at: ", memory.runtime_load_peak_step,
+                      memory.runtime_peak_phase == "session creation" ? "; the peak" : "");
 }
 
 std::string DescribeModeSavings(const ModesSummary& modes) {

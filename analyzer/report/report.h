@@ -79,6 +79,15 @@ std::string DescribeModeSavings(const ModesSummary& modes);
 // (its ISA, named or the host's, always shown); "" without --runtime.
 std::string RuntimeLabel(const Analysis& analysis);
 
+// What makes peak_bytes under --runtime, as every format says it: "at
+// session creation (NCHWc filters): runtime load peak; <configuration>" or
+// "during the first run: runtime weights + runtime reserved; <configuration>".
+std::string RuntimePeakNote(const Analysis& analysis);
+
+// The note of the runtime load peak figure: where creation peaks, and
+// whether that is the peak.
+std::string RuntimeLoadPeakNote(const Analysis& analysis);
+
 // The `count` sized tensors with the most aligned bytes, largest first (ties: list order).
 std::vector<const TensorRecord*> LargestTensors(const Analysis& analysis, size_t count);
 

@@ -86,10 +86,7 @@ void AppendMemory(const Analysis& analysis, std::string* out) {
   absl::StrAppend(out, memory.complete ? "Memory\n" : "Memory (INCOMPLETE: see the unsized tensors below)\n");
   const bool known = memory.complete;  // Else every figure that sums tensors is a lower bound.
   const bool weights_known = WeightsKnown(analysis);
-  const std::string runtime_peak =
-      memory.runtime_peak_reserved
-          ? absl::StrCat("  = runtime weights + runtime reserved: ", memory.runtime_peak_follows)
-          : absl::StrCat("  = runtime weights + runtime tensors + runtime overhead: ", memory.runtime_peak_follows);
+  const std::string runtime_peak = absl::StrCat("  ", RuntimePeakNote(analysis));
   absl::StrAppend(out, FigureLine("peak", memory.peak_bytes,
                                    !analysis.options.runtime.empty()  ? runtime_peak
                                    : analysis.options.fold_constants ? "  = weights + folded + arena"
@@ -124,8 +121,16 @@ void AppendMemory(const Analysis& analysis, std::string* out) {
                                                   in_reserved_peak),
                                      known));
     absl::StrAppend(out, FigureLine("runtime weights", memory.runtime_weights_bytes,
-                                     "  held after creating the session: weights after load; in the peak",
-                                     weights_known));
+                                     "  held after creating the session: weights after load", weights_known));
+    if (memory.runtime_mapped_weights_bytes > 0) {
+      absl::StrAppend(out, FigureLine("runtime mapped", memory.runtime_mapped_weights_bytes,
+                                       "  external data mapped from its file, not heap: not in the peak",
+                                       weights_known));
+    }
+    if (memory.runtime_load_peak_bytes > 0) {
+      absl::StrAppend(out, FigureLine("runtime load peak", memory.runtime_load_peak_bytes,
+                                       absl::StrCat("  ", RuntimeLoadPeakNote(analysis)), weights_known));
+    }
   }
   const double ratio = memory.lower_bound_bytes == 0
                            ? 1.0
