@@ -16,6 +16,8 @@
 #    runtime_reserved_bytes within 10% of what ORT holds after a first run,
 #    and runtime_weights_bytes within 10% of what it holds after creating
 #    the session, where that is at least 1 MiB (light_squeezenet);
+#  - the process peak (session creation and the first run, default options):
+#    peak_bytes within 10% and the phase it names, on both models;
 # and on the probe models of probe_models.py (each isolates one measured rule
 # of the profile: the output copy, in-place kernels, NCHWc chains and the
 # block size's conditions, the loss scratch, Softmax's transposes),
@@ -79,6 +81,33 @@ if [ "$held_checks" -lt 3 ]; then
   echo "FAIL: only $held_checks figures of ORT's default options were measured (mnist's reserved, squeezenet's weights and reserved expected)"
   status=1
 fi
+# The process peak (process_peak.js, default options, warm): the heap's
+# high-water over session creation and the first run. light_squeezenet peaks
+# while ORT creates its session (folding, then NCHWc filters), mnist during
+# the run; --runtime onnxruntime-cpu's peak_bytes within 10% of each, and the
+# phase it names the one measured.
+for model in "$squeezenet" "$mnist"; do
+  pp=$(FOOTPRINT_ORT_MODULES="$ort_dir/node_modules" FOOTPRINT_HEAP_REPORT="$out/pp-report" \
+       LD_PRELOAD="$out/ground-truth/heap_shim.so" timeout 300 node --expose-gc "$here/process_peak.js" "$model" 1 default --warm) || {
+    echo "FAIL: $model: process_peak.js did not run"
+    status=1
+    continue
+  }
+  measured=$(jq -r .process_peak <<< "$pp")
+  phase=$(jq -r .phase <<< "$pp")
+  shape_flags=$(jq -r '.inputs | to_entries[] | "--input-shape=\(.key)=\(.value)"' <<< "$pp")
+  read -r ours ours_phase < <("$build/onnx-footprint" analyze "$model" $shape_flags --dim-default 1 \
+      --runtime onnxruntime-cpu --format json | jq -r '.memory | "\(.peak_bytes) \(.runtime_peak_phase)"' | tr -d '"')
+  echo "process peak: $(basename "$model"): ORT $measured ($phase), ours $ours ($ours_phase)"
+  if [ $(( ours * 10 )) -lt $(( measured * 9 )) ] || [ $(( ours * 10 )) -gt $(( measured * 11 )) ]; then
+    echo "FAIL: $model: --runtime onnxruntime-cpu peak_bytes $ours is not within 10% of ORT's process peak $measured"
+    status=1
+  fi
+  case "$phase:$ours_phase" in
+    create:session*|run:first*) ;;
+    *) echo "FAIL: $model: ORT peaks in phase '$phase', ours says '$ours_phase'"; status=1 ;;
+  esac
+done
 if ! /usr/bin/python3 -c 'import onnx' 2> /dev/null; then
   echo "probes not run: /usr/bin/python3 has no onnx (Debian's python3-onnx)"
   exit $status
