@@ -165,13 +165,14 @@ TEST(DeviceAnalysisTest, HtmlDrawsOneSectionPerUsedTierWithEveryTensorOnce) {
 }
 
 TEST(DeviceAnalysisTest, UnderARuntimeTheDeviceMustHoldTheRuntimesPeak) {
-  // mnist on a 210 KiB device: the plan (weights + folded + arena, ~64 KiB)
+  // mnist on a 224 KiB device: the plan (weights + folded + arena, ~64 KiB)
   // fits; ORT's default options hold ~1.1 MiB (its 1 MiB arena region), which
-  // does not; arena off, ORT's peak is ~191 KiB (ours ~200 KiB), which does.
+  // does not; arena off, ORT's process peaks at ~207 KiB while it creates the
+  // session (NCHWc filters beside the old ones; ours ~211 KiB), which does.
   const std::string path = std::string(FOOTPRINT_TESTDATA_DIR) + "/mnist.onnx";
   const std::string device = WriteScratchFile(
       "tiny.textproto",
-      "name: \"tiny\"\nalignment_bytes: 64\nmemory { name: \"ram\" capacity_bytes: 215040 holds_weights: true "
+      "name: \"tiny\"\nalignment_bytes: 64\nmemory { name: \"ram\" capacity_bytes: 229376 holds_weights: true "
       "holds_activations: true }\n");
   std::string out;
   EXPECT_EQ(RunQuietly({"analyze", path, "--device-file", device, "--format", "json"}, &out), kExitOk);

@@ -28,9 +28,13 @@ std::vector<FitPeakPart> PeakParts(const Analysis& analysis) {
   if (analysis.options.runtime.empty()) {
     return {{"weights", ResidentWeights(memory), weights}, {"arena", memory.arena_bytes, tensors}};
   }
+  if (memory.runtime_peak_phase == "session creation") {
+    return {{"runtime load peak", memory.runtime_load_peak_bytes, weights}};
+  }
   if (memory.runtime_peak_reserved) {
     return {{"runtime weights", memory.runtime_weights_bytes, weights},
-            {"runtime reserved", memory.runtime_reserved_bytes, tensors}};
+            {"runtime reserved", memory.runtime_reserved_bytes, tensors},
+            {"inputs", memory.runtime_input_bytes, tensors}};
   }
   return {{"runtime weights", memory.runtime_weights_bytes, weights},
           {"runtime tensors", memory.runtime_tensor_bytes, tensors},

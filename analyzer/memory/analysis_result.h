@@ -100,6 +100,10 @@ struct MemoryFigures {
   int64_t runtime_load_peak_bytes = 0;
   std::string runtime_load_peak_step;     // --runtime: the step of creation where it peaks ("NCHWc filters").
   int64_t runtime_mapped_weights_bytes = 0;  // --runtime: weights mapped from external data files, not heap.
+  // --runtime: the first run's high-water with the weights after load (what
+  // peak_bytes is when the run sets it); 0 without --runtime.
+  int64_t runtime_run_peak_bytes = 0;
+  int64_t runtime_input_bytes = 0;  // --runtime: the caller's inputs, part of the first run's high-water.
   // --runtime: which phase sets peak_bytes: "session creation" (the load
   // peak) or "first run" (weights after load + the run); "" without.
   std::string runtime_peak_phase;
@@ -112,6 +116,13 @@ struct MemoryFigures {
   int64_t unsized_tensors = 0;      // Arena tensors and weights with no known size.
   bool complete = true;             // False when any tensor is unsized: the figures are lower bounds.
 };
+
+// The peak of the run alone: under --runtime, weights after load and the
+// first run (creation's peak aside), else peak_bytes. What a rewrite of the
+// model's activations (patching) can lower.
+inline int64_t RunPeakBytes(const MemoryFigures& memory) {
+  return memory.runtime_run_peak_bytes > 0 ? memory.runtime_run_peak_bytes : memory.peak_bytes;
+}
 
 // What --runtime's run holds: the runtime's tensor buffers at its worst step
 // and what it holds besides them (0 without --runtime).

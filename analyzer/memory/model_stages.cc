@@ -240,6 +240,10 @@ absl::Status RuntimePeak(const GraphResult& main, const onnx::GraphProto& graph,
   absl::StatusOr<int64_t> peak = CheckedAdd(resident, working);
   if (!peak.ok()) return absl::OutOfRangeError("the peak byte count overflows 64 bits");
   memory.peak_bytes = *peak;
+  if (runtime != nullptr) {
+    memory.runtime_run_peak_bytes = *peak;
+    memory.runtime_input_bytes = input_bytes;
+  }
   if (runtime != nullptr && main.runtime_held.load_peak_bytes > 0) {
     // The process is killed at its highest point: creation or the first run.
     memory.runtime_load_peak_bytes = main.runtime_held.load_peak_bytes;

@@ -42,7 +42,7 @@ int64_t ExtraMacs(const PatchPlan& plan) {
 bool LowersTheRuntimesFigure(const SearchContext& context, const Analysis& current, const Analysis& patched) {
   return RuntimeRunBytes(patched.memory) < RuntimeRunBytes(current.memory) &&
          patched.memory.arena_bytes <= current.memory.arena_bytes &&
-         patched.memory.peak_bytes <= context.given.memory.peak_bytes;
+         RunPeakBytes(patched.memory) <= RunPeakBytes(context.given.memory);
 }
 
 // Each segment with several inputs around each of `peaks` (outside the

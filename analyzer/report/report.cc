@@ -162,6 +162,7 @@ void WriteMemory(const Analysis& analysis, JsonWriter& json) {
     json.Key("runtime_reserved_bytes").Int(memory.runtime_reserved_bytes);
     json.Key("runtime_weights_bytes").Int(memory.runtime_weights_bytes);
     json.Key("runtime_peak_follows").String(memory.runtime_peak_follows);
+    json.Key("runtime_run_peak_bytes").Int(memory.runtime_run_peak_bytes);
     json.Key("runtime_load_peak_bytes").Int(memory.runtime_load_peak_bytes);
     json.Key("runtime_load_peak_step").String(memory.runtime_load_peak_step);
     json.Key("runtime_mapped_weights_bytes").Int(memory.runtime_mapped_weights_bytes);

@@ -98,8 +98,10 @@ TEST(LoadedWeightsTest, AConvTransposeFilterTakesAnArenaRegionUnderTheDefaultsOn
   // again: by 4 MiB, the size it grew to (measured 4,430,864 with the copy
   // of the 102,400-byte output).
   EXPECT_EQ(defaults->memory.runtime_reserved_bytes, 4 * 1024 * 1024 * 33 / 32 + 102'400 + 3 * 1024);
+  // The first run sets the peak, the caller's 65,536-byte input on top.
+  EXPECT_EQ(defaults->memory.runtime_peak_phase, "first run");
   EXPECT_EQ(defaults->memory.peak_bytes,
-            defaults->memory.runtime_weights_bytes + defaults->memory.runtime_reserved_bytes);
+            defaults->memory.runtime_weights_bytes + defaults->memory.runtime_reserved_bytes + 65'536);
 }
 
 // ConstantOfShape(shape) -> filter, for the folding tests: `fill` is its value.

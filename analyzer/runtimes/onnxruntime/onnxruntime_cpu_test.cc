@@ -76,8 +76,10 @@ TEST(OnnxRuntimeCpuTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
   absl::StatusOr<Analysis> defaults = AnalyzeBuilt(builder, kOrt);
   ASSERT_TRUE(defaults.ok()) << defaults.status();
   EXPECT_EQ(defaults->memory.runtime_overhead_bytes, 12800 + 2 * 448);  // Reported all the same.
+  // With the defaults, the caller's input (one float, 64 aligned bytes) is on top.
+  EXPECT_EQ(defaults->memory.runtime_input_bytes, 64);
   EXPECT_EQ(defaults->memory.peak_bytes,
-            defaults->memory.runtime_weights_bytes + defaults->memory.runtime_reserved_bytes);
+            defaults->memory.runtime_weights_bytes + defaults->memory.runtime_reserved_bytes + 64);
   EXPECT_LT(ort->memory.arena_bytes, 1024);  // The overhead is not a tensor of the plan.
   absl::StatusOr<Analysis> plain = AnalyzeBuilt(builder, {.alias = true, .inplace = true});
   ASSERT_TRUE(plain.ok()) << plain.status();
