@@ -24,7 +24,6 @@
 #include "analyzer/runtimes/onnxruntime/passes/shared_constants.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
 #include "analyzer/runtimes/onnxruntime/session_bytes.h"
-#include "analyzer/shapes/tensor_size.h"
 
 namespace footprint::ort {
 namespace {
@@ -57,6 +56,23 @@ std::optional<KnownWeight> Known(const IrGraph& graph, const GraphRewrite& rewri
   }
   weight.bytes = (elements * bits + 7) / 8;
   return weight;
+}
+
+// The element type names the quantized kernels' rules read
+// (quantized_workspaces.h), "" for the others.
+std::string QuantizedKernelDtype(int32_t data_type) {
+  switch (data_type) {
+    case onnx::TensorProto::FLOAT:
+      return "float32";
+    case onnx::TensorProto::UINT8:
+      return "uint8";
+    case onnx::TensorProto::INT8:
+      return "int8";
+    case onnx::TensorProto::INT32:
+      return "int32";
+    default:
+      return "";
+  }
 }
 
 bool IsWeight(const IrValue& value) {
@@ -462,7 +478,7 @@ class KernelCopies {
     const TensorLookup tensor_of = [&](ValueId id) -> std::optional<KnownTensor> {
       const std::optional<ValueShape> shape = ShapeOfValue(graph_, rewrite_, shape_of_, id);
       if (!shape.has_value() || shape->data_type == 0) return std::nullopt;
-      KnownTensor tensor{.dtype = DataTypeName(shape->data_type)};
+      KnownTensor tensor{.dtype = QuantizedKernelDtype(shape->data_type)};
       for (const std::optional<int64_t>& dim : shape->dims) {
         if (!dim.has_value() || *dim < 0) return std::nullopt;
         tensor.dims.push_back(*dim);
