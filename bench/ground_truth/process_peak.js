@@ -19,7 +19,7 @@
 //   first, so that the process's one-time allocations (the environment,
 //   kernel registries, thread pools, MLAS's buffers) are not counted; without
 //   it, they are, as in a process that loads one model.
-// Usage: node --expose-gc process_peak.js MODEL.onnx DIM_DEFAULT [default|noarena] [--warm]
+// Usage: node --expose-gc process_peak.js MODEL.onnx DIM_DEFAULT [default|noarena] [--warm] [--dim NAME=VALUE]...
 'use strict';
 const path = require('path');
 const ort = require(path.join(process.env.FOOTPRINT_ORT_MODULES, 'onnxruntime-node'));
@@ -32,13 +32,16 @@ const kElementType = {
   uint64: BigUint64Array, bool: Uint8Array, float16: Uint16Array,
 };
 
+// dimDefault: a number for every symbolic dim, or {default, named: {NAME: value}}.
 function zeroInputs(session, dimDefault) {
   const feeds = {};
   const shapes = {};
   let bytes = 0;
   for (const meta of session.inputMetadata) {
     if (!meta.isTensor) throw new Error(`input '${meta.name}' is not a tensor`);
-    const dims = meta.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : dimDefault));
+    const named = typeof dimDefault === 'object' ? dimDefault.named : {};
+    const fallback = typeof dimDefault === 'object' ? dimDefault.default : dimDefault;
+    const dims = meta.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : (named[d] ?? fallback)));
     const ArrayType = kElementType[meta.type];
     if (ArrayType === undefined) throw new Error(`input '${meta.name}' has type ${meta.type}`);
     const count = dims.reduce((a, b) => a * b, 1);
@@ -64,8 +67,20 @@ function settle() {
 async function main() {
   const args = process.argv.slice(2);
   const warm = args.includes('--warm');
-  const [model, dimDefaultText, optionsName = 'default'] = args.filter((a) => a !== '--warm');
-  const dimDefault = Number(dimDefaultText || '1');
+  // --dim NAME=VALUE (repeatable): one symbolic dim by name, as the analyzer's --dim.
+  const named = {};
+  const positional = [];
+  for (let i = 0; i < args.length; ++i) {
+    if (args[i] === '--warm') continue;
+    if (args[i] === '--dim') {
+      const [name, value] = args[++i].split('=');
+      named[name] = Number(value);
+      continue;
+    }
+    positional.push(args[i]);
+  }
+  const [model, dimDefaultText, optionsName = 'default'] = positional;
+  const dimDefault = {default: Number(dimDefaultText || '1'), named};
   const options = {logSeverityLevel: 3};
   if (optionsName === 'noarena') Object.assign(options, {enableCpuMemArena: false, enableMemPattern: false});
   else if (optionsName === 'default1t') Object.assign(options, {intraOpNumThreads: 1, interOpNumThreads: 1});
