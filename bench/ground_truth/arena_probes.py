@@ -121,3 +121,41 @@ for n in (10, 80):
         inits += [init(f'w{i}', rng.standard_normal((18, 18, 1, 1))), init(f'sc{i}', np.ones(18) + i),
                   init(f'bi{i}', np.zeros(18) + i), init(f'me{i}', np.zeros(18) + i), init(f'va{i}', np.ones(18) + i)]
     save(f'session_conv_bn_{n}', nodes, [vi('t0', S4)], [vi(f't{n}', S4)], inits)
+    # The same without BatchNormalization's epsilon and momentum in the file (fit_constants.py:
+    # what each attribute of a node a rewrite took out leaves behind).
+    for node in nodes:
+        del node.attribute[:]
+    save(f'session_conv_bn_plain_{n}', nodes, [vi('t0', S4)], [vi(f't{n}', S4)], inits)
+    # For fit_constants.py: the Relu chain on [16] (a node with a 1-D output), node names and
+    # value names of one length apart, and a value_info entry per intermediate value.
+    chain('session_relu1d', lambda i, t: helper.make_node('Relu', [t(i)], [t(i + 1)]), shape=[16])
+    chain('session_long_node_names', lambda i, t: helper.make_node('Relu', [t(i)], [t(i + 1)], name=f'{LONG}node{i:03d}'))
+    chain('session_long_value_names', lambda i, t: helper.make_node('Relu', [t(i)], [t(i + 1)]),
+          names=lambda i: f'{LONG}{i:03d}')
+    nodes = [helper.make_node('Relu', [f't{i}'], [f't{i + 1}']) for i in range(n)]
+    g = helper.make_graph(nodes, f'session_value_info_{n}', [vi('t0', S4)], [vi(f't{n}', S4)],
+                          value_info=[vi(f't{i}', S4) for i in range(1, n)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(out, f'session_value_info_{n}.onnx'))
+
+# The per-run overhead (session_run.cc; fit_constants.py): one-float tensors bound as `ins` inputs
+# (summed) and `outs` outputs (each the sum plus a constant of its own), 2 to 6 bindings.
+for bindings in range(2, 7):
+    for ins in range(1, bindings):
+        outs = bindings - ins
+        nodes = [helper.make_node('Sum', [f'x{i}' for i in range(ins)], ['s'])]
+        nodes += [helper.make_node('Add', ['s', f'c{j}'], [f'y{j}']) for j in range(outs)]
+        save(f'overhead_{ins}in_{outs}out', nodes, [vi(f'x{i}', [1]) for i in range(ins)],
+             [vi(f'y{j}', [1]) for j in range(outs)], [init(f'c{j}', np.array([j + 1.0])) for j in range(outs)])
+# While a kernel runs: a 1-D Conv of 18 filters (ORT's Conv, not NCHWc) with padding or strides,
+# whose im2col takes MLAS's one 64 KiB segment (kernel_workspaces.cc: filters <= output size), and
+# outputs small enough that the run's end is not its peak.
+for name, x, w, attrs in (('overhead_conv1d_8x512', [1, 8, 512], [18, 8, 3], {'pads': [1, 1]}),
+                          ('overhead_conv1d_4x256', [1, 4, 256], [18, 4, 3], {'pads': [1, 1]}),
+                          ('overhead_conv1d_16x400_s2', [1, 16, 400], [18, 16, 5], {'pads': [2, 2], 'strides': [2]}),
+                          ('overhead_conv1d_3x600', [1, 3, 600], [18, 3, 7], {'pads': [3, 3]})):
+    y = [1, 18, (x[2] + 2 * attrs['pads'][0] - w[2]) // attrs.get('strides', [1])[0] + 1]
+    save(name, [helper.make_node('Conv', ['x', 'w'], ['y'], **attrs)], [vi('x', x)], [vi('y', y)],
+         [init('w', rng.standard_normal(w))])

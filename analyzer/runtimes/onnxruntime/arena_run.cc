@@ -14,7 +14,8 @@ namespace {
 // AllocationRegion::handles_ (bfc_arena.h): one ChunkHandle (size_t) per
 // kMinAllocationSize (256) bytes of the region.
 constexpr int64_t kHandleBytesPer256 = 8;
-// Held after any run besides regions and output copies (measured, arena_run.h).
+// Held after any run besides regions and output copies (measured, arena_run.h;
+// both printed by bench/ground_truth/fit_constants.py, ctest onnxruntime_constants).
 constexpr int64_t kRunFixedBytes = 3 * 1024;
 
 }  // namespace

@@ -20,36 +20,40 @@ constexpr int kLatestOpset = 1 << 30;  // The newest schema of an op (the model'
 // The session's own structures: a graph, kernels and plans whose heap grows
 // with what the graph holds. Measured (ORT 1.30, AVX-512 host, create from a
 // path, arena off; probes of bench/ground_truth/arena_probes.py, chains of 10
-// and 80 and the slope between them):
-// - a fixed part: 1 Relu on 16 floats holds 66,248 with its node (63,650);
-constexpr int64_t kSessionFixedBytes = 63'650;
+// and 80 and the slope between them, rounded to 10 bytes; printed by
+// bench/ground_truth/fit_constants.py from constants_probes.results.jsonl,
+// which ctest onnxruntime_constants holds these to):
+// - a fixed part: 1 Relu on 16 floats holds 66,400 with its node;
+constexpr int64_t kSessionFixedBytes = 63'720;
 // - per node with its output, and per dim of that output (a Relu chain on
-//   [16]: 2,600; on [1, 18, 4, 4]: 2,867);
-constexpr int64_t kSessionBytesPerNode = 2'510;
-constexpr int64_t kSessionBytesPerOutputDim = 90;
+//   [16]: 2,650; on [1, 18, 4, 4]: 2,866);
+constexpr int64_t kSessionBytesPerNode = 2'580;
+constexpr int64_t kSessionBytesPerOutputDim = 70;
 // - per attribute the node carries once ORT gives it its schema's defaults
-//   (LeakyRelu's alpha: +675; a Conv's 5 attributes: +3,408, 682 each);
-constexpr int64_t kSessionBytesPerAttribute = 680;
-// - per initializer held, beyond its data (an Add's 18-float addend: 1,479;
-//   a Conv's 18-float bias: 1,514);
-constexpr int64_t kSessionBytesPerInitializer = 1'500;
+//   (LeakyRelu's alpha: +670; a Conv's 5 written attributes, 4 more than
+//   the auto_pad and group defaults it holds anyway: +3,427; pooled);
+constexpr int64_t kSessionBytesPerAttribute = 820;
+// - per initializer held, beyond its data (an Add's 18-float addend: 1,432;
+//   a Conv's 18-float bias: 1,503);
+constexpr int64_t kSessionBytesPerInitializer = 1'470;
 // - per node a rewrite took out, with its output (an Identity before each
-//   Relu: 1,137), and per attribute it had (BatchNormalization's epsilon and
-//   momentum, fused into its Conv: 645 for the two): ORT does not give all
+//   Relu: 1,135), and per attribute it had (BatchNormalization's epsilon and
+//   momentum, fused into its Conv: 635 for the two): ORT does not give all
 //   of it back;
-constexpr int64_t kSessionBytesPerRemovedNode = 1'130;
+constexpr int64_t kSessionBytesPerRemovedNode = 1'140;
 constexpr int64_t kSessionBytesPerRemovedAttribute = 320;
 // - per initializer a rewrite took out (the four of a BatchNormalization
-//   fused into its Conv and the Conv's old filter: 740 each);
-constexpr int64_t kSessionBytesPerRemovedInitializer = 740;
-// - per value_info entry of the file (FastestDet without them: 654 less each);
-constexpr int64_t kSessionBytesPerValueInfo = 650;
+//   fused into its Conv and the Conv's old filter: 750 each);
+constexpr int64_t kSessionBytesPerRemovedInitializer = 750;
+// - per value_info entry of the file (a Relu chain with one per
+//   intermediate value: 609 more each);
+constexpr int64_t kSessionBytesPerValueInfo = 610;
 // - per character of a name too long for the string's own storage (over 15,
-//   libstdc++): a Relu chain with 68-character node names holds 250 more per
-//   node, with 62-character value names 553 more per value (both: 823).
+//   libstdc++): a Relu chain with 71-character node names holds 279 more per
+//   node, with 67-character value names 579 more per value.
 constexpr int64_t kShortStringChars = 15;
-constexpr double kSessionBytesPerNodeNameChar = 250.0 / 68;
-constexpr double kSessionBytesPerValueNameChar = 553.0 / 62;
+constexpr double kSessionBytesPerNodeNameChar = 279.0 / 71;
+constexpr double kSessionBytesPerValueNameChar = 579.0 / 67;
 
 // The attributes `node` carries in ORT's graph: its own, and every attribute
 // of its op's schema that has a default (Graph::Resolve fills them in; ORT's
