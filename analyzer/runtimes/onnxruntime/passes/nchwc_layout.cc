@@ -17,10 +17,7 @@
 // Followed rule by rule from core/optimizer/nchwc_transformer.cc; the names
 // in comments are its methods, and the rules ORT 1.30 applies beyond that
 // file are marked "measured" with what was measured.
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,7 +73,7 @@ class NchwcLayout {
     }
     Rebuild(final_order);
     // A Conv that took in a Sum reads the other addend, which may come later.
-    if (std::optional<std::vector<NodeId>> sorted = TopologicalOrder(); sorted.has_value()) {
+    if (std::optional<std::vector<NodeId>> sorted = NodeTopologicalOrder(graph_); sorted.has_value()) {
       bool in_order = true;
       for (size_t i = 0; i < sorted->size(); ++i) in_order = in_order && (*sorted)[i] == static_cast<NodeId>(i);
       if (!in_order) Rebuild(*sorted);
@@ -105,40 +102,6 @@ class NchwcLayout {
   // input would need it with another count stays NCHW.
   static constexpr int64_t kReorderChannels = 4;
   static constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
-
-  std::optional<std::vector<NodeId>> TopologicalOrder() const {
-    const size_t count = graph_.nodes.size();
-    std::vector<int> pending(count, 0);
-    for (size_t node = 0; node < count; ++node) {
-      for (ValueId input : AllInputs(graph_.nodes[node])) {
-        if (graph_.values[input].producer >= 0) ++pending[node];
-      }
-    }
-    std::vector<NodeId> order;
-    std::vector<NodeId> ready;
-    for (size_t node = count; node-- > 0;) {
-      if (pending[node] == 0) ready.push_back(static_cast<NodeId>(node));
-    }
-    while (!ready.empty()) {  // Smallest index first among the ready: file order where it is valid.
-      std::sort(ready.begin(), ready.end(), std::greater<NodeId>());
-      const NodeId node = ready.back();
-      ready.pop_back();
-      order.push_back(node);
-      for (ValueId output : graph_.nodes[node].outputs) {
-        for (NodeId consumer : graph_.values[output].consumers) {
-          if (--pending[consumer] == 0) ready.push_back(consumer);
-        }
-      }
-    }
-    if (order.size() != count) return std::nullopt;
-    return order;
-  }
-
-  static std::vector<ValueId> AllInputs(const IrNode& node) {
-    std::vector<ValueId> inputs = node.inputs;
-    inputs.insert(inputs.end(), node.implicit_inputs.begin(), node.implicit_inputs.end());
-    return inputs;
-  }
 
   std::optional<ValueShape> ShapeOf(ValueId id) const { return ShapeOfValue(graph_, context_, id); }
 
@@ -512,7 +475,7 @@ class NchwcLayout {
     if (scales_id == graph_.value_by_name.end() || !IsConstant(scales_id->second)) return;
     const IrValue& scales = graph_.values[scales_id->second];
     if (scales.origin != ValueOrigin::kInitializer) return;
-    const std::optional<std::vector<float>> values = FloatData(*scales.initializer);
+    const std::optional<std::vector<float>> values = InlineFloats(*scales.initializer);
     if (!values.has_value() || values->size() != 4 || (*values)[0] != 1.0f || (*values)[1] != 1.0f) return;
     for (float value : *values) {
       if (value < 1.0f || static_cast<float>(static_cast<int64_t>(value)) != value) return;
@@ -520,16 +483,6 @@ class NchwcLayout {
     Rewrite(node_id, "Upsample");
     UseBlocked(node_id, *arg);
     CreateArg(node_id, arg->channels);
-  }
-
-  static std::optional<std::vector<float>> FloatData(const onnx::TensorProto& tensor) {
-    if (tensor.data_type() != kFloat || tensor.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
-    if (tensor.float_data_size() > 0) return std::vector<float>(tensor.float_data().begin(), tensor.float_data().end());
-    const std::string& raw = tensor.raw_data();
-    if (raw.size() % sizeof(float) != 0) return std::nullopt;
-    std::vector<float> values(raw.size() / sizeof(float));
-    std::memcpy(values.data(), raw.data(), raw.size());  // Little-endian, as ONNX stores it.
-    return values;
   }
 
   // Finalize: a ReorderOutput back to NCHW for every blocked tensor that
