@@ -17,6 +17,7 @@
 // Followed rule by rule from core/optimizer/nchwc_transformer.cc; the names
 // in comments are its methods, and the rules ORT 1.30 applies beyond that
 // file are marked "measured" with what was measured.
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/execution_order.h"
@@ -232,6 +234,10 @@ class NchwcLayout {
       TransformActivation(node_id, /*fusable=*/false);
       return;
     }
+    if (hardswish_muls_.contains(node_id)) {
+      FuseHardSwishMul(node_id);
+      return;
+    }
     if (!IsDefaultDomain(*node.proto)) return;
     if (op == "Conv") {
       TransformConv(node_id);
@@ -247,6 +253,8 @@ class NchwcLayout {
       TransformConcat(node_id);
     } else if (op == "Relu" || op == "Sigmoid" || op == "Tanh") {
       TransformActivation(node_id, /*fusable=*/true);
+    } else if (op == "HardSigmoid") {
+      TransformHardSigmoid(node_id);
     } else if (op == "BatchNormalization") {
       TransformBatchNormalization(node_id);
     } else if (op == "Transpose") {
@@ -426,6 +434,54 @@ class NchwcLayout {
     CreateArg(node_id, arg->channels);
   }
 
+  // HardSigmoid is one of TransformActivation's ops (nchwc_transformer.cc,
+  // Transform, can_fuse_activation; microsoft/onnxruntime#27821). Measured,
+  // not in the nchwc_transformer.cc we read: x * HardSigmoid(x) after an
+  // NchwcConv runs as its "HardSwish" activation (ORT 1.30's optimized
+  // ppocr_cls and dbnet of bench/ground_truth/heldout_standins.py: 18 and 20
+  // such Convs; its hardswish_* probes: alpha 1/6, beta 0.5, either Mul input
+  // order, after a fused Sum too; not with alpha 0.2, nor with a third reader
+  // of the Conv's output: then both ops run on blocked tensors).
+  void TransformHardSigmoid(NodeId node_id) {
+    Arg* arg = FindArg(graph_.nodes[node_id].inputs[0]);
+    if (arg == nullptr || !FuseHardSwish(node_id, *arg)) TransformActivation(node_id, /*fusable=*/true);
+  }
+
+  bool FuseHardSwish(NodeId node_id, Arg& arg) {
+    const IrNode& node = graph_.nodes[node_id];
+    const NodeState& conv = state_[arg.producer];
+    if (!conv.nchwc_conv || conv.has_activation || arg.starting_uses != 2 || node.outputs.size() != 1) return false;
+    const onnx::AttributeProto* alpha = FindAttribute(*node.proto, "alpha");
+    const onnx::AttributeProto* beta = FindAttribute(*node.proto, "beta");
+    if (alpha == nullptr || std::abs(alpha->f() - 1.0f / 6.0f) > 1e-6f || (beta != nullptr && beta->f() != 0.5f)) {
+      return false;  // HardSigmoid's defaults are alpha 0.2, beta 0.5.
+    }
+    const ValueId gate = node.outputs[0];
+    const IrValue& gate_value = graph_.values[gate];
+    if (gate_value.is_graph_output || gate_value.consumers.size() != 1) return false;
+    const NodeId mul = gate_value.consumers[0];
+    const IrNode& mul_node = graph_.nodes[mul];
+    if (!IsDefaultDomain(*mul_node.proto) || mul_node.proto->op_type() != "Mul" || mul_node.inputs.size() != 2) {
+      return false;
+    }
+    const std::vector<ValueId>& factors = mul_node.inputs;
+    if (!((factors[0] == arg.logical && factors[1] == gate) || (factors[0] == gate && factors[1] == arg.logical))) {
+      return false;
+    }
+    UseBlocked(node_id, arg);
+    state_[arg.producer].has_activation = true;
+    FuseInto(node_id, arg);  // The gate stands on the Conv's tensor, read only by the Mul.
+    hardswish_muls_.insert(mul);
+    return true;
+  }
+
+  // The Mul of a HardSwish fused into its Conv: its output is the Conv's.
+  void FuseHardSwishMul(NodeId node_id) {
+    const std::vector<ValueId> factors = graph_.nodes[node_id].inputs;
+    for (ValueId factor : factors) UseBlocked(node_id, *FindArg(factor));
+    FuseInto(node_id, *FindArg(factors[0]));
+  }
+
   // A BatchNormalization on a blocked tensor becomes a depthwise 1x1 NchwcConv.
   void TransformBatchNormalization(NodeId node_id) {
     const IrNode& node = graph_.nodes[node_id];
@@ -521,6 +577,7 @@ class NchwcLayout {
   absl::flat_hash_map<ValueId, Arg> args_;              // By the NCHW value they stand for.
   std::vector<ValueId> args_order_;                     // args_' keys, as created.
   absl::flat_hash_map<ValueId, ValueId> reorder_inputs_;  // NCHW value -> its ReorderInput copy.
+  absl::flat_hash_set<NodeId> hardswish_muls_;            // The Muls of HardSwishes fused into a Conv.
   std::vector<std::pair<NodeId, NodeId>> reorder_outputs_;  // (producer, ReorderOutput) pairs.
 };
 
