@@ -1,6 +1,9 @@
 // The passes' graph-editing toolkit (graph_editing.h).
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
 
+#include <algorithm>
+#include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +34,48 @@ std::optional<ValueShape> ShapeInModel(const IrValue& value, const ShapeLookup& 
 }
 
 }  // namespace
+
+std::optional<std::vector<NodeId>> NodeTopologicalOrder(const IrGraph& graph) {
+  const size_t count = graph.nodes.size();
+  std::vector<int> pending(count, 0);
+  for (size_t node = 0; node < count; ++node) {
+    for (const std::vector<ValueId>* inputs : {&graph.nodes[node].inputs, &graph.nodes[node].implicit_inputs}) {
+      for (ValueId input : *inputs) {
+        if (graph.values[input].producer >= 0) ++pending[node];
+      }
+    }
+  }
+  std::vector<NodeId> order;
+  std::vector<NodeId> ready;
+  for (size_t node = count; node-- > 0;) {
+    if (pending[node] == 0) ready.push_back(static_cast<NodeId>(node));
+  }
+  while (!ready.empty()) {
+    std::sort(ready.begin(), ready.end(), std::greater<NodeId>());
+    const NodeId node = ready.back();
+    ready.pop_back();
+    order.push_back(node);
+    for (ValueId output : graph.nodes[node].outputs) {
+      for (NodeId consumer : graph.values[output].consumers) {
+        if (--pending[consumer] == 0) ready.push_back(consumer);
+      }
+    }
+  }
+  if (order.size() != count) return std::nullopt;
+  return order;
+}
+
+std::optional<std::vector<float>> InlineFloats(const onnx::TensorProto& tensor) {
+  if (tensor.data_type() != onnx::TensorProto::FLOAT || tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    return std::nullopt;
+  }
+  if (tensor.float_data_size() > 0) return std::vector<float>(tensor.float_data().begin(), tensor.float_data().end());
+  const std::string& raw = tensor.raw_data();
+  if (raw.size() % sizeof(float) != 0) return std::nullopt;
+  std::vector<float> values(raw.size() / sizeof(float));
+  std::memcpy(values.data(), raw.data(), raw.size());
+  return values;
+}
 
 bool IsQuantizeLinear(const onnx::NodeProto& node) {
   return node.op_type() == "QuantizeLinear" && (IsDefaultDomain(node) || node.domain() == "com.microsoft");

@@ -26,6 +26,16 @@ namespace footprint::ort {
 
 // ---- Reading the graph.
 
+// The nodes in a topological order, the smallest index first among the ready
+// ones (file order where it is valid); implicit inputs count. nullopt on a
+// cycle. For a pass that added nodes out of order (NCHWc's Sum input).
+std::optional<std::vector<NodeId>> NodeTopologicalOrder(const IrGraph& graph);
+
+// A float tensor's values stored in the file (float_data or raw_data,
+// little-endian as ONNX stores it); nullopt for another type or external data.
+std::optional<std::vector<float>> InlineFloats(const onnx::TensorProto& tensor);
+
+
 // A QuantizeLinear / DequantizeLinear as ORT's QDQ rules match them
 // (qdq_util.cc, MatchQNode / MatchDQNode): ONNX's, or com.microsoft's
 // version 1, which ORT's quantizer writes for 16-bit types below opset 21

@@ -17,10 +17,8 @@
 // Followed rule by rule from core/optimizer/nchwc_transformer.cc; the names
 // in comments are its methods, and the rules ORT 1.30 applies beyond that
 // file are marked "measured" with what was measured.
-#include <algorithm>
+#include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +26,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "analyzer/loader/graph_ir.h"
 #include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/runtimes/onnxruntime/execution_order.h"
@@ -76,7 +75,7 @@ class NchwcLayout {
     }
     Rebuild(final_order);
     // A Conv that took in a Sum reads the other addend, which may come later.
-    if (std::optional<std::vector<NodeId>> sorted = TopologicalOrder(); sorted.has_value()) {
+    if (std::optional<std::vector<NodeId>> sorted = NodeTopologicalOrder(graph_); sorted.has_value()) {
       bool in_order = true;
       for (size_t i = 0; i < sorted->size(); ++i) in_order = in_order && (*sorted)[i] == static_cast<NodeId>(i);
       if (!in_order) Rebuild(*sorted);
@@ -105,40 +104,6 @@ class NchwcLayout {
   // input would need it with another count stays NCHW.
   static constexpr int64_t kReorderChannels = 4;
   static constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
-
-  std::optional<std::vector<NodeId>> TopologicalOrder() const {
-    const size_t count = graph_.nodes.size();
-    std::vector<int> pending(count, 0);
-    for (size_t node = 0; node < count; ++node) {
-      for (ValueId input : AllInputs(graph_.nodes[node])) {
-        if (graph_.values[input].producer >= 0) ++pending[node];
-      }
-    }
-    std::vector<NodeId> order;
-    std::vector<NodeId> ready;
-    for (size_t node = count; node-- > 0;) {
-      if (pending[node] == 0) ready.push_back(static_cast<NodeId>(node));
-    }
-    while (!ready.empty()) {  // Smallest index first among the ready: file order where it is valid.
-      std::sort(ready.begin(), ready.end(), std::greater<NodeId>());
-      const NodeId node = ready.back();
-      ready.pop_back();
-      order.push_back(node);
-      for (ValueId output : graph_.nodes[node].outputs) {
-        for (NodeId consumer : graph_.values[output].consumers) {
-          if (--pending[consumer] == 0) ready.push_back(consumer);
-        }
-      }
-    }
-    if (order.size() != count) return std::nullopt;
-    return order;
-  }
-
-  static std::vector<ValueId> AllInputs(const IrNode& node) {
-    std::vector<ValueId> inputs = node.inputs;
-    inputs.insert(inputs.end(), node.implicit_inputs.begin(), node.implicit_inputs.end());
-    return inputs;
-  }
 
   std::optional<ValueShape> ShapeOf(ValueId id) const { return ShapeOfValue(graph_, context_, id); }
 
@@ -269,6 +234,10 @@ class NchwcLayout {
       TransformActivation(node_id, /*fusable=*/false);
       return;
     }
+    if (hardswish_muls_.contains(node_id)) {
+      FuseHardSwishMul(node_id);
+      return;
+    }
     if (!IsDefaultDomain(*node.proto)) return;
     if (op == "Conv") {
       TransformConv(node_id);
@@ -284,6 +253,8 @@ class NchwcLayout {
       TransformConcat(node_id);
     } else if (op == "Relu" || op == "Sigmoid" || op == "Tanh") {
       TransformActivation(node_id, /*fusable=*/true);
+    } else if (op == "HardSigmoid") {
+      TransformHardSigmoid(node_id);
     } else if (op == "BatchNormalization") {
       TransformBatchNormalization(node_id);
     } else if (op == "Transpose") {
@@ -463,6 +434,54 @@ class NchwcLayout {
     CreateArg(node_id, arg->channels);
   }
 
+  // HardSigmoid is one of TransformActivation's ops (nchwc_transformer.cc,
+  // Transform, can_fuse_activation; microsoft/onnxruntime#27821). Measured,
+  // not in the nchwc_transformer.cc we read: x * HardSigmoid(x) after an
+  // NchwcConv runs as its "HardSwish" activation (ORT 1.30's optimized
+  // ppocr_cls and dbnet of bench/ground_truth/heldout_standins.py: 18 and 20
+  // such Convs; its hardswish_* probes: alpha 1/6, beta 0.5, either Mul input
+  // order, after a fused Sum too; not with alpha 0.2, nor with a third reader
+  // of the Conv's output: then both ops run on blocked tensors).
+  void TransformHardSigmoid(NodeId node_id) {
+    Arg* arg = FindArg(graph_.nodes[node_id].inputs[0]);
+    if (arg == nullptr || !FuseHardSwish(node_id, *arg)) TransformActivation(node_id, /*fusable=*/true);
+  }
+
+  bool FuseHardSwish(NodeId node_id, Arg& arg) {
+    const IrNode& node = graph_.nodes[node_id];
+    const NodeState& conv = state_[arg.producer];
+    if (!conv.nchwc_conv || conv.has_activation || arg.starting_uses != 2 || node.outputs.size() != 1) return false;
+    const onnx::AttributeProto* alpha = FindAttribute(*node.proto, "alpha");
+    const onnx::AttributeProto* beta = FindAttribute(*node.proto, "beta");
+    if (alpha == nullptr || std::abs(alpha->f() - 1.0f / 6.0f) > 1e-6f || (beta != nullptr && beta->f() != 0.5f)) {
+      return false;  // HardSigmoid's defaults are alpha 0.2, beta 0.5.
+    }
+    const ValueId gate = node.outputs[0];
+    const IrValue& gate_value = graph_.values[gate];
+    if (gate_value.is_graph_output || gate_value.consumers.size() != 1) return false;
+    const NodeId mul = gate_value.consumers[0];
+    const IrNode& mul_node = graph_.nodes[mul];
+    if (!IsDefaultDomain(*mul_node.proto) || mul_node.proto->op_type() != "Mul" || mul_node.inputs.size() != 2) {
+      return false;
+    }
+    const std::vector<ValueId>& factors = mul_node.inputs;
+    if (!((factors[0] == arg.logical && factors[1] == gate) || (factors[0] == gate && factors[1] == arg.logical))) {
+      return false;
+    }
+    UseBlocked(node_id, arg);
+    state_[arg.producer].has_activation = true;
+    FuseInto(node_id, arg);  // The gate stands on the Conv's tensor, read only by the Mul.
+    hardswish_muls_.insert(mul);
+    return true;
+  }
+
+  // The Mul of a HardSwish fused into its Conv: its output is the Conv's.
+  void FuseHardSwishMul(NodeId node_id) {
+    const std::vector<ValueId> factors = graph_.nodes[node_id].inputs;
+    for (ValueId factor : factors) UseBlocked(node_id, *FindArg(factor));
+    FuseInto(node_id, *FindArg(factors[0]));
+  }
+
   // A BatchNormalization on a blocked tensor becomes a depthwise 1x1 NchwcConv.
   void TransformBatchNormalization(NodeId node_id) {
     const IrNode& node = graph_.nodes[node_id];
@@ -512,7 +531,7 @@ class NchwcLayout {
     if (scales_id == graph_.value_by_name.end() || !IsConstant(scales_id->second)) return;
     const IrValue& scales = graph_.values[scales_id->second];
     if (scales.origin != ValueOrigin::kInitializer) return;
-    const std::optional<std::vector<float>> values = FloatData(*scales.initializer);
+    const std::optional<std::vector<float>> values = InlineFloats(*scales.initializer);
     if (!values.has_value() || values->size() != 4 || (*values)[0] != 1.0f || (*values)[1] != 1.0f) return;
     for (float value : *values) {
       if (value < 1.0f || static_cast<float>(static_cast<int64_t>(value)) != value) return;
@@ -520,16 +539,6 @@ class NchwcLayout {
     Rewrite(node_id, "Upsample");
     UseBlocked(node_id, *arg);
     CreateArg(node_id, arg->channels);
-  }
-
-  static std::optional<std::vector<float>> FloatData(const onnx::TensorProto& tensor) {
-    if (tensor.data_type() != kFloat || tensor.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
-    if (tensor.float_data_size() > 0) return std::vector<float>(tensor.float_data().begin(), tensor.float_data().end());
-    const std::string& raw = tensor.raw_data();
-    if (raw.size() % sizeof(float) != 0) return std::nullopt;
-    std::vector<float> values(raw.size() / sizeof(float));
-    std::memcpy(values.data(), raw.data(), raw.size());  // Little-endian, as ONNX stores it.
-    return values;
   }
 
   // Finalize: a ReorderOutput back to NCHW for every blocked tensor that
@@ -568,6 +577,7 @@ class NchwcLayout {
   absl::flat_hash_map<ValueId, Arg> args_;              // By the NCHW value they stand for.
   std::vector<ValueId> args_order_;                     // args_' keys, as created.
   absl::flat_hash_map<ValueId, ValueId> reorder_inputs_;  // NCHW value -> its ReorderInput copy.
+  absl::flat_hash_set<NodeId> hardswish_muls_;            // The Muls of HardSwishes fused into a Conv.
   std::vector<std::pair<NodeId, NodeId>> reorder_outputs_;  // (producer, ReorderOutput) pairs.
 };
 
