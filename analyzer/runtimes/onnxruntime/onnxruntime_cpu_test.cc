@@ -61,7 +61,7 @@ TEST(OnnxRuntimeCpuTest, KnownNames) {
 
 TEST(OnnxRuntimeCpuTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
   // One float through Identity: ORT's run peak is ~13.5 KB above its tensors
-  // (bench/ground_truth/README.md, "Per-run overhead"): 12.5 KiB and 448 B
+  // (bench/ground_truth/README.md, "Per-run overhead"): 12,864 B and 448 B
   // for each of the input and the output.
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1}).Add("Identity", {"x"}, {"y"}).Output("y");
@@ -70,12 +70,12 @@ TEST(OnnxRuntimeCpuTest, RunOverheadIsInThePeakOnlyWithTheRuntime) {
   absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, {.alias = true, .inplace = true,
                                                         .runtime = "onnxruntime-cpu:avx2,noarena"});
   ASSERT_TRUE(ort.ok()) << ort.status();
-  EXPECT_EQ(ort->memory.runtime_overhead_bytes, 12800 + 2 * 448);
+  EXPECT_EQ(ort->memory.runtime_overhead_bytes, 12864 + 2 * 448);
   EXPECT_EQ(ort->memory.peak_bytes,
-            ort->memory.runtime_weights_bytes + ort->memory.arena_bytes + 12800 + 2 * 448);
+            ort->memory.runtime_weights_bytes + ort->memory.arena_bytes + 12864 + 2 * 448);
   absl::StatusOr<Analysis> defaults = AnalyzeBuilt(builder, kOrt);
   ASSERT_TRUE(defaults.ok()) << defaults.status();
-  EXPECT_EQ(defaults->memory.runtime_overhead_bytes, 12800 + 2 * 448);  // Reported all the same.
+  EXPECT_EQ(defaults->memory.runtime_overhead_bytes, 12864 + 2 * 448);  // Reported all the same.
   // With the defaults, the caller's input (one float, 64 aligned bytes) is on top.
   EXPECT_EQ(defaults->memory.runtime_input_bytes, 64);
   EXPECT_EQ(defaults->memory.peak_bytes,
