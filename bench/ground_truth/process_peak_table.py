@@ -64,7 +64,8 @@ def main(argv):
             under += ratio < 0.9
         phase = "creation" if memory.get("runtime_peak_phase") == "session creation" else "run"
         step = f", {memory.get('runtime_load_peak_step')}" if phase == "creation" else ""
-        print(f"| {row['model'].split(':', 1)[1]} | {row['options']} | {row['load_peak'] / MIB:.2f} MiB "
+        name = row['model'].split(':', 1)[1] + (f" at 128 tokens ({row['tokens']})" if 'tokens' in row else '')
+        print(f"| {name} | {row['options']} | {row['load_peak'] / MIB:.2f} MiB "
               f"| {row['run_peak'] / MIB:.2f} MiB | {measured / MIB:.2f} MiB ({row['phase']}) "
               f"| {memory['peak_bytes'] / MIB:.2f} MiB ({phase}{step}) | {ratio:.3f} |")
     print(f"\nmeasured >= 1 MiB: {counted}; ours within 10%: {within} ({100.0 * within / max(counted, 1):.1f}%); "
