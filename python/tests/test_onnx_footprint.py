@@ -22,6 +22,8 @@ SHARED = os.environ.get("FOOTPRINT_SHARED_DIR", os.path.join(REPO, "..", "shared
 TESTDATA = os.environ.get("FOOTPRINT_TESTDATA_DIR", os.path.join(REPO, "testdata"))
 MNIST = os.path.join(TESTDATA, "mnist.onnx")
 SHARED_MODELS = sorted(glob.glob(os.path.join(SHARED, "models", "**", "*.onnx"), recursive=True))
+NO_SHARED_MODELS = (f"needs the shared model corpus, not found at {os.path.join(SHARED, 'models')} "
+                    "(tools/fetch_test_models.sh fetches it)")
 # Deterministic planning on both sides: the searches stop at node budgets, not at the clock.
 NO_SEARCH = ["--time-limit", "0", "--schedule-time-limit", "0"]
 NO_SEARCH_KWARGS = {"time_limit": 0, "schedule_time_limit": 0}
@@ -61,6 +63,8 @@ def cli_usage_error(*args):
 
 
 def test_found_the_shared_models():
+    if not os.path.isdir(os.path.join(SHARED, "models")):
+        pytest.skip(NO_SHARED_MODELS)
     assert len(SHARED_MODELS) >= 20, SHARED
 
 
@@ -344,7 +348,7 @@ def test_input_values_fold_and_runtime_are_their_flags(tmp_path):
 def test_fit_is_the_cli_fit_report():
     model = os.path.join(SHARED, "models", "microsoft_onnxconverter-common", "image_classifier32.onnx")
     if not os.path.exists(model):
-        pytest.skip("no shared models")
+        pytest.skip(NO_SHARED_MODELS)
     flags = ["--device", "stm32f407", "--fit-dim", "batch_size"]
     done = run_cli("fit", model, *flags, "--format", "json", *NO_SEARCH)
     assert done.returncode in (0, 1), done.stderr
