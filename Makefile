@@ -1,11 +1,12 @@
 # The two commands of the README:
-#   make demo   installs what is missing (Debian 12 packages), builds, analyzes a bundled model
-#   make test   the same setup, then the whole test suite
+#   make demo   installs what is missing (Debian 12 packages), builds the CLI alone, analyzes a bundled model
+#   make test   the same setup, builds everything (tests, Python module, benchmarks), then the whole test suite
+#   make        builds everything
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-deps build demo test bench clean test-sanitize fuzz ground-truth ort-node python
+.PHONY: all deps test-deps build cli demo test bench clean test-sanitize fuzz ground-truth ort-node python
 
 all: build
 
@@ -39,7 +40,11 @@ build: deps $(BUILD_DIR)/CMakeCache.txt
 python: deps $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target onnx_footprint
 
-demo: build
+# Only the target the demo runs: a first contact in minutes, not the whole suite's build.
+cli: deps $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target onnx-footprint
+
+demo: cli
 	./$(BUILD_DIR)/onnx-footprint analyze testdata/mnist.onnx
 
 test: build test-deps ort-node

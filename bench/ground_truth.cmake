@@ -13,3 +13,8 @@ add_test(NAME patch_onnxruntime
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ground_truth/patch_test.sh ${CMAKE_BINARY_DIR}
                  ${FOOTPRINT_SHARED_DIR}/models ${FOOTPRINT_ORT_NODE_DIR})
 set_tests_properties(patch_onnxruntime PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE)
+# The committed results pages (bench/ground_truth/results/*.md, linked from docs/ground-truth.md)
+# are what write_results.sh makes of the committed results/*.jsonl.
+add_test(NAME ground_truth_results
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/ground_truth/write_results.sh --check)
+set_tests_properties(ground_truth_results PROPERTIES TIMEOUT 60)

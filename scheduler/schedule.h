@@ -1,5 +1,5 @@
 // Schedules of a dataflow graph and the live bytes they imply, exactly as
-// /work/shared/spec/memory-model.md defines them ("Steps and live intervals").
+// the memory model defines them (docs/figures.md, "Steps and live intervals").
 //
 // - A schedule is an order of all nodes respecting data dependencies; the
 //   node at position k runs at step k, and there are N steps.

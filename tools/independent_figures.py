@@ -2,7 +2,7 @@
 """Independent check of the baseline figures (weights, naive, lower bound), and of the
 lower bounds with aliasing and in-place reuse on the file's order (--sharing).
 
-Written from ../shared/spec/memory-model.md alone, with Debian's python3-onnx,
+Written from the memory model (docs/figures.md) alone, with Debian's python3-onnx,
 to cross-check the C++ analyzer's figures in testdata/golden/. Not used by the
 build or the tests (nothing there needs Python); run it by hand:
     /usr/bin/python3 tools/independent_figures.py MODEL.onnx [ALIGNMENT] [--sharing]

@@ -34,7 +34,11 @@ PATH starts with the build folder (`onnx-footprint`) and a `python3` that is Deb
   seconds (`0.012 s`, JSON timings) and absolute paths. A line that is only `...` (any
   indentation), or `[... anything ...]`, stands for any number of lines.
 - Blocks that use the Python module (Python blocks, and shell blocks that name onnx_footprint)
-  are skipped, saying so, when the build has no module (no pybind11-dev/python3-dev).
+  are skipped, saying so, when the build has no module (no pybind11-dev/python3-dev), and blocks
+  that read `../shared/` when the shared model corpus is not there (tools/fetch_test_models.sh).
+
+Beside the blocks, when it checks the whole checkout: every relative Markdown link of every page
+leads to a file of the checkout, and README.md links every page of docs/.
 
 Usage: readme_examples.py --source DIR --build DIR --shared DIR [--python-dir DIR]
                           [--python EXE] [FILE.md...]   (default: every *.md of the checkout)
@@ -294,6 +298,11 @@ class Runner:
         if ok:
           print(f"ok   {block.where()} template ({'python' if is_python else 'shell'})", flush=True)
         continue
+      if "../shared/" in block.text() and not os.path.isdir(os.path.join(self.args.shared, "models")):
+        self.counts["skipped"] += 1
+        print(f"SKIP {block.where()}: needs the shared model corpus, not found at "
+              f"{os.path.join(self.args.shared, 'models')} (tools/fetch_test_models.sh fetches it)", flush=True)
+        continue
       needs_module = is_python or "onnx_footprint" in block.text()
       if needs_module and not self.python_module_built():
         self.counts["skipped"] += 1
@@ -430,6 +439,33 @@ class Runner:
     return ok
 
 
+LINK_RE = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
+
+
+def check_links(source, files, runner):
+  """Every relative link of every page resolves inside the checkout, and the README links every
+  page of docs/ (its index is how a reader finds them)."""
+  source = os.path.realpath(source)
+  for path in files:
+    with open(path, encoding="utf-8") as f:
+      text = f.read()
+    relative = os.path.relpath(path, source)
+    for target in LINK_RE.findall(text):
+      if re.match(r"^[a-z]+:", target):
+        continue  # https:, mailto:
+      resolved = os.path.realpath(os.path.join(os.path.dirname(path), target))
+      if not resolved.startswith(source + os.sep) or not os.path.exists(resolved):
+        runner.fail(f"{relative}: the link `{target}` does not lead to a file of the checkout")
+  readme = os.path.join(source, "README.md")
+  docs = os.path.join(source, "docs")
+  if os.path.exists(readme) and os.path.isdir(docs):
+    with open(readme, encoding="utf-8") as f:
+      linked = {os.path.normpath(t) for t in LINK_RE.findall(f.read())}
+    for name in sorted(os.listdir(docs)):
+      if name.endswith(".md") and os.path.join("docs", name) not in linked:
+        runner.fail(f"README.md: docs/{name} is not linked from the README's index")
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
   parser.add_argument("--source", required=True, help="the checkout")
@@ -448,6 +484,8 @@ def main():
   try:
     for path in files:
       runner.check_document(path)
+    if not args.files:
+      check_links(args.source, files, runner)
   finally:
     if args.keep:
       print(f"scratch folder kept: {runner.scratch}")

@@ -12,6 +12,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/shared_corpus.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -267,8 +268,8 @@ int64_t PeakAt1(const std::string& model, const std::vector<std::string>& flags)
 }
 
 TEST(FitTest, DimSearchIsExactOnSharedModels) {
-  const std::string shared = FOOTPRINT_SHARED_DIR "/models/";
-  if (!std::filesystem::exists(shared)) GTEST_SKIP() << "no shared models at " << shared;
+  FOOTPRINT_SKIP_WITHOUT_SHARED_MODELS();
+  const std::string shared = testing::SharedModelsDir() + "/";
   std::vector<std::string> models = {
       shared + "microsoft_onnxconverter-common/image_classifier32.onnx",
       shared + "microsoft_onnxruntime-extensions/pytorch_super_resolution.onnx",
@@ -315,8 +316,8 @@ TEST(FitTest, DimSearchIsExactOnSharedModels) {
 // ops (Attention, MultiHeadAttention, GroupQueryAttention) or by their
 // declared outputs (lfm2): searching the past length moves the total with it.
 TEST(FitTest, TiedDimsOfTheTinyLlmsMoveTogether) {
-  const std::string shared = FOOTPRINT_SHARED_DIR "/models/microsoft_onnxruntime-genai/";
-  if (!std::filesystem::exists(shared)) GTEST_SKIP() << "no shared models at " << shared;
+  FOOTPRINT_SKIP_WITHOUT_SHARED_MODELS();
+  const std::string shared = testing::SharedModel("microsoft_onnxruntime-genai/");
   struct Llm {
     std::string file, past, sequence, total;
   };
@@ -409,8 +410,8 @@ TEST(FitTest, DtypeWhatIfQuantizesAtTheGraphsEdges) {
 // peak is at its input, which stays float: its int8 arena is that input and
 // its int8 copy.
 TEST(FitTest, DtypeRatiosOnFloatCnns) {
-  const std::string shared = FOOTPRINT_SHARED_DIR "/models/";
-  if (!std::filesystem::exists(shared)) GTEST_SKIP() << "no shared models at " << shared;
+  FOOTPRINT_SKIP_WITHOUT_SHARED_MODELS();
+  const std::string shared = testing::SharedModelsDir() + "/";
   for (const char* file : {"onnx_onnx/light_squeezenet.onnx", "onnx_onnx/light_resnet50.onnx",
                            "microsoft_onnxruntime-extensions/FastestDet.onnx",
                            "Linzaer_Ultra-Light-Fast-Generic-Face-Detector-1MB/version-RFB-320.onnx"}) {

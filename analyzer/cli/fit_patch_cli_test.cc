@@ -12,6 +12,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/shared_corpus.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -272,8 +273,8 @@ TEST(FitPatchTest, BadFlagsExitTwo) {
 // The acceptance on the shared CNNs whose peak is in a patchable
 // stage: the patched arena at most 0.6x the default arena, 0.45x on one.
 TEST(FitPatchTest, SharedCnnsPatchedArenaRatios) {
-  const std::string shared = FOOTPRINT_SHARED_DIR "/models/";
-  if (!std::filesystem::exists(shared)) GTEST_SKIP() << "no shared models at " << shared;
+  FOOTPRINT_SKIP_WITHOUT_SHARED_MODELS();
+  const std::string shared = testing::SharedModelsDir() + "/";
   const std::vector<std::vector<std::string>> models = {
       {shared + "Linzaer_Ultra-Light-Fast-Generic-Face-Detector-1MB/version-RFB-320.onnx"},
       {shared + "Linzaer_Ultra-Light-Fast-Generic-Face-Detector-1MB/version-slim-320_simplified.onnx"},

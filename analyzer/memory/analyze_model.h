@@ -10,7 +10,7 @@
 // (schedule.h, or scheduler/ when optimized) -> live intervals (liveness.h)
 // -> sharing (modes.h) -> offsets (planner/) -> check (planner/validator.h
 // and ValidateSharedBytes). Every figure means exactly what
-// ../shared/spec/memory-model.md says.
+// docs/figures.md says.
 //
 // The result types are in analysis_result.h, apart from this function, so that the
 // reports read them without seeing the loader.

@@ -1,4 +1,4 @@
-// Each rule of ../shared/spec/memory-model.md on a graph small enough to
+// Each rule of the memory model (docs/figures.md) on a graph small enough to
 // check by hand; the expected figures are worked out in the comments.
 #include "analyzer/memory/analyze_model.h"
 

@@ -2,7 +2,7 @@
 // weights (initializers, Constant values or values folded before it) and
 // whose op is deterministic is evaluated once when the session is created,
 // and its outputs are held as weights. The memory model
-// (../shared/spec/memory-model.md, "Constant folding and runtime profiles")
+// (docs/figures.md, "Modes beyond the baseline": fold)
 // counts them in folded_weights_bytes, never in the arena; the folded nodes
 // take no step. Off in the spec's baseline.
 //

@@ -17,6 +17,7 @@
 #include "analyzer/memory/analyze_model.h"
 #include "analyzer/plan/plan_file.h"
 #include "analyzer/plan/replay.h"
+#include "analyzer/testing/shared_corpus.h"
 #include "devices/device_catalog.h"
 #include "gtest/gtest.h"
 
@@ -118,8 +119,8 @@ void SweepModel(const std::string& path, SweepCounts& counts, std::vector<ArenaP
 }
 
 TEST(PlanSweep, EverySharedModelReplaysInEveryMode) {
-  const std::vector<std::string> models = ModelsBelow(FOOTPRINT_SHARED_DIR "/models");
-  if (models.empty()) GTEST_SKIP() << "no shared models";
+  FOOTPRINT_SKIP_WITHOUT_SHARED_MODELS();
+  const std::vector<std::string> models = ModelsBelow(testing::SharedModelsDir());
   SweepCounts counts;
   OnBigStack([&] {
     for (const std::string& model : models) SweepModel(model, counts);
@@ -182,7 +183,7 @@ std::pair<int64_t, int64_t> MoveOntoNeighbour(ArenaPlan& plan, std::mt19937& ran
 
 TEST(PlanMutation, TwoHundredMovedTensorsAreEachCaughtNamingThePair) {
   std::vector<std::string> models = ModelsBelow("/usr/share/libonnx-testdata/data");
-  for (const std::string& model : ModelsBelow(FOOTPRINT_SHARED_DIR "/models")) models.push_back(model);
+  for (const std::string& model : ModelsBelow(testing::SharedModelsDir())) models.push_back(model);
   if (models.empty()) GTEST_SKIP() << "no models";
   std::mt19937 random(13);
   std::shuffle(models.begin(), models.end(), random);

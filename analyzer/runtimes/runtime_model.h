@@ -1,5 +1,5 @@
 // What one runtime does to a graph's memory (--runtime NAME[:OPTION,...]),
-// as ../shared/spec/memory-model.md ("Constant folding and runtime profiles")
+// as the memory model (docs/figures.md, "Figures under --runtime")
 // defines a runtime profile: the rewrites that change which tensors exist,
 // which kernels write over their input, the kernels' workspaces, the
 // runtime's own buffer planner and what it holds besides its tensors.

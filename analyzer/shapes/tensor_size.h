@@ -1,4 +1,4 @@
-// Byte sizes of tensors, exactly as ../shared/spec/memory-model.md defines them.
+// Byte sizes of tensors, exactly as the memory model defines them (docs/figures.md, "Sizes").
 //
 // Why overflow-checked: a model file is input from strangers, and a dims
 // product that wraps around would turn into a silent small (or negative)

@@ -27,13 +27,13 @@ build=$(cd "$1" && pwd)
 models=$2
 ort_dir=${3:-$build/ground-truth}
 here=$(cd "$(dirname "$0")" && pwd)
-source "$here/needs_ort.sh" "$ort_dir"
-status=0
 mnist="$models/microsoft_onnxruntime-inference-examples/mnist.onnx"
 squeezenet="$models/onnx_onnx/light_squeezenet.onnx"
 for model in "$mnist" "$squeezenet"; do
-  [ -f "$model" ] || { echo "SKIP: $model is missing"; exit 77; }
+  [ -f "$model" ] || { echo "SKIP: needs the shared model corpus ($model is missing; tools/fetch_test_models.sh fetches it)"; exit 77; }
 done
+source "$here/needs_ort.sh" "$ort_dir"
+status=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # A copy of the build's node_modules path, its own results file.

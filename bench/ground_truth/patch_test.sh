@@ -106,7 +106,7 @@ detector_yolo @detector_models:yolo
 detector_yolov5 @detector_models:yolov5 --runtime onnxruntime-cpu
 MODELS
 if [ $checked -eq 0 ]; then
-  echo "SKIP: none of the shared CNNs is in $models"
+  echo "SKIP: needs the shared model corpus (none of its CNNs is in $models; tools/fetch_test_models.sh fetches it)"
   exit 77
 fi
 exit $status

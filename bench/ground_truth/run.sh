@@ -14,7 +14,8 @@
 # Needs onnxruntime-node in BUILD_DIR/ground-truth/node_modules (make
 # ground-truth installs it); models ORT refuses are listed and skipped.
 # Prints one table (table.py) and keeps BUILD_DIR/ground-truth/results.jsonl
-# (results.given.jsonl when models are given).
+# (results.given.jsonl when models are given); a full sweep also writes
+# bench/ground_truth/results/ISA.jsonl and ISA.md (write_results.sh).
 #   bash bench/ground_truth/run.sh BUILD_DIR --reanalyze
 # keeps ORT's figures of the last results.jsonl and runs only onnx-footprint
 # again (to try a rule without measuring ORT again).
@@ -106,3 +107,5 @@ for model in "${models[@]}"; do
 done
 rm -f "$report" "$report.ack"
 python3 "$here/table.py" "$results"
+# A full sweep's results are committed: results/ISA.jsonl and its page results/ISA.md.
+[ $# -gt 0 ] || bash "$here/write_results.sh" "$results"

@@ -22,6 +22,17 @@ SHARED = os.environ.get("FOOTPRINT_SHARED_DIR", os.path.join(REPO, "..", "shared
 TESTDATA = os.environ.get("FOOTPRINT_TESTDATA_DIR", os.path.join(REPO, "testdata"))
 MNIST = os.path.join(TESTDATA, "mnist.onnx")
 SHARED_MODELS = sorted(glob.glob(os.path.join(SHARED, "models", "**", "*.onnx"), recursive=True))
+NO_SHARED_MODELS = (f"needs the shared model corpus, not found at {os.path.join(SHARED, 'models')} "
+                    "(tools/fetch_test_models.sh fetches it)")
+
+
+def shared_model(*parts):
+    """A model of the shared corpus; the calling test skips, saying so, when the corpus is absent."""
+    if not os.path.isdir(os.path.join(SHARED, "models")):
+        pytest.skip(NO_SHARED_MODELS)
+    return os.path.join(SHARED, "models", *parts)
+
+
 # Deterministic planning on both sides: the searches stop at node budgets, not at the clock.
 NO_SEARCH = ["--time-limit", "0", "--schedule-time-limit", "0"]
 NO_SEARCH_KWARGS = {"time_limit": 0, "schedule_time_limit": 0}
@@ -61,6 +72,8 @@ def cli_usage_error(*args):
 
 
 def test_found_the_shared_models():
+    if not os.path.isdir(os.path.join(SHARED, "models")):
+        pytest.skip(NO_SHARED_MODELS)
     assert len(SHARED_MODELS) >= 20, SHARED
 
 
@@ -82,7 +95,7 @@ def test_default_options_match_the_cli():
 
 
 def test_each_keyword_is_its_flag():
-    model = os.path.join(SHARED, "models", "microsoft_onnxconverter-common", "image_classifier32.onnx")
+    model = shared_model("microsoft_onnxconverter-common", "image_classifier32.onnx")
     kwargs = dict(dim_default=2, device="stm32h743", schedule="given", alias=False, inplace=False,
                   max_peak="1MiB", max_arena=4096, max_weights="10MB", **NO_SEARCH_KWARGS)
     flags = ["--dim-default", "2", "--device", "stm32h743", "--schedule", "given", "--no-alias",
@@ -94,13 +107,13 @@ def test_each_keyword_is_its_flag():
 
 
 def test_bindings_and_shapes_match_the_cli():
-    model = os.path.join(SHARED, "models", "microsoft_onnxruntime-genai", "tiny-random-gpt2-fp32__past.onnx")
+    model = shared_model("microsoft_onnxruntime-genai", "tiny-random-gpt2-fp32__past.onnx")
     expected, error = cli_report(model, "--dim-default", "3", "--sweep", "batch_size=1,2", *NO_SEARCH)
     assert error is None
     report = fp.analyze(model, dim_default=3, sweep="batch_size=1,2", **NO_SEARCH_KWARGS)
     assert masked(report) == masked(expected)
     assert [point["value"] for point in report["sweep"]["points"]] == [1, 2]
-    classifier = os.path.join(SHARED, "models", "microsoft_onnxconverter-common", "image_classifier32.onnx")
+    classifier = shared_model("microsoft_onnxconverter-common", "image_classifier32.onnx")
     expected, error = cli_report(classifier, "--input-shape", "modelInput=2x3x32x32", "--dim", "batch_size=2",
                                  "--inplace", "--alias", *NO_SEARCH)
     assert error is None
@@ -162,10 +175,10 @@ def test_bad_model_files_raise_the_cli_message(tmp_path):
 
 
 def test_unsized_tensors_are_in_the_dict():
-    model = os.path.join(SHARED, "models", "microsoft_onnxconverter-common", "image_classifier32.onnx")
+    model = shared_model("microsoft_onnxconverter-common", "image_classifier32.onnx")
     report = fp.analyze(model)
     assert report["memory"]["unsized_tensors"] > 0 or report["memory"].get("symbols")
-    tokenizer = os.path.join(SHARED, "models", "microsoft_onnxruntime-extensions", "test_bert_tokenizer.onnx")
+    tokenizer = shared_model("microsoft_onnxruntime-extensions", "test_bert_tokenizer.onnx")
     report = fp.analyze(tokenizer)
     assert report["memory"]["unsized_tensors"] > 0
     assert report["memory"]["complete"] is False
@@ -186,7 +199,7 @@ def test_bytes_and_model_proto_give_the_path_figures():
 
 def test_in_memory_model_resolves_external_data_in_external_data_dir():
     onnx = pytest.importorskip("onnx")
-    path = os.path.join(SHARED, "models", "microsoft_onnxruntime-genai", "tiny-random-LlamaForCausalLM-fp16",
+    path = shared_model("microsoft_onnxruntime-genai", "tiny-random-LlamaForCausalLM-fp16",
                         "model.onnx")
     by_path = masked(fp.analyze(path, dim_default=1))
     proto = onnx.load(path, load_external_data=False)
@@ -279,7 +292,7 @@ def test_two_analyses_run_at_once_in_threads(tmp_path):
 
 
 def test_a_folder_of_models_in_a_thread_pool_matches_one_by_one():
-    models = [os.path.join(SHARED, "models", "onnx_onnx", name)
+    models = [shared_model("onnx_onnx", name)
               for name in ["light_squeezenet.onnx", "light_shufflenet.onnx", "light_inception_v1.onnx"]] + [MNIST]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         reports = list(pool.map(lambda m: fp.analyze(m, **NO_SEARCH_KWARGS), models))
@@ -342,9 +355,7 @@ def test_input_values_fold_and_runtime_are_their_flags(tmp_path):
 
 
 def test_fit_is_the_cli_fit_report():
-    model = os.path.join(SHARED, "models", "microsoft_onnxconverter-common", "image_classifier32.onnx")
-    if not os.path.exists(model):
-        pytest.skip("no shared models")
+    model = shared_model("microsoft_onnxconverter-common", "image_classifier32.onnx")
     flags = ["--device", "stm32f407", "--fit-dim", "batch_size"]
     done = run_cli("fit", model, *flags, "--format", "json", *NO_SEARCH)
     assert done.returncode in (0, 1), done.stderr
