@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <set>
 #include <string>
@@ -13,17 +12,15 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
 
-#include "analyzer/loader/model_loader.h"
 #include "analyzer/loader/onnx_attributes.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/runtimes/onnxruntime/arena_run.h"
 #include "analyzer/runtimes/onnxruntime/bfc_arena.h"
 #include "analyzer/runtimes/onnxruntime/graph_editing.h"
-#include "analyzer/runtimes/onnxruntime/passes/shared_constants.h"
 #include "analyzer/runtimes/onnxruntime/quantized_workspaces.h"
 #include "analyzer/runtimes/onnxruntime/session_bytes.h"
+#include "analyzer/runtimes/onnxruntime/weight_classes.h"
 
 namespace footprint::ort {
 namespace {
@@ -33,30 +30,6 @@ constexpr char kNchwcDomain[] = "com.microsoft.nchwc";
 constexpr int64_t kGemmStrideNAlign = 16;           // MLAS_SGEMM_STRIDEN_THREAD_ALIGN.
 constexpr int64_t kPackedBufferAlignment = 64;      // MlasGetPreferredBufferAlignment().
 int64_t RoundUp(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
-
-// A weight's dims and bytes, when known.
-struct KnownWeight {
-  std::vector<int64_t> dims;
-  int32_t data_type = 0;
-  int64_t bytes = 0;
-};
-
-std::optional<KnownWeight> Known(const IrGraph& graph, const GraphRewrite& rewrite, const ShapeLookup& shape_of,
-                                 ValueId id) {
-  const std::optional<ValueShape> shape = ShapeOfValue(graph, rewrite, shape_of, id);
-  if (!shape.has_value()) return std::nullopt;
-  const int bits = ElementBits(shape->data_type);
-  if (bits <= 0) return std::nullopt;
-  KnownWeight weight{.data_type = shape->data_type};
-  int64_t elements = 1;
-  for (const std::optional<int64_t>& dim : shape->dims) {
-    if (!dim.has_value() || *dim < 0) return std::nullopt;
-    weight.dims.push_back(*dim);
-    elements *= *dim;
-  }
-  weight.bytes = (elements * bits + 7) / 8;
-  return weight;
-}
 
 // The element type names the quantized kernels' rules read
 // (quantized_workspaces.h), "" for the others.
@@ -75,95 +48,12 @@ std::string QuantizedKernelDtype(int32_t data_type) {
   }
 }
 
-bool IsWeight(const IrValue& value) {
-  return value.origin == ValueOrigin::kInitializer || value.origin == ValueOrigin::kConstant ||
-         value.origin == ValueOrigin::kFolded;
-}
-
 // MlasGemmPackBSize (sgemm.cpp): N padded to 16, K rows, floats, the total
 // padded to the buffer alignment.
 int64_t GemmPackedBytes(int64_t n, int64_t k) {
   return RoundUp(RoundUp(n, kGemmStrideNAlign) * k * 4, kPackedBufferAlignment);
 }
 
-
-// Ops ORT's common subexpression elimination never merges (optimizer
-// utils IsOperationDeterministic, common_subexpression_elimination.cc
-// IsNodeSupported).
-bool MergeableOp(const onnx::NodeProto& node) {
-  static const std::set<std::string> kNever = {"RandomNormal",     "RandomUniform",     "RandomNormalLike",
-                                               "RandomUniformLike", "Multinomial",       "DequantizeLinear"};
-  if (!IsDefaultDomain(node)) return false;
-  return BodiesOf(node).empty() && kNever.count(node.op_type()) == 0;
-}
-
-// Which weights hold one value after ORT's common subexpression elimination
-// (common_subexpression_elimination.cc), which runs before constant folding:
-// small constants of equal value are one, and nodes of one op, equal
-// attributes and the same inputs are one node, so two ConstantOfShape of
-// equal shapes and value fold into one weight that every reader shares.
-class WeightClasses {
- public:
-  explicit WeightClasses(const IrGraph& graph) : graph_(graph), class_of_(graph.values.size(), -1) {}
-
-  // The first weight of `id`'s class (`id` itself when it has no twin).
-  ValueId Of(ValueId id) {
-    if (class_of_[id] >= 0) return class_of_[id];
-    class_of_[id] = id;  // Guards against a cycle while the key is made.
-    const std::optional<std::string> key = Key(id);
-    if (key.has_value()) {
-      class_of_[id] = representative_.try_emplace(*key, id).first->second;
-    }
-    return class_of_[id];
-  }
-
- private:
-  std::optional<std::string> Key(ValueId id) {
-    const IrValue& value = graph_.values[id];
-    if (value.origin == ValueOrigin::kInitializer) {
-      std::optional<std::string> key = SmallConstantKey(*value.initializer);
-      if (key.has_value()) return absl::StrCat("t:", *key);
-      return std::nullopt;
-    }
-    if (value.origin == ValueOrigin::kConstant) {  // ORT makes a Constant node an initializer at load.
-      const onnx::TensorProto* tensor = TensorAttribute(*value.constant, "value");
-      std::optional<std::string> key = tensor != nullptr ? SmallConstantKey(*tensor) : std::nullopt;
-      if (key.has_value()) return absl::StrCat("t:", *key);
-      return std::nullopt;
-    }
-    if (value.origin != ValueOrigin::kFolded || value.folded_from == nullptr || value.is_graph_output) {
-      return std::nullopt;
-    }
-    const onnx::NodeProto& node = *value.folded_from;
-    if (!MergeableOp(node)) return std::nullopt;
-    std::string key = absl::StrCat("n:", node.op_type(), ":");
-    int output_index = -1;
-    for (int i = 0; i < node.output_size(); ++i) {
-      if (node.output(i) == value.name) output_index = i;
-    }
-    absl::StrAppend(&key, output_index, ":");
-    for (const std::string& input : node.input()) {
-      if (input.empty()) {
-        key += "-,";
-        continue;
-      }
-      const auto found = graph_.value_by_name.find(input);
-      if (found == graph_.value_by_name.end()) return std::nullopt;
-      absl::StrAppend(&key, Of(found->second), ",");
-    }
-    std::vector<std::pair<std::string, std::string>> attributes;
-    for (const onnx::AttributeProto& attribute : node.attribute()) {
-      attributes.emplace_back(attribute.name(), attribute.SerializeAsString());
-    }
-    std::sort(attributes.begin(), attributes.end());
-    for (const auto& [name, bytes] : attributes) absl::StrAppend(&key, ";", name, "=", bytes.size(), ":", bytes);
-    return key;
-  }
-
-  const IrGraph& graph_;
-  std::vector<ValueId> class_of_;                           // Per value, -1 until asked.
-  absl::flat_hash_map<std::string, ValueId> representative_;  // By value key: the first weight with it.
-};
 
 // The buffers of weights while the session is created
 // (LoadedWeights::load_buffers), and which one holds each weight class now:
@@ -229,19 +119,6 @@ class LoadBuffers {
   absl::flat_hash_map<ValueId, int64_t> float32_bytes_;  // Float16 classes not converted yet.
   std::vector<LoadBuffer>& buffers_;
 };
-
-// Whether weight `id` is kept in an external data file (ORT maps it).
-bool InExternalFile(const IrValue& value) {
-  return value.origin == ValueOrigin::kInitializer && value.initializer != nullptr &&
-         value.initializer->data_location() == onnx::TensorProto::EXTERNAL;
-}
-
-// The bytes of weight `id` in the file's own element type.
-int64_t FileBytes(const IrGraph& graph, const ShapeLookup& shape_of, ValueId id) {
-  static const GraphRewrite kAsInFile;
-  const std::optional<KnownWeight> weight = Known(graph, kAsInFile, shape_of, id);
-  return weight.has_value() ? weight->bytes : 0;
-}
 
 // Whether ORT folds value `id` as the analysis did: not a DequantizeLinear
 // (ConstantFolding runs with skip_dequantize_linear while the QDQ rules are
