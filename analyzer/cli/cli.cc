@@ -115,8 +115,10 @@ Options:
                        measured per-run overhead (runtime_overhead_bytes), what it holds after
                        a first run with its default options (runtime_reserved_bytes) and its
                        weights after load (runtime_weights_bytes). The peak is then the
-                       runtime's: weights after load + reserved; with noarena, weights after
-                       load + runtime tensors + overhead. Names: onnxruntime-cpu, with options
+                       runtime process's: the larger of its load peak while it creates the
+                       session (runtime_load_peak_bytes) and weights after load + reserved +
+                       inputs (with noarena: + runtime tensors + overhead); the report names
+                       the phase (runtime_peak_phase). Names: onnxruntime-cpu, with options
                        after a colon: an ISA (avx2, avx512, arm64; default: this machine's)
                        and noarena, e.g. onnxruntime-cpu:avx2,noarena. Independent of
                        --device. Default: none (the runtime-independent plan).
