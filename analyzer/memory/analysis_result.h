@@ -246,6 +246,7 @@ struct IfBranch {
   std::string branch;      // "then", "else", or "undecided" (both analyzed; differing outputs bound by the larger).
   std::string decided_by;  // Undecided: the bindings that would decide it ("--input-value sr=..."), or "".
   std::string bound_branch;  // Undecided with outputs that differ: the branch their equal-size ties take, or "".
+  std::string ruled_out;     // Taken because the other branch cannot run with these shapes: "else: <node>: why", or "".
 };
 
 // A dim of a graph input that no binding gives a value: the reports name it

@@ -152,7 +152,8 @@ absl::Status ShapeStage::Await() {
     analysis_.if_branches.push_back({.node = decision.node,
                                      .branch = decision.branch,
                                      .decided_by = decision.decided_by,
-                                     .bound_branch = decision.bound_branch});
+                                     .bound_branch = decision.bound_branch,
+                                     .ruled_out = decision.ruled_out});
   }
   return *status_;
 }

@@ -447,6 +447,7 @@ void WriteIfBranches(const Analysis& analysis, JsonWriter& json) {
       json.Key("decided_by");
       WriteStringOrNull(branch.decided_by, json);
       if (!branch.bound_branch.empty()) json.Key("bound_branch").String(branch.bound_branch);
+      if (!branch.ruled_out.empty()) json.Key("ruled_out").String(branch.ruled_out);
       json.EndObject();
     }
     json.EndArray();

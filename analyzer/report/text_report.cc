@@ -72,7 +72,10 @@ void AppendHeader(const Analysis& analysis, std::string* out) {
     for (size_t i = 0; i < analysis.if_branches.size() && i < kShown; ++i) {
       const IfBranch& branch = analysis.if_branches[i];
       ifs.push_back(absl::StrCat(branch.node, ": ", branch.branch,
-                                 branch.decided_by.empty() ? "" : absl::StrCat(" (", branch.decided_by, ")")));
+                                 branch.decided_by.empty() ? "" : absl::StrCat(" (", branch.decided_by, ")"),
+                                 branch.ruled_out.empty() ? ""
+                                                          : absl::StrCat(" (the ", branch.ruled_out.substr(0, 4),
+                                                                         " branch cannot run)")));
     }
     if (analysis.if_branches.size() > kShown) ifs.push_back(absl::StrCat("+", analysis.if_branches.size() - kShown, " more"));
     absl::StrAppend(out, "  if      ", absl::StrJoin(ifs, "; "), "\n");

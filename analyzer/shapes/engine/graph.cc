@@ -131,6 +131,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
   GraphShapes& table = tables_.graphs[&graph];
   table.values.clear();
   table.index.clear();
+  tables_.contradictions.erase(&graph);  // A Loop body inferred again: the last pass counts.
   Scope scope{.table = &table, .outer = outer};
   if (depth > kMaxDepth) return;
   size_t value_count = graph.initializer_size() + graph.input_size();
@@ -198,6 +199,9 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         SymValue& v = outputs[o];
         v.max_over_branches = v.max_over_branches || follows_bound;
         v.extent_bound = v.extent_bound || follows_extent;
+        // Two dims of bounds may clash where the real ones agree: only exact shapes contradict.
+        v.contradiction = v.contradiction && !follows_bound && !follows_extent;
+        if (v.contradiction) RecordContradiction(graph, *node, v.reason);
         auto type = onnx_types.find(node->output(o));
         FinishOutput(*node, o, graph, scope, type != onnx_types.end() ? type->second : nullptr, v);
         table.Set(node->output(o), std::move(v));
@@ -206,6 +210,16 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
     progress = later.size() < pending.size();
     pending.swap(later);
   }
+}
+
+void Engine::RecordContradiction(const onnx::GraphProto& graph, const onnx::NodeProto& node,
+                                 const std::string& reason) {
+  // An If's outputs carry the line of the node in its branch that cannot run.
+  const bool from_body = IsDefaultDomain(node) && node.op_type() == "If";
+  tables_.contradictions.try_emplace(
+      &graph, from_body ? reason
+                        : absl::StrCat(node.op_type(), " '", node.name().empty() ? node.output(0) : node.name(),
+                                       "': ", reason));
 }
 
 namespace {
