@@ -7,6 +7,7 @@
 #include "analyzer/cli/cli.h"
 #include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"
+#include "analyzer/testing/test_models.h"
 #include "analyzer/testing/value_models.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -129,7 +130,7 @@ TEST(ValuesCliTest, BadInputValuesNameTheInput) {
 }
 
 
-TEST(ValuesCliTest, ContradictoryDimDefaultIsNamedOnceAtTheTop) {
+TEST(ValuesCliTest, ContradictoryDimDefaultIsBadInput) {
   // mask [total] + Concat(past [past], new [seq]): total must be past + seq.
   ModelBuilder builder;
   builder.Input("mask", onnx::TensorProto::FLOAT, {"total"})
@@ -142,17 +143,35 @@ TEST(ValuesCliTest, ContradictoryDimDefaultIsNamedOnceAtTheTop) {
   axis->set_i(0);
   builder.Add("Add", {"mask", "joined"}, {"y"}, "add").Output("y");
   const std::string model = Write(builder);
-  const std::string expected =
-      "--dim-default 8 makes the model contradict itself: total (8) must equal past_len+seq (16) at Add 'add'; "
-      "bind them consistently, e.g. --dim past_len=0 or --dim total=16";
-  nlohmann::json report = Json({model, "--dim-default", "8"});
-  EXPECT_EQ(report["dim_default_conflict"], expected);
-  const CliRun text = RunCliCaptured({"analyze", model, "--dim-default", "8"});
-  EXPECT_EQ(text.out.find("  NOTE    " + expected + "\n"), text.out.find('\n') + 1) << text.out;
-  EXPECT_FALSE(Json({model, "--dim-default", "8", "--dim", "past_len=0"}).contains("dim_default_conflict"));
-  EXPECT_FALSE(Json({model, "--dim", "total=16", "--dim-default", "8"}).contains("dim_default_conflict"));
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--dim-default", "8"}),
+                     "--dim-default 8 makes the model contradict itself: total (8) must equal past_len+seq (16) at "
+                     "Add 'add'; bind them consistently, e.g. --dim past_len=0 or --dim total=16");
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--dim", "total=8", "--dim", "past_len=8", "--dim", "seq=8"}),
+                     "--dim past_len=8 --dim seq=8 --dim total=8 make the model contradict itself: Add 'add': dims 8 "
+                     "and 16 do not broadcast; the dims are total and past_len+seq");
+  EXPECT_EQ(RunCliCaptured({"analyze", model, "--dim-default", "8", "--dim", "past_len=0"}).exit_code, kExitOk);
+  EXPECT_EQ(RunCliCaptured({"analyze", model, "--dim", "total=16", "--dim-default", "8"}).exit_code, kExitOk);
+  EXPECT_EQ(RunCliCaptured({"analyze", model}).exit_code, kExitOk);  // Unbound: formulas, no contradiction.
 }
 
+TEST(ValuesCliTest, ABindingAnFpnCannotTakeIsBadInput) {
+  // The FPN's add needs ceil(height / 2) even: 481 is bad input, named with
+  // the node, the dims as formulas and the nearest values that agree (483:
+  // 242 = 2 x 121, so not only multiples of 4); 480 is fine.
+  const std::string model = Write(testing::FpnAddModel());
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--dim", "height=481", "--dim", "width=640"}),
+                     "--dim height=481 makes the model contradict itself: Add 'fpn_add': dims 241 and 242 do not "
+                     "broadcast; the dims are ");
+  const CliRun bad = RunCliCaptured({"analyze", model, "--dim", "height=481", "--dim", "width=640"});
+  EXPECT_NE(bad.err.find("the dims are floor((height-1)/2)+1 and 2*floor(floor((height-1)/2)/2)+2: they agree at "
+                         "height=480 or 483\n"),
+            std::string::npos)
+      << bad.err;
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-shape", "x=1x3x480x642"}),
+                     "--input-shape x=1x3x480x642 makes the model contradict itself: Add 'fpn_add': dims 321 and 322");
+  EXPECT_EQ(RunCliCaptured({"analyze", model, "--dim", "height=480", "--dim", "width=640"}).exit_code, kExitOk);
+  EXPECT_EQ(RunCliCaptured({"analyze", model, "--dim-default", "64"}).exit_code, kExitOk);
+}
 
 TEST(ValuesCliTest, DebianWindowModelNamesItsSizeInputAndIsSizedWithIt) {
   // HannWindow expanded: Range(0, size) with the window size a graph input x (int32 scalar).

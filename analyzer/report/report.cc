@@ -504,7 +504,6 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
     WriteSweep(*analysis.sweep, json);
   }
   WriteSamples(analysis, json);
-  if (!analysis.dim_default_conflict.empty()) json.Key("dim_default_conflict").String(analysis.dim_default_conflict);
   WriteIfBranches(analysis, json);
   json.Key("fits");
   if (analysis.fits.has_value()) {

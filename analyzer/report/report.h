@@ -36,7 +36,6 @@
 //    "weights": [{"name", "dtype", "shape", "bytes", "source", "graph"?}],
 //    "schedule": ["node name", ...] (the order used), "schedule_is_file_order": bool,
 //    "live_bytes_per_step": [...], "fits": true | false | null, "warnings": [...],
-//    "dim_default_conflict"? (with --dim-default N that makes two dims the model ties differ: one line),
 //    "if_branches"? (models with an If): [{"node", "branch": "then" | "else" | "undecided",
 //               "decided_by": null | "--input-value sr=...", "bound_branch"?, "ruled_out"?}]
 //               (bodies' Ifs too, as first met),

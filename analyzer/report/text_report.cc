@@ -37,7 +37,6 @@ void AppendHeader(const Analysis& analysis, std::string* out) {
                     ": no value, so the sizes that use them are formulas, not counted in the figures\n",
                     "  bind    ", absl::StrJoin(BindingExamples(analysis), "  or  "), "\n");
   }
-  if (!analysis.dim_default_conflict.empty()) absl::StrAppend(out, "  NOTE    ", analysis.dim_default_conflict, "\n");
   absl::StrAppend(out, "  model   ", analysis.model.nodes, " nodes, IR ", analysis.model.ir_version, ", opsets ",
                   absl::StrJoin(opsets, ", "),
                   analysis.model.producer.empty() ? "" : absl::StrCat(", from ", analysis.model.producer), "\n");

@@ -1,6 +1,9 @@
 // FindDimDefaultConflict (shape_engine.h): where --dim-default N makes two
-// dims that must be equal differ, named as the formulas of the unbound model.
+// dims that must be equal differ, named as the formulas of the unbound model;
+// FindDimClash (dim_ties.h): the same for any binding, with the values that agree.
 #include <algorithm>
+#include <cstdint>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -307,6 +310,58 @@ std::optional<std::string> FindDimDefaultConflict(const onnx::ModelProto& bound_
                               node.op_type(), " '", node.name().empty() ? node.output(0) : node.name(), "'",
                               binding.empty() ? "" : absl::StrCat("; bind them consistently, e.g. ", binding));
         }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace footprint::symbolic
+
+namespace footprint::symbolic {
+namespace {
+
+// Where one symbol alone decides `clash`: the agreeing values of it near
+// its bound one, and the multiple they share.
+void FindAgreeingValues(const SymbolValues& values, DimClash& clash) {
+  std::set<std::string> symbols;
+  clash.a.CollectSymbols(symbols);
+  clash.b.CollectSymbols(symbols);
+  if (symbols.size() != 1 || !values.contains(*symbols.begin())) return;
+  clash.symbol = *symbols.begin();
+  const int64_t bound = values.at(clash.symbol);
+  const int64_t range = std::min<int64_t>(std::max<int64_t>(4 * bound, 64), int64_t{1} << 16);
+  SymbolValues at = values;
+  std::vector<int64_t> agreeing;
+  for (int64_t v = 1; v <= range; ++v) {
+    at[clash.symbol] = v;
+    const std::optional<int64_t> a = clash.a.Evaluate(at), b = clash.b.Evaluate(at);
+    if (!a.has_value() || !b.has_value() || *a != *b) continue;
+    agreeing.push_back(v);
+    if (v < bound) clash.below = v;
+    if (v > bound && !clash.above.has_value()) clash.above = v;
+  }
+  if (agreeing.empty()) return;
+  int64_t multiple = 0;
+  for (int64_t v : agreeing) multiple = std::gcd(multiple, v);
+  // Every multiple in range agrees, and nothing else does.
+  if (multiple > 1 && static_cast<int64_t>(agreeing.size()) == range / multiple) clash.multiple = multiple;
+}
+
+}  // namespace
+
+std::optional<DimClash> FindDimClash(const onnx::NodeProto& node, const GraphShapes& unbound,
+                                     const SymbolValues& values) {
+  const std::vector<std::vector<Expr>> operands = BroadcastOperands(node, unbound);
+  for (size_t from_end = 1; from_end <= MaxRank(operands); ++from_end) {
+    const std::vector<Expr> dims = DimsThatMustMatch(operands, from_end);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      for (size_t j = i + 1; j < dims.size(); ++j) {
+        const std::optional<int64_t> a = dims[i].Evaluate(values), b = dims[j].Evaluate(values);
+        if (!a.has_value() || !b.has_value() || *a == *b || *a == 1 || *b == 1) continue;
+        DimClash clash{.a = dims[i], .b = dims[j], .a_value = *a, .b_value = *b};
+        FindAgreeingValues(values, clash);
+        return clash;
       }
     }
   }

@@ -4,6 +4,8 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_SHAPES_DIM_TIES_H_
 #define ONNX_FOOTPRINT_ANALYZER_SHAPES_DIM_TIES_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,21 @@ struct DimTie {
   Expr equals;      // What it must equal.
 };
 std::vector<DimTie> FindDimTies(const onnx::ModelProto& model, const ShapeTables& tables);
+
+// At a node whose dims clash once the input symbols take `values` (the
+// user's bindings), read from the engine's run on the unbound model: the
+// first pair of dims broadcasting needs equal, as formulas; and when one
+// symbol decides them, the nearest values of it at which they agree and the
+// multiple those values are (480 or 512, a multiple of 32: an FPN's adds).
+struct DimClash {
+  Expr a, b;                            // The two dims, as formulas.
+  int64_t a_value = 0, b_value = 0;     // At `values`.
+  std::string symbol;                   // The one symbol they depend on, or "".
+  std::optional<int64_t> below, above;  // The nearest values of `symbol` at which they agree.
+  std::optional<int64_t> multiple;      // Up to 4x the bound value, the agreeing values are its multiples (> 1).
+};
+std::optional<DimClash> FindDimClash(const onnx::NodeProto& node, const GraphShapes& unbound,
+                                     const SymbolValues& values);
 
 }  // namespace footprint::symbolic
 

@@ -113,8 +113,14 @@ struct IfDecision {
   std::string branch;      // "then", "else", or "undecided" (both analyzed).
   std::string decided_by;  // Undecided: the bindings that would decide it ("--input-value sr=..."), or "".
   std::string bound_branch;  // Undecided with outputs that differ: "then" or "else", whose values they take on ties.
-  std::string ruled_out;   // Taken because the other branch cannot run with these shapes: why ("else: LSTM 'x': ..."), or "".
+  std::string ruled_out;   // Taken because the other branch cannot run with these shapes: "else: " + its Contradiction's line, or "".
   const onnx::NodeProto* proto = nullptr;  // The If node itself, in the model's own graphs.
+};
+
+// A node that cannot run with the shapes it gets.
+struct Contradiction {
+  const onnx::NodeProto* node = nullptr;  // In the model's own graphs (a body's for a branch's node).
+  std::string line;                       // "Add 'x': dims 31 and 32 do not broadcast (...)".
 };
 
 struct ShapeTables {
@@ -124,11 +130,10 @@ struct ShapeTables {
   int64_t onnx_fallback_nodes = 0;    // Nodes sized by ONNX's per-node shape functions.
   std::vector<std::string> unused_symbol_values;  // Names in symbol_values no made-up symbol has.
   std::vector<IfDecision> if_decisions;  // Every If (bodies' too), in the order first met.
-  // Per graph, the first node that cannot run with these shapes, as one line
-  // ("Add 'x': dims 31 and 32 do not broadcast"); a taken branch's counts
-  // for the graph around it. Only exact shapes count: a bound (an undecided
-  // If's larger branch, a Slice's extent) never contradicts.
-  std::unordered_map<const onnx::GraphProto*, std::string> contradictions;
+  // Per graph, the first node that cannot run with these shapes; a taken
+  // branch's counts for the graph around it. Only exact shapes count: a
+  // bound (an undecided If's larger branch, a Slice's extent) never contradicts.
+  std::unordered_map<const onnx::GraphProto*, Contradiction> contradictions;
 };
 
 // Runs the engine on `model` after ONNX's whole-model inference (its

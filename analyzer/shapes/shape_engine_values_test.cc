@@ -474,7 +474,7 @@ TEST(ValuesTest, ABranchThatCannotRunIsRuledOut) {
   // sr=8000 at 512 samples: the model cannot run at all, and says where.
   ShapeTables at_8k = InferWithValues(model, {{"sr", "8000"}});
   ASSERT_TRUE(at_8k.contradictions.contains(&model.graph()));
-  EXPECT_EQ(at_8k.contradictions.at(&model.graph()),
+  EXPECT_EQ(at_8k.contradictions.at(&model.graph()).line,
             "LSTM 'n_rnn_LSTM': ONNX's check: first input tensor must have rank 3");
 }
 

@@ -1,5 +1,7 @@
 #include "analyzer/testing/test_models.h"
 
+#include <tuple>
+
 namespace footprint::testing {
 
 std::string AddReluModel(int64_t width) {
@@ -35,6 +37,30 @@ ModelBuilder MatMulChain(const std::string& op1, const std::vector<std::string>&
       .Add(op2, in2, {"c"}, "op2")
       .Add("MatMul", {"c", "w1"}, {"y"}, "mm1")
       .Output("y");
+  return builder;
+}
+
+ModelBuilder FpnAddModel() {
+  ModelBuilder builder;
+  builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, "height", "width"});
+  builder.Initializer("w2", onnx::TensorProto::FLOAT, {8, 3, 3, 3}).Initializer("w4", onnx::TensorProto::FLOAT, {8, 8, 3, 3});
+  for (const auto& [in, weight, out] : {std::tuple{"x", "w2", "c2"}, std::tuple{"c2", "w4", "c4"}}) {
+    onnx::NodeProto& conv = builder.Node("Conv", {in, weight}, {out}, std::string("conv_") + out);
+    SetInts(conv, "kernel_shape", {3, 3});
+    SetInts(conv, "pads", {1, 1, 1, 1});
+    SetInts(conv, "strides", {2, 2});
+  }
+  onnx::TensorProto* scales = builder.graph().add_initializer();
+  scales->set_name("scales");
+  scales->set_data_type(onnx::TensorProto::FLOAT);
+  scales->add_dims(4);
+  for (float scale : {1.0f, 1.0f, 2.0f, 2.0f}) scales->add_float_data(scale);
+  onnx::NodeProto& resize = builder.Node("Resize", {"c4", "", "scales"}, {"up"}, "upsample");
+  onnx::AttributeProto* mode = resize.add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("nearest");
+  builder.Add("Add", {"c2", "up"}, {"sum"}, "fpn_add").Add("Relu", {"sum"}, {"y"}).Output("y");
   return builder;
 }
 

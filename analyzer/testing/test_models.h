@@ -25,6 +25,13 @@ std::string UnboundBatchModel();
 ModelBuilder MatMulChain(const std::string& op1, const std::vector<std::string>& op1_extra, const std::string& op2,
                          const std::vector<std::string>& op2_extra);
 
+// An FPN's top-down add, as detectors (DBNet, YOLO necks) write it:
+// x [1, 3, height, width] -> Conv 3x3 s2 p1 (8 channels) -> c2 ->
+// Conv 3x3 s2 p1 -> c4 -> Resize nearest x2 -> up -> Add(c2, up) "fpn_add"
+// -> Relu -> y. The add needs ceil(height / 2) = 2 * ceil(height / 4):
+// ceil(height / 2) even (480 and 483 fit, 481 and 482 do not); width alike.
+ModelBuilder FpnAddModel();
+
 }  // namespace footprint::testing
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_TESTING_TEST_MODELS_H_

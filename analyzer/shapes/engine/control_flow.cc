@@ -207,23 +207,22 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
     // decided by the other (PyTorch's exports test a rank or a dim that
     // only one branch can serve).
     taken = then_runs;
-    decision.ruled_out = absl::StrCat(then_runs ? "else" : "then", ": ",
-                                      then_runs ? else_cannot->second : then_cannot->second);
+    const std::string& why = (then_runs ? else_cannot : then_cannot)->second.line;
+    decision.ruled_out = absl::StrCat(then_runs ? "else" : "then", ": ", why);
     tables_.warnings.push_back(absl::StrCat("If '", decision.node,
                                             "': its condition is not known before running, but its ",
                                             then_runs ? "else" : "then", " branch cannot run with these shapes (",
-                                            then_runs ? else_cannot->second : then_cannot->second,
-                                            "): only the ", then_runs ? "then" : "else", " branch is counted"));
+                                            why, "): only the ", then_runs ? "then" : "else", " branch is counted"));
   }
   if (taken.has_value()) {
     for (size_t o = 0; o < paired; ++o) outputs[o] = *taken ? then_out[o] : else_out[o];
-    if (!(*taken ? then_runs : else_runs)) MarkCannotRun((*taken ? then_cannot : else_cannot)->second, outputs);
+    if (!(*taken ? then_runs : else_runs)) MarkCannotRun((*taken ? then_cannot : else_cannot)->second.line, outputs);
     decision.branch = *taken ? "then" : "else";
     RecordIf(ctx.node, std::move(decision));
     return true;
   }
   decision.branch = "undecided";
-  if (!then_runs && !else_runs) MarkCannotRun(then_cannot->second, outputs);
+  if (!then_runs && !else_runs) MarkCannotRun(then_cannot->second.line, outputs);
   if (ctx.node.input_size() > 0) decision.decided_by = absl::StrJoin(DecidingBindings(ctx.node.input(0), scope), " ");
   const bool take_then = ChooseBoundBranch(ctx.node, then_out, else_out, paired);
   bool any_differs = false;

@@ -214,12 +214,20 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
 
 void Engine::RecordContradiction(const onnx::GraphProto& graph, const onnx::NodeProto& node,
                                  const std::string& reason) {
-  // An If's outputs carry the line of the node in its branch that cannot run.
-  const bool from_body = IsDefaultDomain(node) && node.op_type() == "If";
-  tables_.contradictions.try_emplace(
-      &graph, from_body ? reason
-                        : absl::StrCat(node.op_type(), " '", node.name().empty() ? node.output(0) : node.name(),
-                                       "': ", reason));
+  if (tables_.contradictions.contains(&graph)) return;
+  // An If's outputs contradict when the branch it takes cannot run: that branch's node is the one named.
+  if (IsDefaultDomain(node) && node.op_type() == "If") {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      auto inner = attribute.has_g() ? tables_.contradictions.find(&attribute.g()) : tables_.contradictions.end();
+      if (inner == tables_.contradictions.end()) continue;
+      tables_.contradictions.emplace(&graph, inner->second);
+      return;
+    }
+  }
+  tables_.contradictions.emplace(
+      &graph, Contradiction{.node = &node,
+                            .line = absl::StrCat(node.op_type(), " '", node.name().empty() ? node.output(0) : node.name(),
+                                                 "': ", reason)});
 }
 
 namespace {
