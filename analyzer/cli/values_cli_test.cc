@@ -156,21 +156,33 @@ TEST(ValuesCliTest, ContradictoryDimDefaultIsBadInput) {
 
 TEST(ValuesCliTest, ABindingAnFpnCannotTakeIsBadInput) {
   // The FPN's add needs ceil(height / 2) even: 481 is bad input, named with
-  // the node, the dims as formulas and the nearest values that agree (483:
-  // 242 = 2 x 121, so not only multiples of 4); 480 is fine.
+  // the node, the dims as formulas and the nearest values the model takes
+  // (483: 242 = 2 x 121, so not only multiples of 4); 480 is fine.
   const std::string model = Write(testing::FpnAddModel());
   ExpectOneLineError(RunCliCaptured({"analyze", model, "--dim", "height=481", "--dim", "width=640"}),
                      "--dim height=481 makes the model contradict itself: Add 'fpn_add': dims 241 and 242 do not "
                      "broadcast; the dims are ");
   const CliRun bad = RunCliCaptured({"analyze", model, "--dim", "height=481", "--dim", "width=640"});
-  EXPECT_NE(bad.err.find("the dims are floor((height-1)/2)+1 and 2*floor(floor((height-1)/2)/2)+2: they agree at "
-                         "height=480 or 483\n"),
+  EXPECT_NE(bad.err.find("the dims are floor((height-1)/2)+1 and 2*floor(floor((height-1)/2)/2)+2; the nearest "
+                         "values of height the model takes are 480 and 483\n"),
             std::string::npos)
       << bad.err;
   ExpectOneLineError(RunCliCaptured({"analyze", model, "--input-shape", "x=1x3x480x642"}),
                      "--input-shape x=1x3x480x642 makes the model contradict itself: Add 'fpn_add': dims 321 and 322");
   EXPECT_EQ(RunCliCaptured({"analyze", model, "--dim", "height=480", "--dim", "width=640"}).exit_code, kExitOk);
   EXPECT_EQ(RunCliCaptured({"analyze", model, "--dim-default", "64"}).exit_code, kExitOk);
+}
+
+TEST(ValuesCliTest, ABindingIsNamedWhereTheClashingDimsHaveNoFormula) {
+  // Two levels at height 485: the stride-4 add holds (122 = 2 x 61), the
+  // stride-2 add does not (243 against 244), and its upsampled operand comes
+  // after an add of two formulas: no formula. The dim at fault is found by
+  // moving each bound one alone; width is not named.
+  const std::string model = Write(testing::FpnAddModel(/*levels=*/2));
+  ExpectOneLineError(RunCliCaptured({"analyze", model, "--dim", "height=485", "--dim", "width=640"}),
+                     "--dim height=485 makes the model contradict itself: Add 'fpn_add': dims 243 and 244 do not "
+                     "broadcast; the nearest values of height the model takes are 480 and 487\n");
+  EXPECT_EQ(RunCliCaptured({"analyze", model, "--dim", "height=487", "--dim", "width=640"}).exit_code, kExitOk);
 }
 
 TEST(ValuesCliTest, DebianWindowModelNamesItsSizeInputAndIsSizedWithIt) {

@@ -1,18 +1,23 @@
 // BindingContradiction (model_stages.h): a binding that makes the model
 // contradict itself is bad input, named with the node and the dims.
+#include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "analyzer/memory/analyze_model.h"
 #include "analyzer/memory/model_stages.h"
 #include "analyzer/shapes/dim_ties.h"
@@ -56,6 +61,7 @@ std::optional<std::string> DimDefaultConflict(const BoundInputs& inputs, const s
 struct SymbolBindings {
   symbolic::SymbolValues values;             // Symbol -> its bound value.
   std::map<std::string, std::string> flags;  // Symbol -> "--dim height=481", "--input-shape x=1x3x481x640".
+  std::map<std::string, std::pair<std::string, size_t>> axis_of;  // Symbol -> (input, axis) it is first met at.
 };
 
 std::string InputShapeFlag(const std::string& input, const std::vector<int64_t>& dims) {
@@ -83,6 +89,7 @@ SymbolBindings BindingsOfSymbols(const BoundInputs& inputs, const symbolic::Shap
       }
       const std::string& symbol = *names.begin();
       bindings.values[symbol] = *value;
+      bindings.axis_of.try_emplace(symbol, input.name(), axis);
       if (options.dims.contains(symbol)) {
         bindings.flags[symbol] = absl::StrCat("--dim ", symbol, "=", options.dims.at(symbol));
       } else if (options.input_shapes.contains(input.name())) {
@@ -109,19 +116,86 @@ std::vector<std::string> AllBindingFlags(const AnalyzeOptions& options) {
   return flags;
 }
 
-// "; the dims are ceil(height/2) and 2*ceil(height/4): height must be a multiple of 4 (480 or 484)".
-std::string ClashFormulas(const symbolic::DimClash& clash) {
-  std::string out = absl::StrCat("; the dims are ", clash.a.ToString(), " and ", clash.b.ToString());
-  std::vector<std::string> near;
-  if (clash.below.has_value()) near.push_back(absl::StrCat(*clash.below));
-  if (clash.above.has_value()) near.push_back(absl::StrCat(*clash.above));
-  if (clash.multiple.has_value()) {
-    absl::StrAppend(&out, ": ", clash.symbol, " must be a multiple of ", *clash.multiple);
-    if (!near.empty()) absl::StrAppend(&out, " (", absl::StrJoin(near, " or "), ")");
-  } else if (!near.empty()) {
-    absl::StrAppend(&out, ": they agree at ", clash.symbol, "=", absl::StrJoin(near, " or "));
+// The user's options with `symbol` bound to `value` instead: in its
+// --input-shape where that set it, else as --dim (before --dim-default).
+AnalyzeOptions Rebound(const AnalyzeOptions& options, const SymbolBindings& bindings, const std::string& symbol,
+                       int64_t value) {
+  AnalyzeOptions at = options;
+  const auto& [input, axis] = bindings.axis_of.at(symbol);
+  auto shape = at.input_shapes.find(input);
+  if (shape != at.input_shapes.end() && axis < shape->second.size()) {
+    shape->second[axis] = value;
+  } else {
+    at.dims[symbol] = value;
+  }
+  return at;
+}
+
+// Whether the model takes `value` of `symbol`: our engine finds every node
+// of the main graph able to run.
+bool ModelTakes(const onnx::ModelProto& source, const AnalyzeOptions& options, const SymbolBindings& bindings,
+                const std::string& symbol, int64_t value, bool onnx_fallback) {
+  const AnalyzeOptions at = Rebound(options, bindings, symbol, value);
+  absl::StatusOr<BoundInputs> bound = BindInputs(source, at);
+  if (!bound.ok()) return false;
+  try {
+    absl::StatusOr<symbolic::ShapeTables> tables = symbolic::InferSymbolicShapes(
+        bound->model(), at.tensor_shapes, bound->engine_dims, onnx_fallback, bound->input_values);
+    return tables.ok() && !tables->contradictions.contains(&bound->model().graph());
+  } catch (const std::exception&) {  // ONNX's per-node functions throw.
+    return false;
+  }
+}
+
+// The value nearest `bound` on one side (below: descending) that the model
+// takes, among `candidates` (ascending; every value within 256 when empty),
+// each checked by the engine until `deadline`.
+std::optional<int64_t> NearestTaken(const std::vector<int64_t>& candidates, int64_t bound, bool below,
+                                    const std::function<bool(int64_t)>& takes, absl::Time deadline) {
+  constexpr int64_t kNearby = 256;
+  std::vector<int64_t> order;
+  if (candidates.empty()) {
+    for (int64_t d = 1; d <= kNearby; ++d) order.push_back(below ? bound - d : bound + d);
+  } else if (below) {
+    order.assign(candidates.rbegin(), candidates.rend());
+  } else {
+    order = candidates;
+  }
+  for (int64_t v : order) {
+    if (v < 1 || (below ? v >= bound : v <= bound)) continue;
+    if (absl::Now() > deadline) return std::nullopt;
+    if (takes(v)) return v;
+  }
+  return std::nullopt;
+}
+
+// "; the nearest values of height the model takes are 480 and 512", and
+// ": height must be a multiple of 32" where the formulas say so.
+std::string NearestValuesText(const std::string& symbol, std::optional<int64_t> below, std::optional<int64_t> above,
+                              std::optional<int64_t> multiple) {
+  std::string out;
+  if (below.has_value() && above.has_value()) {
+    absl::StrAppend(&out, "; the nearest values of ", symbol, " the model takes are ", *below, " and ", *above);
+  } else if (below.has_value() || above.has_value()) {
+    absl::StrAppend(&out, "; the nearest value of ", symbol, " the model takes is ", below.value_or(*above));
+  }
+  if (multiple.has_value() && !out.empty() && below.value_or(*multiple) % *multiple == 0 &&
+      above.value_or(*multiple) % *multiple == 0) {
+    absl::StrAppend(&out, ": ", symbol, " must be a multiple of ", *multiple);
   }
   return out;
+}
+
+// The flags that set `symbols`, each once, in order.
+std::vector<std::string> FlagsOf(const std::set<std::string>& symbols, const SymbolBindings& bindings) {
+  std::vector<std::string> flags;
+  for (const std::string& symbol : symbols) {
+    auto flag = bindings.flags.find(symbol);
+    if (flag != bindings.flags.end() && std::find(flags.begin(), flags.end(), flag->second) == flags.end()) {
+      flags.push_back(flag->second);
+    }
+  }
+  return flags;
 }
 
 // The node's index in the main graph, or -1 (a node of a branch).
@@ -177,29 +251,45 @@ absl::Status BindingContradiction(const BoundInputs& inputs, const symbolic::Sha
     return ContradictionError(*conflict);
   }
   std::vector<std::string> flags = AllBindingFlags(options);
-  std::string formulas, hint;
+  std::string explained, hint;
   const int index = MainGraphIndex(inputs.model().graph(), contradiction.node);
-  if (unbound.ok() && index >= 0) {
+  if (unbound.ok()) {
     const SymbolBindings bindings = BindingsOfSymbols(inputs, shapes, *unbound, options);
-    const std::optional<symbolic::DimClash> clash = symbolic::FindDimClash(
-        inputs.source->graph().node(index), unbound->graphs.at(&inputs.source->graph()), bindings.values);
-    if (clash.has_value()) {
-      std::set<std::string> symbols, named;
-      clash->a.CollectSymbols(symbols);
-      clash->b.CollectSymbols(symbols);
-      std::vector<std::string> at_fault;
-      for (const std::string& symbol : symbols) {
-        auto flag = bindings.flags.find(symbol);
-        if (flag != bindings.flags.end() && named.insert(flag->second).second) at_fault.push_back(flag->second);
-      }
-      if (!at_fault.empty()) flags = at_fault;
-      formulas = ClashFormulas(*clash);
-      if (clash->below.has_value()) hint = absl::StrCat(clash->symbol, "=", *clash->below);
+    std::optional<symbolic::DimClash> clash;
+    if (index >= 0) {
+      clash = symbolic::FindDimClash(inputs.source->graph(), inputs.source->graph().node(index),
+                                     unbound->graphs.at(&inputs.source->graph()), bindings.values);
     }
+    // The symbols to move: the clash's one; or, when the unbound run has no
+    // formula there (a dim computed past an earlier add), each bound one.
+    std::set<std::string> symbols, at_fault;
+    if (clash.has_value()) {
+      explained = absl::StrCat("; the dims are ", clash->a.ToString(), " and ", clash->b.ToString());
+      clash->a.CollectSymbols(at_fault);
+      clash->b.CollectSymbols(at_fault);
+      if (!clash->symbol.empty()) symbols.insert(clash->symbol);
+    } else {
+      for (const auto& [symbol, value] : bindings.values) symbols.insert(symbol);
+    }
+    const absl::Time deadline = absl::Now() + absl::Seconds(2);
+    const std::vector<int64_t> every_value;
+    for (const std::string& symbol : symbols) {
+      auto takes = [&](int64_t v) { return ModelTakes(*inputs.source, options, bindings, symbol, v, onnx_fallback); };
+      const std::vector<int64_t>& candidates = clash.has_value() ? clash->agreeing : every_value;
+      const int64_t bound = bindings.values.at(symbol);
+      const std::optional<int64_t> below = NearestTaken(candidates, bound, /*below=*/true, takes, deadline);
+      const std::optional<int64_t> above = NearestTaken(candidates, bound, /*below=*/false, takes, deadline);
+      if (!below.has_value() && !above.has_value()) continue;
+      absl::StrAppend(&explained,
+                      NearestValuesText(symbol, below, above, clash.has_value() ? clash->multiple : std::nullopt));
+      if (!clash.has_value()) at_fault.insert(symbol);  // Moving it alone mends the model.
+      if (below.has_value() && hint.empty()) hint = absl::StrCat(symbol, "=", *below);
+    }
+    if (std::vector<std::string> named = FlagsOf(at_fault, bindings); !named.empty()) flags = named;
   }
   return ContradictionError(absl::StrCat(absl::StrJoin(flags, " "), flags.size() > 1 ? " make" : " makes",
                                          " the model contradict itself: ",
-                                         contradiction.line, formulas),
+                                         contradiction.line, explained),
                             hint);
 }
 

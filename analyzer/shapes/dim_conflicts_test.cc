@@ -1,5 +1,6 @@
 // FindDimClash (dim_ties.h): the dims a binding makes clash, as formulas,
 // and the values of the one dim that decides them at which they agree.
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -21,7 +22,7 @@ std::optional<DimClash> ClashAt(const onnx::ModelProto& model, const std::string
   EXPECT_TRUE(tables.ok()) << tables.status();
   if (!tables.ok()) return std::nullopt;
   for (const onnx::NodeProto& node : model.graph().node()) {
-    if (node.name() == node_name) return FindDimClash(node, tables->graphs.at(&model.graph()), values);
+    if (node.name() == node_name) return FindDimClash(model.graph(), node, tables->graphs.at(&model.graph()), values);
   }
   return std::nullopt;
 }
@@ -47,23 +48,25 @@ TEST(DimClashTest, PoolThenUpsampleNeedsAnEvenLength) {
   EXPECT_EQ(clash->a_value, 101);
   EXPECT_EQ(clash->b_value, 100);
   EXPECT_EQ(clash->symbol, "n");
-  EXPECT_EQ(clash->below, 100);
-  EXPECT_EQ(clash->above, 102);
+  ASSERT_EQ(clash->agreeing.size(), 203u);  // 1 (its pool is empty), then 2, 4, ..., 404: up to 4 x 101.
+  EXPECT_EQ(clash->agreeing[1], 2);
+  EXPECT_EQ(clash->agreeing.back(), 404);
   EXPECT_EQ(clash->multiple, 2);
   EXPECT_FALSE(ClashAt(model, "join", {{"n", 100}}).has_value());  // They agree: no clash.
 }
 
 TEST(DimClashTest, StridedConvsAgreeOffTheMultiples) {
   // ceil(h / 2) = 2 * ceil(h / 4) holds at 480 and 483 but not 481 or 482:
-  // the nearest values, and no multiple.
+  // candidates off the multiples of 4.
   const onnx::ModelProto model = ::footprint::testing::FpnAddModel().Build();
   const std::optional<DimClash> clash = ClashAt(model, "fpn_add", {{"height", 481}, {"width", 640}});
   ASSERT_TRUE(clash.has_value());
   EXPECT_EQ(clash->a_value, 241);
   EXPECT_EQ(clash->b_value, 242);
   EXPECT_EQ(clash->symbol, "height");
-  EXPECT_EQ(clash->below, 480);
-  EXPECT_EQ(clash->above, 483);
+  EXPECT_TRUE(std::binary_search(clash->agreeing.begin(), clash->agreeing.end(), 480));
+  EXPECT_TRUE(std::binary_search(clash->agreeing.begin(), clash->agreeing.end(), 483));
+  EXPECT_FALSE(std::binary_search(clash->agreeing.begin(), clash->agreeing.end(), 482));
   EXPECT_FALSE(clash->multiple.has_value());
 }
 

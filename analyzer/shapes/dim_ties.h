@@ -29,20 +29,22 @@ struct DimTie {
 };
 std::vector<DimTie> FindDimTies(const onnx::ModelProto& model, const ShapeTables& tables);
 
-// At a node whose dims clash once the input symbols take `values` (the
-// user's bindings), read from the engine's run on the unbound model: the
-// first pair of dims broadcasting needs equal, as formulas; and when one
-// symbol decides them, the nearest values of it at which they agree and the
-// multiple those values are (480 or 512, a multiple of 32: an FPN's adds).
+// At a node of `graph` whose dims clash once the input symbols take
+// `values` (the user's bindings), read from the engine's run on the unbound
+// model: the first pair of dims broadcasting needs equal, as formulas; and
+// when one symbol decides them, the values of it (up to 4x its bound one)
+// at which they and every other equality of the graph whose formulas the
+// engine knows hold: candidates, since a dim computed after a clash has no
+// formula (the caller checks them).
 struct DimClash {
-  Expr a, b;                            // The two dims, as formulas.
-  int64_t a_value = 0, b_value = 0;     // At `values`.
-  std::string symbol;                   // The one symbol they depend on, or "".
-  std::optional<int64_t> below, above;  // The nearest values of `symbol` at which they agree.
-  std::optional<int64_t> multiple;      // Up to 4x the bound value, the agreeing values are its multiples (> 1).
+  Expr a, b;                          // The two dims, as formulas.
+  int64_t a_value = 0, b_value = 0;   // At `values`.
+  std::string symbol;                 // The one symbol they depend on, or "".
+  std::vector<int64_t> agreeing;      // Ascending.
+  std::optional<int64_t> multiple;    // The agreeing values are exactly its multiples (> 1) up to 4x the bound one.
 };
-std::optional<DimClash> FindDimClash(const onnx::NodeProto& node, const GraphShapes& unbound,
-                                     const SymbolValues& values);
+std::optional<DimClash> FindDimClash(const onnx::GraphProto& graph, const onnx::NodeProto& node,
+                                     const GraphShapes& unbound, const SymbolValues& values);
 
 }  // namespace footprint::symbolic
 

@@ -1,6 +1,7 @@
 #include "analyzer/testing/test_models.h"
 
-#include <tuple>
+#include <string>
+#include <vector>
 
 namespace footprint::testing {
 
@@ -40,27 +41,38 @@ ModelBuilder MatMulChain(const std::string& op1, const std::vector<std::string>&
   return builder;
 }
 
-ModelBuilder FpnAddModel() {
+ModelBuilder FpnAddModel(int levels) {
   ModelBuilder builder;
   builder.Input("x", onnx::TensorProto::FLOAT, {1, 3, "height", "width"});
-  builder.Initializer("w2", onnx::TensorProto::FLOAT, {8, 3, 3, 3}).Initializer("w4", onnx::TensorProto::FLOAT, {8, 8, 3, 3});
-  for (const auto& [in, weight, out] : {std::tuple{"x", "w2", "c2"}, std::tuple{"c2", "w4", "c4"}}) {
-    onnx::NodeProto& conv = builder.Node("Conv", {in, weight}, {out}, std::string("conv_") + out);
+  std::vector<std::string> scales_out = {"c2"};
+  std::string in = "x";
+  for (int level = 0; level <= levels; ++level) {
+    const std::string out = "c" + std::to_string(2 << level);
+    builder.Initializer(out + "_w", onnx::TensorProto::FLOAT, {8, level == 0 ? 3 : 8, 3, 3});
+    onnx::NodeProto& conv = builder.Node("Conv", {in, out + "_w"}, {out}, "conv_" + out);
     SetInts(conv, "kernel_shape", {3, 3});
     SetInts(conv, "pads", {1, 1, 1, 1});
     SetInts(conv, "strides", {2, 2});
+    in = out;
   }
   onnx::TensorProto* scales = builder.graph().add_initializer();
   scales->set_name("scales");
   scales->set_data_type(onnx::TensorProto::FLOAT);
   scales->add_dims(4);
   for (float scale : {1.0f, 1.0f, 2.0f, 2.0f}) scales->add_float_data(scale);
-  onnx::NodeProto& resize = builder.Node("Resize", {"c4", "", "scales"}, {"up"}, "upsample");
-  onnx::AttributeProto* mode = resize.add_attribute();
-  mode->set_name("mode");
-  mode->set_type(onnx::AttributeProto::STRING);
-  mode->set_s("nearest");
-  builder.Add("Add", {"c2", "up"}, {"sum"}, "fpn_add").Add("Relu", {"sum"}, {"y"}).Output("y");
+  std::string top = in;
+  for (int level = levels - 1; level >= 0; --level) {
+    const std::string stride = std::to_string(2 << level);
+    const std::string up = "up" + stride;
+    onnx::NodeProto& resize = builder.Node("Resize", {top, "", "scales"}, {up}, "upsample" + stride);
+    onnx::AttributeProto* mode = resize.add_attribute();
+    mode->set_name("mode");
+    mode->set_type(onnx::AttributeProto::STRING);
+    mode->set_s("nearest");
+    top = "sum" + stride;
+    builder.Add("Add", {"c" + stride, up}, {top}, level == 0 ? "fpn_add" : "fpn_add_" + stride);
+  }
+  builder.Add("Relu", {top}, {"y"}).Output("y");
   return builder;
 }
 
