@@ -13,7 +13,6 @@
 #include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"
 #include "analyzer/testing/shared_corpus.h"
-#include "analyzer/testing/test_models.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -151,42 +150,6 @@ TEST(FitTest, BudgetIsWhatFits) {
   args.insert(args.end(), flags.begin(), flags.end());
   const nlohmann::json report = FitJson(args);
   EXPECT_EQ(ExpectDimOptionsExact(model, flags, report), 1);
-}
-
-TEST(FitTest, ValuesTheModelCannotTakeAreSkippedAndNamed) {
-  // The FPN's add takes height 44 and 47, not 45 or 46: under 600,000 B
-  // (47 needs 609,904) the option is 44 and says why 45 is not offered;
-  // under 2,200,000 B the search walks past such holes to 171.
-  const std::string model = WriteTestModel(testing::FpnAddModel().Serialize());
-  const std::vector<std::string> flags = {"--device", "generic-cpu", "--dim", "width=640"};
-  auto dim_option = [&](const std::string& max_peak) {
-    std::vector<std::string> args = {model, "--dim", "height=8", "--fit-dim", "height", "--max-peak", max_peak};
-    args.insert(args.end(), flags.begin(), flags.end());
-    const nlohmann::json report = FitJson(args);
-    for (const nlohmann::json& option : report["options"]) {
-      if (option["kind"] == "dim") return option;
-    }
-    return nlohmann::json::object();
-  };
-  const nlohmann::json tight = dim_option("600000");
-  EXPECT_EQ(tight["largest_fitting"], 44) << tight.dump();
-  EXPECT_EQ(tight["reason"].get<std::string>().rfind(
-                "45 is not offered: --dim height=45 makes the model contradict itself: Add 'fpn_add': dims 23 and 24 "
-                "do not broadcast",
-                0),
-            0)
-      << tight.dump();
-  EXPECT_EQ(tight["bindings_above"]["height"], 47);
-  std::vector<std::string> with_budget = flags;
-  with_budget.insert(with_budget.end(), {"--max-peak", "600000"});
-  EXPECT_EQ(AnalyzeExit(model, with_budget, {{"height", 44}}), kExitOk);
-  EXPECT_EQ(AnalyzeExit(model, with_budget, {{"height", 45}}), kExitBadInput);
-  EXPECT_EQ(AnalyzeExit(model, with_budget, {{"height", 47}}), kExitNotWithinLimits);
-  const nlohmann::json roomy = dim_option("2200000");
-  EXPECT_EQ(roomy["largest_fitting"], 171) << roomy.dump();
-  with_budget.back() = "2200000";
-  EXPECT_EQ(AnalyzeExit(model, with_budget, {{"height", 171}}), kExitOk);
-  EXPECT_EQ(AnalyzeExit(model, with_budget, {{"height", 172}}), kExitNotWithinLimits);
 }
 
 TEST(FitTest, EvenOneDoesNotFit) {

@@ -311,13 +311,11 @@ FitOption DimSearch::FittingOption(const Bracket& bracket, int64_t start, const 
   option.fits = true;
   option.bindings = BindingsAt(low);
   SetFigures(points_.at(low).memory, given, option);
-  if (low != bracket.low || (bracket.high.has_value() && points_.at(*bracket.high).contradiction)) {
-    const int64_t hole = low + 1;
-    auto measured = points_.find(hole);
-    option.reason = absl::StrCat(hole, " is not offered: ",
-                                 measured != points_.end() && measured->second.contradiction
-                                     ? measured->second.reason
-                                     : points_.at(low != bracket.low ? bracket.low : *bracket.high).reason);
+  if (low != bracket.low) {  // bracket.low is a hole whose nearest value below is low.
+    option.reason = absl::StrCat(low + 1 == bracket.low ? "" : absl::StrCat(low + 1, " to "), bracket.low,
+                                 " not offered: ", points_.at(bracket.low).reason);
+  } else if (bracket.high.has_value() && points_.at(*bracket.high).contradiction) {
+    option.reason = absl::StrCat(*bracket.high, " not offered: ", points_.at(*bracket.high).reason);
   }
   if (bracket.high.has_value()) {
     option.bindings_above = BindingsAt(*bracket.high);

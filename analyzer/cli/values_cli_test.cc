@@ -1,9 +1,11 @@
 // --input-value on the command line: Ifs it decides, the bound of the Ifs it
 // leaves undecided, and its errors.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "analyzer/cli/cli.h"
 #include "analyzer/testing/cli_runner.h"
 #include "analyzer/testing/model_builder.h"
@@ -183,6 +185,48 @@ TEST(ValuesCliTest, ABindingIsNamedWhereTheClashingDimsHaveNoFormula) {
                      "--dim height=485 makes the model contradict itself: Add 'fpn_add': dims 243 and 244 do not "
                      "broadcast; the nearest values of height the model takes are 480 and 487\n");
   EXPECT_EQ(RunCliCaptured({"analyze", model, "--dim", "height=487", "--dim", "width=640"}).exit_code, kExitOk);
+}
+
+// `fit`'s dim option for height under `max_peak` (JSON), on the FPN.
+nlohmann::json FitHeight(const std::string& model, const std::string& max_peak) {
+  const CliRun run = RunCliCaptured({"fit", model, "--device", "generic-cpu", "--dim", "width=640", "--dim", "height=8",
+                                     "--fit-dim", "height", "--max-peak", max_peak, "--format", "json"});
+  EXPECT_EQ(run.exit_code, kExitOk) << run.err;
+  if (run.exit_code != kExitOk) return nlohmann::json::object();
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  for (const nlohmann::json& option : report["options"]) {
+    if (option["kind"] == "dim") return option;
+  }
+  return nlohmann::json::object();
+}
+
+int AnalyzeAtHeight(const std::string& model, int64_t height, const std::string& max_peak) {
+  return RunCliCaptured({"analyze", model, "--dim", "width=640", "--dim", absl::StrCat("height=", height),
+                         "--max-peak", max_peak})
+      .exit_code;
+}
+
+TEST(ValuesCliTest, FitStepsOverValuesTheModelCannotTakeAndNamesThem) {
+  // The FPN's add takes height 44 and 47, not 45 or 46: under 600,000 B
+  // (47 needs 609,904) the option is 44 and says why 45 and 46 are not
+  // offered; under 2,200,000 B the search walks past such holes to 171.
+  const std::string model = Write(testing::FpnAddModel());
+  const nlohmann::json tight = FitHeight(model, "600000");
+  EXPECT_EQ(tight["largest_fitting"], 44) << tight.dump();
+  EXPECT_EQ(tight["reason"].get<std::string>().rfind(
+                "45 to 46 not offered: --dim height=46 makes the model contradict itself: Add 'fpn_add': dims 23 and "
+                "24 do not broadcast",
+                0),
+            0)
+      << tight.dump();
+  EXPECT_EQ(tight["bindings_above"]["height"], 47);
+  EXPECT_EQ(AnalyzeAtHeight(model, 44, "600000"), kExitOk);
+  EXPECT_EQ(AnalyzeAtHeight(model, 45, "600000"), kExitBadInput);
+  EXPECT_EQ(AnalyzeAtHeight(model, 47, "600000"), kExitNotWithinLimits);
+  const nlohmann::json roomy = FitHeight(model, "2200000");
+  EXPECT_EQ(roomy["largest_fitting"], 171) << roomy.dump();
+  EXPECT_EQ(AnalyzeAtHeight(model, 171, "2200000"), kExitOk);
+  EXPECT_EQ(AnalyzeAtHeight(model, 172, "2200000"), kExitNotWithinLimits);
 }
 
 TEST(ValuesCliTest, DebianWindowModelNamesItsSizeInputAndIsSizedWithIt) {
