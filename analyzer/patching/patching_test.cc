@@ -722,12 +722,13 @@ TEST(SegmentTest, ANeckStageReadsTwoInputsEachCutByItsOwnField) {
   const PatchGeometry geometry = GeometryOf(*facts, neck, {.rows = 2, .cols = 2});
   ASSERT_EQ(geometry.patches.size(), 4u);
   // Patch (0, 0): y rows [0, 16); the 3x3 conv reads cat rows [-1, 17) -> [0, 17), so p [0, 17)
-  // and u [0, 17), which the nearest x2 Resize reads from f rows [0, 8 + 1 + 1) = [0, 10) (its halo).
+  // and u [0, 17), which the nearest x2 Resize reads from f rows [0, 9) (u's row 16 is f's row 8: no halo).
   const PatchGeometry::Patch& first = geometry.patches[0];
   EXPECT_EQ(first.produced.at("p"), (Region{{0, 17}, {0, 17}}));
-  EXPECT_EQ(first.produced.at("f"), (Region{{0, 10}, {0, 10}}));
-  EXPECT_EQ(first.produced.at("u"), (Region{{0, 20}, {0, 20}}));  // factor x its input rows; the Concat crops.
-  // Patch (1, 1): cat rows [15, 33) -> [15, 32); f rows [7, 17) -> [7, 16), u computed [14, 32).
+  EXPECT_EQ(first.produced.at("f"), (Region{{0, 9}, {0, 9}}));
+  EXPECT_EQ(first.produced.at("u"), (Region{{0, 18}, {0, 18}}));  // factor x its input rows; the Concat crops.
+  // Patch (1, 1): cat rows [15, 33) -> [15, 32); f rows [7, 16) (row 15 maps to 7.5, rounded down to 7),
+  // u computed [14, 32).
   const PatchGeometry::Patch& last = geometry.patches[3];
   EXPECT_EQ(last.produced.at("p"), (Region{{15, 32}, {15, 32}}));
   EXPECT_EQ(last.produced.at("f"), (Region{{7, 16}, {7, 16}}));

@@ -20,10 +20,12 @@
 //   [ceil((a + pad_begin - (k-1)*d) / s), floor((b - 1 + pad_begin) / s) + 1);
 // - upsample (Resize nearest or linear by an integer factor f, coordinate
 //   transforms asymmetric, half_pixel, pytorch_half_pixel,
-//   tf_half_pixel_for_nn): output rows [a, b) read input rows
-//   [floor(a/f) - halo_begin, floor((b-1)/f) + 1 + halo_end); the patch
-//   computes f x its input rows, and its readers crop. DepthToSpace by b
-//   is an upsample by b without halo.
+//   tf_half_pixel_for_nn): output row x = k*f + r reads input rows
+//   k + first_read[r] to k + last_read[r] (nearest: the one row its
+//   nearest_mode rounds to; linear: floor and floor + 1), so output rows
+//   [a, b) read [a's first, (b-1)'s last + 1); the patch computes f x its
+//   input rows, and its readers crop. DepthToSpace by b is an upsample by b
+//   without halo.
 // Anything else (align_corners, cubic, global pools, reshapes, 1-D or 3-D
 // windows, a weight with a spatial extent) is not patchable: the error says
 // why, and the segment ends before it.
@@ -67,6 +69,12 @@ struct Upsample {
   int64_t factor = 1;      // Output rows per input row.
   int64_t halo_begin = 0;  // Input rows before floor(r/f) that output row r may read (linear: 1).
   int64_t halo_end = 0;    // Input rows after it.
+  // Per output row r mod factor, the first and last input row it reads,
+  // relative to floor(r/f) (a nearest Resize rounds one way: rows 2k and
+  // 2k + 1 of an asymmetric x2 with nearest_mode floor both read row k).
+  // Empty: halo_begin and halo_end for every row.
+  std::vector<int64_t> first_read;
+  std::vector<int64_t> last_read;
 };
 
 enum class SpatialKind { kPointwise, kWindow, kTransposedWindow, kUpsample };

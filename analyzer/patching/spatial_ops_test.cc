@@ -94,9 +94,9 @@ TEST(SpatialOpsTest, ResizeByAnIntegerFactorHasAnExactField) {
   ASSERT_TRUE(nearest.ok()) << nearest.status();
   EXPECT_EQ(nearest->kind, SpatialKind::kUpsample);
   EXPECT_EQ(nearest->up_h.factor, 2);
-  // Output row 2k + 1 maps to k + 0.5: floor k, ceil k + 1 (whatever nearest_mode says).
+  // Output row 2k + 1 maps to k + 0.5, which round_prefer_floor (nearest_mode's default) takes to k.
   EXPECT_EQ(nearest->up_h.halo_begin, 0);
-  EXPECT_EQ(nearest->up_h.halo_end, 1);
+  EXPECT_EQ(nearest->up_h.halo_end, 0);
   // Linear, half_pixel: row 2k maps to k - 0.25, so k - 1 and k; row 2k + 1 to k + 0.25, so k and k + 1.
   absl::StatusOr<SpatialOp> linear = ResizeRule({{"mode", "linear"}, {"coordinate_transformation_mode", "half_pixel"}});
   ASSERT_TRUE(linear.ok()) << linear.status();
@@ -110,6 +110,62 @@ TEST(SpatialOpsTest, ResizeByAnIntegerFactorHasAnExactField) {
   EXPECT_THAT(ResizeRule({{"mode", "nearest"}}, Factors::kZeroScales).status().message(), HasSubstr("not integer factors"));
   EXPECT_THAT(ResizeRule({{"mode", "nearest"}}, Factors::kScalesDropped).status().message(),
               HasSubstr("scales of unknown value"));
+}
+
+// x 1x4x8x8 -> Resize nearest by `factor`, its scales from a Constant node
+// (as paddle2onnx writes them), `attributes` set as strings; opset 10's
+// Resize (x, scales) when `opset10`.
+absl::StatusOr<SpatialOp> NearestRule(const std::vector<std::pair<std::string, std::string>>& attributes,
+                                      int64_t factor, bool opset10 = false) {
+  ModelBuilder builder;
+  if (opset10) builder.Opset("", 10);
+  builder.Input("x", kFloat, {1, 4, 8, 8});
+  onnx::NodeProto& scales = builder.Node("Constant", {}, {"scales"});
+  onnx::AttributeProto* value = scales.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(kFloat);
+  value->mutable_t()->add_dims(4);
+  for (float f : {1.0f, 1.0f, static_cast<float>(factor), static_cast<float>(factor)}) value->mutable_t()->add_float_data(f);
+  onnx::NodeProto& resize = builder.Node(
+      "Resize", opset10 ? std::vector<std::string>{"x", "scales"} : std::vector<std::string>{"x", "", "scales"}, {"y"});
+  SetString(resize, "mode", "nearest");
+  for (const auto& [name, text] : attributes) SetString(resize, name, text);
+  builder.Output("y", kFloat, {1, 4, 8 * factor, 8 * factor});
+  TensorShapes shapes{{"x", {1, 4, 8, 8}}, {"scales", {4}}, {"y", {1, 4, 8 * factor, 8 * factor}}};
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), shapes);
+  if (!facts.ok()) return facts.status();
+  return SpatialOpIn(*facts, builder.graph().node(1));
+}
+
+TEST(SpatialOpsTest, ANearestResizeReadsTheRowItsNearestModeRoundsTo) {
+  // Asymmetric x4: output row 4k + r maps to k + r/4 (0, 0.25, 0.5, 0.75).
+  const auto rows_read = [](const std::string& nearest_mode, const Span& out) {
+    absl::StatusOr<SpatialOp> op =
+        NearestRule({{"coordinate_transformation_mode", "asymmetric"}, {"nearest_mode", nearest_mode}}, 4);
+    EXPECT_TRUE(op.ok()) << op.status();
+    return op.ok() ? UpsampledInputSpanOf(op->up_h, out) : Span{};
+  };
+  // floor: every row of block k reads row k, and no more (the x8/x4/x2 of PP-OCR's neck).
+  EXPECT_EQ(rows_read("floor", {0, 4}), (Span{0, 1}));
+  EXPECT_EQ(rows_read("floor", {6, 11}), (Span{1, 3}));
+  // ceil: 4k reads k, 4k + 1 .. 4k + 3 read k + 1. Rows [6, 11) read 2 to 3.
+  EXPECT_EQ(rows_read("ceil", {6, 11}), (Span{2, 4}));
+  // round_prefer_floor: k, k, k (the tie 0.5 down), k + 1; round_prefer_ceil: k, k, k + 1, k + 1.
+  EXPECT_EQ(rows_read("round_prefer_floor", {2, 3}), (Span{0, 1}));
+  EXPECT_EQ(rows_read("round_prefer_ceil", {2, 3}), (Span{1, 2}));
+  EXPECT_EQ(rows_read("round_prefer_floor", {3, 6}), (Span{1, 2}));
+  // half_pixel x2 with floor: row 2k maps to k - 0.25 (row k - 1), row 2k + 1 to k + 0.25 (row k).
+  absl::StatusOr<SpatialOp> half = NearestRule({{"coordinate_transformation_mode", "half_pixel"}, {"nearest_mode", "floor"}}, 2);
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_EQ(half->up_h.halo_begin, 1);
+  EXPECT_EQ(UpsampledInputSpanOf(half->up_h, {4, 5}), (Span{1, 2}));
+  EXPECT_EQ(UpsampledInputSpanOf(half->up_h, {5, 8}), (Span{2, 4}));
+  // Opset 10's Resize names no rounding: both neighbours of k + 0.25.
+  absl::StatusOr<SpatialOp> opset10 = NearestRule({}, 4, /*opset10=*/true);
+  ASSERT_TRUE(opset10.ok()) << opset10.status();
+  EXPECT_EQ(UpsampledInputSpanOf(opset10->up_h, {1, 2}), (Span{0, 2}));
+  EXPECT_THAT(NearestRule({{"nearest_mode", "stochastic"}}, 2).status().message(), HasSubstr("nearest_mode stochastic"));
 }
 
 TEST(SpatialOpsTest, ConvTransposeNeedsEveryOutputRowReached) {
