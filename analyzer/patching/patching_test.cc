@@ -761,19 +761,22 @@ TEST(PatchPlanTest, APeakInANeckGetsASegmentWithTwoInputs) {
   const SegmentChoice* neck = nullptr;
   for (const SegmentChoice& segment : plan.segments) neck = segment.other_inputs.empty() ? neck : &segment;
   ASSERT_NE(neck, nullptr) << "no segment with two inputs";
-  EXPECT_EQ(neck->input, "f");
-  EXPECT_EQ(neck->other_inputs, (std::vector<std::string>{"p"}));
+  // The gated Mul is in it: it reads q before its gate, the gate itself (whole) and p; f is never whole.
+  EXPECT_EQ(neck->input, "q");
+  EXPECT_EQ(neck->other_inputs, (std::vector<std::string>{"gate", "p"}));
   EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes * 6 / 10)
       << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
   EXPECT_LE(plan.extra_macs_percent, 20.0);
-  // Each patch slices both inputs: neck->rows x neck->cols Slices of f and of p.
-  int slices_of_f = 0, slices_of_p = 0;
+  // Each patch slices q and p: neck->rows x neck->cols Slices of each; the gate is read whole.
+  int slices_of_q = 0, slices_of_p = 0, slices_of_gate = 0;
   for (const onnx::NodeProto& node : plan.model.model->graph().node()) {
-    slices_of_f += node.op_type() == "Slice" && node.input(0) == "f";
+    slices_of_q += node.op_type() == "Slice" && node.input(0) == "q";
     slices_of_p += node.op_type() == "Slice" && node.input(0) == "p";
+    slices_of_gate += node.op_type() == "Slice" && node.input(0) == "gate";
   }
-  EXPECT_EQ(slices_of_f, neck->rows * neck->cols);
+  EXPECT_EQ(slices_of_q, neck->rows * neck->cols);
   EXPECT_EQ(slices_of_p, neck->rows * neck->cols);
+  EXPECT_EQ(slices_of_gate, 0);
   absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
@@ -782,7 +785,7 @@ TEST(PatchPlanTest, APeakInANeckGetsASegmentWithTwoInputs) {
 }
 
 // A U-Net: an encoder whose skips s1 (64 x 64) and s2 (32 x 32) are held
-// across a gated bottleneck (no patch runs it), and a decoder whose stages
+// across a gated bottleneck (no patch runs its pool), and a decoder whose stages
 // each read an upsampled tensor and a skip: no segment with one input holds
 // a decoder stage.
 onnx::ModelProto UNetModelProto() {
@@ -825,15 +828,15 @@ TEST(PatchPlanTest, AUNetDecoderIsPatchedBySegmentsReadingItsSkips) {
   ASSERT_TRUE(found.ok()) << found.status();
   ASSERT_TRUE(found->plan.has_value()) << found->reason;
   const PatchPlan& plan = *found->plan;
-  // The decoder is patched by segments with several inputs: the gated bottleneck and both skips are read by them
-  // (one segment for the whole decoder, or one per stage, whichever plans lower).
+  // The decoder is patched by segments with several inputs: the bottleneck before its gate, the gate and both
+  // skips are read by them (one segment for the whole decoder, or one per stage, whichever plans lower).
   std::vector<std::string> inputs;
   for (const SegmentChoice& segment : plan.segments) {
     if (segment.other_inputs.empty()) continue;
     inputs.push_back(segment.input);
     inputs.insert(inputs.end(), segment.other_inputs.begin(), segment.other_inputs.end());
   }
-  EXPECT_THAT(inputs, ::testing::IsSupersetOf({"f", "s2", "s1"}));
+  EXPECT_THAT(inputs, ::testing::IsSupersetOf({"b", "gate", "s2", "s1"}));
   EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes * 6 / 10)
       << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
   absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());

@@ -281,7 +281,8 @@ std::optional<Segment> ClosureEndingAt(const GraphFacts& facts, int last, int pe
     for (const std::string& value : graph.node(node).output()) {
       if (value.empty()) continue;
       const std::optional<std::vector<int64_t>> dims = facts.ShapeOf(value);
-      take &= !facts.graph_outputs.contains(value) && dims.has_value() && dims->size() == 4;
+      // An SE gate is computed once, whole: an input, never a node each patch runs.
+      take &= !facts.graph_outputs.contains(value) && dims.has_value() && dims->size() == 4 && !IsImageGate(*dims);
       if (take && same_stage) take = (*dims)[2] == (*t_dims)[2] && (*dims)[3] == (*t_dims)[3];
       if (auto readers = facts.consumers.find(value); take && readers != facts.consumers.end()) {
         for (int reader : readers->second) take &= members.contains(reader);

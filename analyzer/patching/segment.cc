@@ -286,7 +286,8 @@ PatchGeometry::Patch PlanPatch(const GraphFacts& facts, const Segment& segment, 
       if (value.empty() || facts.IsStatic(value)) continue;
       if (op.kind != SpatialKind::kPointwise && j > 0) continue;
       const std::vector<int64_t>& dims = facts.shapes.at(value);
-      const Region need = NeedOf(op, out);
+      const bool gate = op.kind == SpatialKind::kPointwise && IsImageGate(dims);  // Broadcast: read whole.
+      const Region need = gate ? Region{.h = {0, 1}, .w = {0, 1}} : NeedOf(op, out);
       const Region read{.h = Clip(need.h, dims[2]), .w = Clip(need.w, dims[3])};
       geometry.empty_read |= read.h.size() <= 0 || read.w.size() <= 0;
       if (op.kind == SpatialKind::kWindow) {

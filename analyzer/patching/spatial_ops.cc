@@ -55,6 +55,7 @@ absl::StatusOr<SpatialOp> PointwiseOf(const onnx::NodeProto& node, const std::ve
       if (HasSpatialExtent(*dims)) return NotPatchable(absl::StrCat("weight '", input, "' varies over H or W"));
       continue;
     }
+    if (dims.has_value() && IsImageGate(*dims)) continue;  // An SE gate, broadcast: every patch reads all of it.
     if (!dims.has_value() || dims->size() != 4 || (*dims)[2] != out[2] || (*dims)[3] != out[3]) {
       return NotPatchable(absl::StrCat("input '", input, "' is not an NCHW tensor of the output's H x W"));
     }
@@ -440,6 +441,8 @@ Span UpsampledInputSpanOf(const Upsample& upsample, const Span& out) {
   }
   return {.begin = FloorDiv(out.begin, f) - upsample.halo_begin, .end = FloorDiv(out.end - 1, f) + 1 + upsample.halo_end};
 }
+
+bool IsImageGate(const std::vector<int64_t>& dims) { return dims.size() == 4 && dims[2] == 1 && dims[3] == 1; }
 
 Span Hull(const Span& a, const Span& b) {
   if (a.size() <= 0) return b;

@@ -11,7 +11,8 @@
 //   [r*s - pad_begin, r*s - pad_begin + (k-1)*d + 1);
 // - pointwise (activations, BatchNormalization, LRN, elementwise ops,
 //   Concat along channels, Split along channels, Slice over channels):
-//   output pixel (y, x) reads the same pixel of every activation input;
+//   output pixel (y, x) reads the same pixel of every activation input
+//   (all of an N x C x 1 x 1 one broadcast over the image: an SE gate);
 // - Pad (constant mode, over H and W), SpaceToDepth and a Slice over H or
 //   W are windows too: one row, stride 1, padded as the Pad pads; b rows,
 //   stride b; one row, stride `step`, starting `start` rows in;
@@ -88,6 +89,10 @@ struct SpatialOp {
   int64_t macs_per_output = 0;    // Conv: (C_in / groups) x kh x kw per output element; 0 otherwise.
   int64_t macs_per_input = 0;     // ConvTranspose: (C_out / groups) x kh x kw per input element.
 };
+
+// An N x C x 1 x 1 activation (a squeeze-and-excitation gate): a pointwise
+// op broadcasts it over the image, so every patch reads all of it.
+bool IsImageGate(const std::vector<int64_t>& dims);
 
 // Input rows read by output rows `out` (may reach into the padding: below 0
 // or past the input's size).

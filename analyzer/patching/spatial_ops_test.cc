@@ -19,6 +19,13 @@ using ::footprint::testing::SetInt;
 using ::footprint::testing::SetInts;
 using ::testing::HasSubstr;
 
+// The rule of `builder`'s node `index`, shapes from the analysis.
+absl::StatusOr<SpatialOp> RuleOfBuilt(ModelBuilder& builder, int index) {
+  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
+  if (!facts.ok()) return facts.status();
+  return SpatialOpIn(*facts, builder.graph().node(index));
+}
+
 TEST(SpatialOpsTest, WindowInputSpanFollowsStrideDilationAndPadding) {
   // Output rows [2, 5) of a 3x3 conv, stride 2, pad 1: rows 2*2-1 = 3 to 4*2-1+3 = 10.
   EXPECT_EQ(InputSpanOf({.kernel = 3, .stride = 2, .pad_begin = 1, .pad_end = 1}, {2, 5}), (Span{3, 10}));
@@ -50,6 +57,23 @@ TEST(SpatialOpsTest, OpsThatMoveOrMixPixelsAreNotPatchable) {
   EXPECT_TRUE(rule(1).ok());
   EXPECT_THAT(rule(2).status().message(), HasSubstr("not along channels"));
   EXPECT_THAT(rule(3).status().message(), HasSubstr("GlobalAveragePool has no patch rule"));
+}
+
+TEST(SpatialOpsTest, AComputedGateOverTheImageIsPointwise) {
+  // An SE block: x * g, g = Sigmoid(GlobalAveragePool(x)) of N x C x 1 x 1: the gate is broadcast over the image.
+  ModelBuilder builder;
+  builder.Input("x", kFloat, {1, 4, 8, 8}).Input("row", kFloat, {1, 4, 1, 8});
+  builder.Node("GlobalAveragePool", {"x"}, {"pooled"});
+  builder.Node("Sigmoid", {"pooled"}, {"gate"});
+  builder.Node("Mul", {"x", "gate"}, {"gated"});
+  builder.Node("Mul", {"x", "row"}, {"by_row"});  // Broadcast over H only: each row would read another.
+  for (const char* output : {"gated", "by_row"}) builder.Output(output);
+  absl::StatusOr<SpatialOp> gated = RuleOfBuilt(builder, 2);
+  ASSERT_TRUE(gated.ok()) << gated.status();
+  EXPECT_EQ(gated->kind, SpatialKind::kPointwise);
+  EXPECT_TRUE(IsImageGate({1, 4, 1, 1}));
+  EXPECT_FALSE(IsImageGate({1, 4, 1, 8}));
+  EXPECT_THAT(RuleOfBuilt(builder, 3).status().message(), HasSubstr("not an NCHW tensor of the output's H x W"));
 }
 
 TEST(SpatialOpsTest, TransposedAndUpsampledInputSpans) {
@@ -211,13 +235,6 @@ TEST(SpatialOpsTest, SamePaddingIsResolvedFromTheShapes) {
   EXPECT_EQ(op->h.pad_begin, 1);
   EXPECT_EQ(op->h.pad_end, 2);
   EXPECT_EQ(op->macs_per_output, 16);
-}
-
-// The rule of `builder`'s node `index`, shapes from the analysis.
-absl::StatusOr<SpatialOp> RuleOfBuilt(ModelBuilder& builder, int index) {
-  absl::StatusOr<GraphFacts> facts = MakeGraphFacts(builder.graph(), ShapesOfBuilt(builder));
-  if (!facts.ok()) return facts.status();
-  return SpatialOpIn(*facts, builder.graph().node(index));
 }
 
 TEST(SpatialOpsTest, SplitAndSliceOverChannelsArePointwiseAndASliceOverRowsIsAWindow) {
