@@ -317,7 +317,10 @@ PatchGeometry::Patch PlanPatch(const GraphFacts& facts, const Segment& segment, 
 PatchGeometry GeometryOf(const GraphFacts& facts, const Segment& segment, const Grid& grid) {
   PatchGeometry geometry{.rows = grid.rows, .cols = grid.cols};
   for (size_t i = 0; i < segment.nodes.size(); ++i) {
-    const onnx::NodeProto& node = facts.graph->node(segment.nodes[i]);
+    // A node recomputed still runs whole: its copies are all extra.
+    const int index = segment.nodes[i];
+    if (std::find(segment.recomputed.begin(), segment.recomputed.end(), index) != segment.recomputed.end()) continue;
+    const onnx::NodeProto& node = facts.graph->node(index);
     const std::vector<int64_t>& dims = facts.shapes.at(node.output(0));
     Region whole_in;
     if (segment.ops[i].macs_per_input > 0) {

@@ -74,6 +74,11 @@ struct Segment {
   std::string output;             // T: assembled at full size from the patches.
   std::vector<int> nodes;         // Its nodes, in topological order (T's producer last).
   std::vector<SpatialOp> ops;     // Each node's rule, in the same order.
+  // Nodes of `nodes` that also stay in the graph, whole: their output is read
+  // outside too (an SE block's pool of the tensor the patches gate). Each
+  // patch recomputes them from their own inputs, smaller than that output,
+  // which then lives only until its outside readers ran.
+  std::vector<int> recomputed;
 };
 
 // X, then the other inputs: every activation the segment reads from outside.
