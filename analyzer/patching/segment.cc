@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -142,7 +143,8 @@ SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input, co
     return search;
   }
   const absl::flat_hash_set<int> downstream = DependOn(facts, input);
-  absl::flat_hash_map<int, absl::StatusOr<SpatialOp>> rule;
+  // A std::map: a flat map relocating SpatialOp's vectors made GCC 12 warn (a false maybe-uninitialized).
+  std::map<int, absl::StatusOr<SpatialOp>> rule;
   for (int node : facts.order) {
     if (downstream.contains(node)) rule.emplace(node, SpatialOpIn(facts, graph.node(node)));
   }
