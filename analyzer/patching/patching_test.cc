@@ -780,11 +780,7 @@ TEST(PatchPlanTest, APeakInANeckGetsASegmentWithTwoInputs) {
   }
   EXPECT_EQ(slices_of_a, neck->rows * neck->cols);
   EXPECT_EQ(slices_of_f, neck->rows * neck->cols);
-  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
-  ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
-  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
-  EXPECT_TRUE(ShapesInfer(*plan.model.model));
+  ExpectWrittenModelSound(plan);
 }
 
 // A U-Net: an encoder whose skips s1 (64 x 64) and s2 (32 x 32) are held
@@ -842,11 +838,7 @@ TEST(PatchPlanTest, AUNetDecoderIsPatchedBySegmentsReadingItsSkips) {
   EXPECT_THAT(inputs, ::testing::IsSupersetOf({"b", "gate", "s2", "s1"}));
   EXPECT_LT(plan.analysis.memory.arena_bytes, given->memory.arena_bytes * 6 / 10)
       << plan.analysis.memory.arena_bytes << " vs " << given->memory.arena_bytes;
-  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
-  ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
-  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
-  EXPECT_TRUE(ShapesInfer(*plan.model.model));
+  ExpectWrittenModelSound(plan);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // What the patching tests share: building a Conv or a string attribute, the
 // shapes a built model's analysis gives, ONNX's strict shape inference of a
-// written model, and the CLI's modes without a timed search.
+// written model (and the checks every written model passes), and the CLI's
+// modes without a timed search.
 #ifndef ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCHING_TEST_UTIL_H_
 #define ONNX_FOOTPRINT_ANALYZER_PATCHING_PATCHING_TEST_UTIL_H_
 
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "analyzer/memory/analyze_model.h"
+#include "analyzer/patching/patch_plan.h"
+#include "analyzer/patching/rewrite.h"
 #include "analyzer/patching/segment.h"
 #include "analyzer/testing/analyze_built.h"
 #include "analyzer/testing/model_builder.h"
@@ -79,6 +82,16 @@ inline AnalyzeOptions DefaultModes() {
   return {.planner_time_limit = absl::ZeroDuration(), .optimize_schedule = true,
           .schedule_time_limit = absl::ZeroDuration(), .alias = true, .inplace = true, .fold_constants = true,
           .accumulate = true, .qdq = true};
+}
+
+// The model `plan` wrote analyzes to the arena the plan claims, passes
+// ONNX's checker and its strict shape inference.
+inline void ExpectWrittenModelSound(const PatchPlan& plan) {
+  absl::StatusOr<Analysis> again = AnalyzeModel(plan.model, DefaultModes());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->memory.arena_bytes, plan.analysis.memory.arena_bytes);
+  EXPECT_TRUE(CheckModel(*plan.model.model).ok()) << CheckModel(*plan.model.model);
+  EXPECT_TRUE(ShapesInfer(*plan.model.model));
 }
 
 }  // namespace footprint::patching

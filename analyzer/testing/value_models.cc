@@ -169,13 +169,10 @@ ModelBuilder StftLstmModel() {
   return builder;
 }
 
-ModelBuilder VoiceActivityModel() {
-  ModelBuilder builder;
-  builder.Input("input", kFloat, {"batch", 512}).Input("sr", kInt64, {}).Input("state", kFloat, {2, "batch", 128});
-  ConstantInt64(builder, "rate_16k", {16000}, {});
-  builder.Add("Equal", {"sr", "rate_16k"}, {"is_16k"});
+namespace {
 
-  // 16 kHz: an If on the state's batch dim, decided by its shape.
+// VoiceActivityModel's 16 kHz branch: an If on the state's batch dim, decided by its shape.
+onnx::GraphProto VoiceActivityWideBranch() {
   ModelBuilder wide;
   wide.Add("Shape", {"state"}, {"w_shape"});
   ConstantInt64(wide, "w_batch_axis", {1}, {});
@@ -201,11 +198,12 @@ ModelBuilder VoiceActivityModel() {
   ConstantInt64(wide, "w_start", {-64}, {1});
   ConstantInt64(wide, "w_end", {std::numeric_limits<int64_t>::max()}, {1});
   wide.Add("Slice", {"input", "w_start", "w_end", "w_axis1"}, {"w_context"});
-  onnx::GraphProto wide_branch = Branch(wide, "wide", {"w_output"});
-  wide_branch.add_output()->set_name("w_stateN");
-  wide_branch.add_output()->set_name("w_context");
+  return Branch(wide, "wide", {"w_output", "w_stateN", "w_context"});
+}
 
-  // 8 kHz: the state sliced to sr / 125 channels, then Ifs on that slice's length.
+// VoiceActivityModel's 8 kHz branch: the state sliced to sr / 125 channels, then Ifs on that
+// slice's length.
+onnx::GraphProto VoiceActivityNarrowBranch() {
   ModelBuilder narrow;
   ConstantInt64(narrow, "n_125", {125}, {});
   narrow.Add("Div", {"sr", "n_125"}, {"n_per_rate"});
@@ -254,13 +252,18 @@ ModelBuilder VoiceActivityModel() {
   ConstantInt64(narrow, "n_start", {-32}, {1});
   ConstantInt64(narrow, "n_stop", {std::numeric_limits<int64_t>::max()}, {1});
   narrow.Add("Slice", {"input", "n_start", "n_stop", "n_axis1"}, {"n_context"});
-  onnx::GraphProto narrow_branch = Branch(narrow, "narrow", {"n_output"});
-  narrow_branch.add_output()->set_name("n_stateN");
-  narrow_branch.add_output()->set_name("n_context");
+  return Branch(narrow, "narrow", {"n_output", "n_stateN", "n_context"});
+}
 
-  onnx::NodeProto& node = builder.Node("If", {"is_16k"}, {"output", "stateN", "context"}, "pick_rate");
-  GraphAttribute(node, "then_branch", wide_branch);
-  GraphAttribute(node, "else_branch", narrow_branch);
+}  // namespace
+
+ModelBuilder VoiceActivityModel() {
+  ModelBuilder builder;
+  builder.Input("input", kFloat, {"batch", 512}).Input("sr", kInt64, {}).Input("state", kFloat, {2, "batch", 128});
+  ConstantInt64(builder, "rate_16k", {16000}, {});
+  builder.Add("Equal", {"sr", "rate_16k"}, {"is_16k"});
+  AddIf(builder, "pick_rate", "is_16k", VoiceActivityWideBranch(), VoiceActivityNarrowBranch(),
+        {"output", "stateN", "context"});
   builder.Add("Relu", {"context"}, {"context_out"});
   builder.Output("output").Output("stateN").Output("context_out");
   return builder;
