@@ -25,6 +25,8 @@ namespace {
 constexpr int64_t kLargestSearched = int64_t{1} << 30;
 // Values below the first with a verdict are tried up to this one.
 constexpr int64_t kSmallestValueSearched = 4096;
+// Values the model cannot take measured below holes, at most, per search.
+constexpr int kMaxHoles = 256;
 
 class DimSearch {
  public:
@@ -41,6 +43,8 @@ class DimSearch {
     std::string reason;      // Why not, when it does not fit.
     MemoryFigures memory;    // Its figures (unset after an overflow).
     bool overflow = false;   // Sizes past 64 bits: does not fit.
+    bool contradiction = false;  // The model cannot take this value (IsContradictingBinding).
+    int64_t taken = 0;           // The value whose verdict and figures these are: itself, or the one below a hole.
   };
   // The search's state between two analyses.
   struct Bracket {
@@ -55,6 +59,10 @@ class DimSearch {
   // then --dim-default or 1 for the rest, in input order.
   std::map<std::string, int64_t> BindingsAt(int64_t value) const;
   absl::StatusOr<const Point*> Measure(int64_t value);
+  // A value the model cannot take (an FPN's adds at 481): never offered, it
+  // carries the verdict and figures of the nearest value below that the
+  // model takes, so that the search stays monotone across such holes.
+  Point Hole(int64_t value, const absl::Status& status);
   // The activations' limit in bytes, when the budgets or the device say it.
   std::optional<int64_t> ActivationLimit(const MemoryFigures& at) const;
   // 1, or the first power of two with a verdict when smaller values leave
@@ -77,6 +85,7 @@ class DimSearch {
   const std::vector<symbolic::DimTie>& ties_;
   const std::string dim_;
   std::map<int64_t, Point> points_;
+  int holes_ = 0;  // Values measured below holes (kMaxHoles).
   std::optional<std::vector<TierSummary>> tiers_;  // Of the first analysis: the device's limits.
 };
 
@@ -161,7 +170,10 @@ absl::StatusOr<const DimSearch::Point*> DimSearch::Measure(int64_t value) {
   for (const auto& [name, bound] : BindingsAt(value)) at.dims[name] = bound;
   absl::StatusOr<Analysis> analysis = AnalyzeModel(loaded_, at);
   Point point;
-  if (!analysis.ok()) {
+  point.taken = value;
+  if (!analysis.ok() && IsContradictingBinding(analysis.status())) {
+    point = Hole(value, analysis.status());
+  } else if (!analysis.ok()) {
     if (analysis.status().code() != absl::StatusCode::kOutOfRange) {
       return absl::Status(analysis.status().code(),
                           absl::StrCat("--fit-dim ", dim_, " at ", value, ": ", analysis.status().message()));
@@ -177,6 +189,22 @@ absl::StatusOr<const DimSearch::Point*> DimSearch::Measure(int64_t value) {
     if (!tiers_.has_value()) tiers_ = analysis->tiers;
   }
   return &points_.emplace(value, std::move(point)).first->second;
+}
+
+DimSearch::Point DimSearch::Hole(int64_t value, const absl::Status& status) {
+  Point point{.reason = std::string(status.message()), .contradiction = true, .taken = value};
+  // The value where the clashing dims agree, when this dim alone decides them; else one below.
+  const std::optional<int64_t> agrees = AgreeingValueBelow(status, dim_);
+  const int64_t below = agrees.has_value() && *agrees < value ? *agrees : value - 1;
+  if (below < 1 || ++holes_ > kMaxHoles) return point;  // No verdict.
+  absl::StatusOr<const Point*> taken = Measure(below);
+  if (!taken.ok()) return point;
+  point.verdict = (*taken)->verdict;
+  point.fits = (*taken)->fits;
+  point.memory = (*taken)->memory;
+  point.overflow = (*taken)->overflow;
+  point.taken = (*taken)->taken;
+  return point;
 }
 
 std::optional<int64_t> DimSearch::ActivationLimit(const MemoryFigures& at) const {
@@ -276,16 +304,24 @@ absl::Status DimSearch::Narrow(Bracket& bracket) {
 }
 
 FitOption DimSearch::FittingOption(const Bracket& bracket, int64_t start, const MemoryFigures& given) const {
-  const int64_t low = bracket.low;
+  // Below a hole (values the model cannot take), the value the model takes.
+  const int64_t low = points_.at(bracket.low).taken;
   FitOption option{.kind = "dim", .dim = dim_};
   option.largest_fitting = low;
   option.fits = true;
   option.bindings = BindingsAt(low);
   SetFigures(points_.at(low).memory, given, option);
+  if (low != bracket.low) {  // bracket.low is a hole whose nearest value below is low.
+    option.reason = absl::StrCat(low + 1 == bracket.low ? "" : absl::StrCat(low + 1, " to "), bracket.low,
+                                 " not offered: ", points_.at(bracket.low).reason);
+  } else if (bracket.high.has_value() && points_.at(*bracket.high).contradiction) {
+    option.reason = absl::StrCat(*bracket.high, " not offered: ", points_.at(*bracket.high).reason);
+  }
   if (bracket.high.has_value()) {
     option.bindings_above = BindingsAt(*bracket.high);
-    if (!points_.at(*bracket.high).verdict.has_value()) {
-      option.reason = absl::StrCat("at ", *bracket.high, " the verdict is unknown (", points_.at(*bracket.high).reason, ")");
+    const Point& high = points_.at(*bracket.high);
+    if (!high.verdict.has_value() && !high.contradiction) {
+      option.reason = absl::StrCat("at ", *bracket.high, " the verdict is unknown (", high.reason, ")");
     }
   } else {
     option.reason = absl::StrCat("still fits at ", low, ", the largest value searched");

@@ -132,9 +132,10 @@ TEST(FitPatchTest, TextNamesTheGridAndTheMacs) {
 
 // A detector's neck (the Concat of an upsampled low-resolution branch that a
 // global gate makes non-local, and a skip the backbone reads on): its patch
-// segment reads two inputs, which JSON lists under "inputs" (and only there:
-// a segment with one input keeps its fields), and the written model is what
-// analyze gives.
+// segment reads two inputs (the skip p recomputed by its patches from the
+// 4-channel a it comes from), which JSON lists under "inputs" (and only
+// there: a segment with one input keeps its fields), and the written model
+// is what analyze gives.
 TEST(FitPatchTest, ASegmentWithTwoInputsListsThemAndIsWritten) {
   ModelBuilder builder;
   builder.Input("x", kFloat, {1, 3, 64, 64}).Int64Initializer("up_sizes", {1, 64, 32, 32});
@@ -166,8 +167,8 @@ TEST(FitPatchTest, ASegmentWithTwoInputsListsThemAndIsWritten) {
     }
   }
   ASSERT_NE(neck, nullptr) << option.dump(2);
-  EXPECT_EQ((*neck)["input"], "f");
-  EXPECT_EQ((*neck)["inputs"], nlohmann::json::array({"f", "p"}));
+  EXPECT_EQ((*neck)["input"], "a");
+  EXPECT_EQ((*neck)["inputs"], nlohmann::json::array({"a", "f"}));
   ASSERT_TRUE(std::filesystem::exists(out));
   const CliRun analyzed = RunCliCaptured({"analyze", out, "--format", "json"});
   ASSERT_EQ(analyzed.exit_code, kExitOk) << analyzed.err;
@@ -176,7 +177,7 @@ TEST(FitPatchTest, ASegmentWithTwoInputsListsThemAndIsWritten) {
   EXPECT_LE(arena, promised * 105 / 100);
   EXPECT_GE(arena, promised * 95 / 100);
   const CliRun text = RunCliCaptured({"fit", model, "--device", "generic-cpu", "--max-peak", "100KB"});
-  EXPECT_NE(text.out.find("reading f, p)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("reading a, f)"), std::string::npos) << text.out;
 }
 
 // After the patched stem, the peak is a Softmax over a MatMul's output that

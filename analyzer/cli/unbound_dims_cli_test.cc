@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/cli/cli.h"
 #include "analyzer/testing/cli_runner.h"
+#include "analyzer/testing/lstm_models.h"
 #include "analyzer/testing/model_builder.h"
 #include "analyzer/testing/value_models.h"
 #include "gtest/gtest.h"
@@ -167,6 +168,34 @@ TEST(UnboundDimsCliTest, UndecidedIfsReportTheirBounds) {
             std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("  bound tensors "), std::string::npos) << text.out;
+}
+
+// Silero VAD's structure (an LSTMCell inside Ifs on shapes, inside an If on
+// sr): at 512 samples the 8 kHz branch cannot run, so without sr the report
+// counts the 16 kHz branch alone, with every tensor sized and the figures
+// sr=16000 gives; the warning says why.
+TEST(UnboundDimsCliTest, ABranchThatCannotRunIsNotCounted) {
+  const std::string model = testing::WriteScratchFile("silero_lstm.onnx", testing::SileroLstmModel().Serialize());
+  const std::vector<std::string> dims = {"--dim", "batch=1", "--dim", "samples=512"};
+  std::vector<std::string> with_sr = dims;
+  with_sr.insert(with_sr.end(), {"--input-value", "sr=16000"});
+  const nlohmann::json known = testing::AnalyzeJson(model, with_sr);
+  const nlohmann::json unknown = testing::AnalyzeJson(model, dims);
+  EXPECT_EQ(known["memory"]["unsized_tensors"], 0);
+  EXPECT_EQ(unknown["memory"]["unsized_tensors"], 0);
+  EXPECT_FALSE(unknown["memory"].contains("bound_tensors"));
+  EXPECT_EQ(unknown["memory"]["peak_bytes"], known["memory"]["peak_bytes"]);
+  EXPECT_EQ(unknown["memory"]["arena_bytes"], known["memory"]["arena_bytes"]);
+  bool ruled_out = false;
+  for (const nlohmann::json& branch : unknown["if_branches"]) {
+    ruled_out = ruled_out || (branch["node"] == "If_0" && branch["branch"] == "then" &&
+                              branch["ruled_out"] == "else: LSTM 'n_rnn_LSTM': ONNX's check: first input tensor "
+                                                     "must have rank 3");
+  }
+  EXPECT_TRUE(ruled_out) << unknown["if_branches"];
+  // At 256 samples both branches run: the If stays undecided, still all sized.
+  const nlohmann::json short_input = testing::AnalyzeJson(model, {"--dim", "batch=1", "--dim", "samples=256"});
+  EXPECT_EQ(short_input["memory"]["unsized_tensors"], 0);
 }
 
 TEST(UnboundDimsCliTest, AFormulaDimIsBoundThroughItsSymbolAsTheHintSays) {

@@ -246,6 +246,7 @@ struct IfBranch {
   std::string branch;      // "then", "else", or "undecided" (both analyzed; differing outputs bound by the larger).
   std::string decided_by;  // Undecided: the bindings that would decide it ("--input-value sr=..."), or "".
   std::string bound_branch;  // Undecided with outputs that differ: the branch their equal-size ties take, or "".
+  std::string ruled_out;     // Taken because the other branch cannot run with these shapes: "else: <node>: why", or "".
 };
 
 // A dim of a graph input that no binding gives a value: the reports name it
@@ -291,7 +292,6 @@ struct Analysis {
   std::vector<BudgetCheck> budgets;     // The user's budgets, in the order peak, arena, weights (budgets.h).
   std::optional<SymbolicMemory> symbolic_memory;  // Set when sizes are formulas in unbound dims.
   std::optional<SweepFigures> sweep;               // --sweep NAME=V1,V2,...: the figures planned per value.
-  std::string dim_default_conflict;                // --dim-default N contradicts the model: both dims, a consistent binding.
   std::vector<IfBranch> if_branches;               // Which branch each If takes (bodies' Ifs too), as first met.
   std::vector<UnboundDim> unbound_dims;            // Graph input dims no binding gives, in input order.
   std::vector<SampleFigures> samples;              // Unbound dims whose formulas have too many cases: figures at samples.

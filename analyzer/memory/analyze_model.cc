@@ -52,8 +52,10 @@ absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOp
   if (!main.ok()) return main.status();
   analysis.phase_seconds["schedule_and_plan"] = absl::ToDoubleSeconds(absl::Now() - graph_start);
   if (shapes.shapes().has_value()) {
-    std::optional<std::string> conflict = DimDefaultConflict(*inputs, *shapes.shapes(), options, shapes.onnx_fallback());
-    if (conflict.has_value()) analysis.dim_default_conflict = *std::move(conflict);
+    if (absl::Status bad = BindingContradiction(*inputs, *shapes.shapes(), options, shapes.onnx_fallback());
+        !bad.ok()) {
+      return bad;
+    }
   }
 
   RecordSchedule(options, *main, analysis);

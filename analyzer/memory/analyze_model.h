@@ -17,6 +17,10 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_MODEL_H_
 #define ONNX_FOOTPRINT_ANALYZER_MEMORY_ANALYZE_MODEL_H_
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 #include "absl/status/statusor.h"
 #include "analyzer/loader/model_loader.h"
 #include "analyzer/memory/analysis_result.h"
@@ -25,8 +29,16 @@ namespace footprint {
 
 // Runs the whole pipeline on a loaded model (which it copies: shape inference
 // writes into it). Errors are InvalidArgument with a one-line message naming
-// the node and op, or OutOfRange for sizes that overflow 64 bits.
+// the node and op (a binding the model contradicts among them), or
+// OutOfRange for sizes that overflow 64 bits.
 absl::StatusOr<Analysis> AnalyzeModel(const LoadedModel& loaded, const AnalyzeOptions& options);
+
+// Whether an AnalyzeModel error is a binding the model contradicts (a
+// --dim that FPN adds cannot take): `fit`'s searches step over such values.
+bool IsContradictingBinding(const absl::Status& status);
+// For such an error, where the dim `dim` alone decides the clashing dims:
+// the nearest value of it below the bound one at which they agree.
+std::optional<int64_t> AgreeingValueBelow(const absl::Status& status, const std::string& dim);
 
 }  // namespace footprint
 

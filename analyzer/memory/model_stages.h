@@ -5,7 +5,7 @@
 //   BindInputs         --dim, --input-shape, --dim-default, --input-value into a copy of the model;
 //   ShapeStage         ONNX's pass and our shape engine, beside the main graph's analysis;
 //   AnalyzeGraph       the main graph: fold, the runtime's rewrites, schedule, modes, plan (graph_stages.h);
-//   DimDefaultConflict what --dim-default contradicts in the model;
+//   BindingContradiction  a binding the model contradicts: bad input;
 //   RecordSchedule     the order and the modes into the Analysis;
 //   SumFigures         weights, naive, arena, lower bound and what is unsized;
 //   RecordModes        what each mode did;
@@ -98,11 +98,13 @@ class ShapeStage {
   bool onnx_fallback_ = true;
 };
 
-// With --dim-default: the line that says which dims the model ties together
-// (a total length = past + sequence) when the default contradicts them,
-// from the formulas of a run without it; nullopt when none.
-std::optional<std::string> DimDefaultConflict(const BoundInputs& inputs, const symbolic::ShapeTables& shapes,
-                                              const AnalyzeOptions& options, bool onnx_fallback);
+// A binding (--dim, --input-shape, --input-value, --dim-default) that makes
+// a node of the main graph (or of a branch it takes) unable to run, where
+// the model without bindings can: an InvalidArgument error
+// (IsContradictingBinding) naming the bindings at fault, the node and the
+// dims, and where one dim decides them, the values that agree.
+absl::Status BindingContradiction(const BoundInputs& inputs, const symbolic::ShapeTables& shapes,
+                                  const AnalyzeOptions& options, bool onnx_fallback);
 
 // The schedule, the modes' lower bounds and the main graph's warnings into
 // `analysis` (the warnings move out of `main`).

@@ -1,5 +1,5 @@
 // The input bindings and the shape stage of AnalyzeModel (model_stages.h):
-// BindInputs, ShapeStage and DimDefaultConflict.
+// BindInputs and ShapeStage.
 #include <algorithm>
 #include <exception>
 #include <optional>
@@ -152,38 +152,10 @@ absl::Status ShapeStage::Await() {
     analysis_.if_branches.push_back({.node = decision.node,
                                      .branch = decision.branch,
                                      .decided_by = decision.decided_by,
-                                     .bound_branch = decision.bound_branch});
+                                     .bound_branch = decision.bound_branch,
+                                     .ruled_out = decision.ruled_out});
   }
   return *status_;
-}
-
-std::optional<std::string> DimDefaultConflict(const BoundInputs& inputs, const symbolic::ShapeTables& shapes,
-                                              const AnalyzeOptions& options, bool onnx_fallback) {
-  if (!options.dim_default.has_value()) return std::nullopt;
-  const onnx::ModelProto& model = inputs.model();
-  auto graph = shapes.graphs.find(&model.graph());
-  const bool clash =
-      graph != shapes.graphs.end() &&
-      std::any_of(graph->second.values.begin(), graph->second.values.end(), [](const symbolic::SymValue& v) {
-        return v.reason.find("do not broadcast") != std::string::npos;
-      });
-  if (!clash) return std::nullopt;
-  onnx::ModelProto unbound_model = *inputs.source;
-  if (!BindDims(inputs.input_dims, unbound_model).ok() ||
-      !symbolic::ApplyInputBindings({.input_shapes = options.input_shapes, .input_values = options.input_values},
-                                    unbound_model)
-           .ok()) {
-    return std::nullopt;
-  }
-  absl::StatusOr<symbolic::ShapeTables> unbound = absl::UnknownError("not run");
-  try {
-    unbound = symbolic::InferSymbolicShapes(unbound_model, options.tensor_shapes, inputs.engine_dims, onnx_fallback,
-                                            inputs.input_values);
-  } catch (const std::exception& error) {  // ONNX's per-node functions throw.
-    unbound = absl::InternalError(error.what());
-  }
-  if (!unbound.ok()) return std::nullopt;
-  return symbolic::FindDimDefaultConflict(model, shapes, unbound_model, *unbound, *options.dim_default);
 }
 
 }  // namespace footprint

@@ -83,6 +83,10 @@ absl::StatusOr<bool> AddMultiInputSegment(const SearchContext& context, PatchPla
   for (Half& half : halves) {
     if (analyses >= kPlannedPairs || half.inner_bound >= current.memory.arena_bytes) break;
     const int64_t assembled = AlignedBytes(context.facts.shapes.at(half.planned.segment.output), context.alignment);
+    int64_t held = 0;
+    for (const std::string& input : InputsOf(half.planned.segment)) {
+      held += AlignedBytes(context.facts.shapes.at(input), context.alignment);
+    }
     std::vector<PlannedSegment> segments = plan.planned;
     segments.push_back(std::move(half.planned));
     const int64_t extra = ExtraMacs(plan) + half.extra_macs;
@@ -92,7 +96,7 @@ absl::StatusOr<bool> AddMultiInputSegment(const SearchContext& context, PatchPla
     ++analyses;
     if (!planned->has_value() || (*planned)->memory.arena_bytes >= current.memory.arena_bytes) continue;
     KeepFinalist(Candidate{.segments = std::move(segments), .arena_bytes = (*planned)->memory.arena_bytes,
-                           .extra_macs = extra, .added_bound = assembled},
+                           .extra_macs = extra, .added_bound = assembled, .added_held = held},
                  finalists);
   }
   if (finalists.empty()) return false;

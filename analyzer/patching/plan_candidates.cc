@@ -82,6 +82,7 @@ int64_t CopiesOf(const Candidate& candidate) {
 
 bool Cheaper(const Candidate& a, const Candidate& b) {
   if (a.added_bound != b.added_bound) return a.added_bound < b.added_bound;
+  if (a.added_held != b.added_held) return a.added_held < b.added_held;
   if (a.extra_macs != b.extra_macs) return a.extra_macs < b.extra_macs;
   return CopiesOf(a) < CopiesOf(b);
 }

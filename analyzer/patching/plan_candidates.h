@@ -36,10 +36,12 @@ struct Candidate {
   int64_t extra_macs = 0;
   int64_t added_bound = 0;  // A segment with several inputs added to a plan: the bytes of its T. On a tie, the
                             // smaller assembly leaves more room for the next one; 0 elsewhere.
+  int64_t added_held = 0;   // And of the inputs it holds whole while it runs: on a tie again, fewer leave more
+                            // room (an SE's pooled tensor, or the smaller input its patches recompute it from).
 };
 
-// An added segment's smaller T, then fewer extra MACs, then fewer node
-// copies (patches x nodes: the smaller model).
+// An added segment's smaller T, then its smaller inputs held, then fewer
+// extra MACs, then fewer node copies (patches x nodes: the smaller model).
 bool Cheaper(const Candidate& a, const Candidate& b);
 
 // The lower arena, then Cheaper.

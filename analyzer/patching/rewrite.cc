@@ -409,16 +409,19 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
   for (const onnx::TensorProto& tensor : model.graph().initializer()) writer.names.insert(tensor.name());
   for (const onnx::ValueInfoProto& value : model.graph().input()) writer.names.insert(value.name());
   absl::flat_hash_map<int, int> segment_of;  // Node index -> segment.
+  absl::flat_hash_set<int> kept_whole;       // Recomputed nodes: their copies and themselves.
   absl::flat_hash_set<std::string> inner_values;
   for (size_t s = 0; s < segments.size(); ++s) {
     const Segment& segment = segments[s].segment;
     if (segment.nodes.empty() || segments[s].geometry.patches.empty()) {
       return absl::InvalidArgumentError("a patch plan with an empty segment");
     }
+    kept_whole.insert(segment.recomputed.begin(), segment.recomputed.end());
     for (int node : segment.nodes) {
       if (!segment_of.emplace(node, static_cast<int>(s)).second) {
         return absl::InvalidArgumentError("patch segments share a node");
       }
+      if (kept_whole.contains(node)) continue;
       for (const std::string& output : model.graph().node(node).output()) {
         if (output != segment.output || segments[s].output_in_pieces) inner_values.insert(output);
       }
@@ -448,7 +451,7 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
         for (const onnx::ValueInfoProto& value : model.graph().input()) graph_input |= value.name() == input;
         if (!graph_input || writer.streamed.contains(input)) continue;
         for (int reader : facts.consumers.at(input)) {
-          if (!segment_of.contains(reader)) {
+          if (!segment_of.contains(reader) || kept_whole.contains(reader)) {
             return absl::FailedPreconditionError(absl::StrCat("graph input '", input, "' is also read outside the patched segment, so it is held whole"));
           }
         }
@@ -468,7 +471,7 @@ absl::StatusOr<onnx::ModelProto> Rewrite(const onnx::ModelProto& model, const Gr
   std::vector<onnx::NodeProto> nodes;
   for (int i = 0; i < model.graph().node_size(); ++i) {
     auto it = segment_of.find(i);
-    if (it == segment_of.end()) {
+    if (it == segment_of.end() || kept_whole.contains(i)) {
       nodes.push_back(model.graph().node(i));
     } else if (segments[it->second].segment.nodes.back() == i) {
       WriteSegment(facts, segments[it->second], folded, writer, nodes);

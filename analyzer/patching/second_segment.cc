@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -175,8 +176,10 @@ std::optional<int> PeakNode(const Analysis& analysis, const GraphFacts& facts, c
 Half MakeHalf(const GraphFacts& facts, PlannedSegment planned, int64_t alignment) {
   Half half{.inner_bound = InnerBound(facts, planned, alignment),
             .extra_macs = planned.geometry.macs_after - planned.geometry.macs_before};
+  const std::vector<int>& recomputed = planned.segment.recomputed;
   for (int node : planned.segment.nodes) {
     half.nodes.insert(node);
+    if (std::find(recomputed.begin(), recomputed.end(), node) != recomputed.end()) continue;  // Still whole outside.
     for (const std::string& output : facts.graph->node(node).output()) {
       if (output != planned.segment.output) half.inner.insert(output);
     }
@@ -244,17 +247,78 @@ std::vector<Segment> SegmentsAround(const GraphFacts& facts, int peak, const abs
 
 namespace {
 
+int64_t Elements(const std::vector<int64_t>& dims) {
+  int64_t elements = 1;
+  for (int64_t dim : dims) elements *= dim;
+  return elements;
+}
+
+// The activations `node` reads (no weights), their elements summed; nullopt
+// when one is not 4-D of known shape or is written by one of `members`.
+std::optional<int64_t> ActivationsRead(const GraphFacts& facts, const onnx::NodeProto& node,
+                                       const absl::flat_hash_set<int>& members) {
+  int64_t elements = 0;
+  for (const std::string& value : node.input()) {
+    if (value.empty() || facts.IsStatic(value)) continue;
+    const std::optional<std::vector<int64_t>> dims = facts.ShapeOf(value);
+    auto producer = facts.producer.find(value);
+    if (!dims.has_value() || dims->size() != 4) return std::nullopt;
+    if (producer != facts.producer.end() && members.contains(producer->second)) return std::nullopt;
+    elements += Elements(*dims);
+  }
+  return elements;
+}
+
+// Recomputation (segment.h): each producer of a value `members` read from
+// outside, patchable but read outside too (an SE block's pool, which needs
+// the tensor whole), joins as a node each patch recomputes when the
+// activations it reads are smaller than its output (RSEFPN's 1x1 lateral,
+// 12 channels in, 96 out: the patches then hold the 12 and the 96 lives only
+// until the pool). One level: from the closure's own inputs.
+void AddRecomputed(const GraphFacts& facts, const absl::flat_hash_set<int>& avoid,
+                   const std::function<bool(int)>& is_patchable, absl::flat_hash_set<int>& members,
+                   std::vector<int>& recomputed) {
+  std::vector<int> producers;
+  for (int node : members) {
+    for (const std::string& value : facts.graph->node(node).input()) {
+      if (value.empty() || facts.IsStatic(value)) continue;
+      auto producer = facts.producer.find(value);
+      if (producer == facts.producer.end() || members.contains(producer->second)) continue;
+      if (std::find(producers.begin(), producers.end(), producer->second) == producers.end()) {
+        producers.push_back(producer->second);
+      }
+    }
+  }
+  std::sort(producers.begin(), producers.end());  // The same segment whatever the set's order.
+  for (int producer : producers) {
+    const onnx::NodeProto& node = facts.graph->node(producer);
+    if (avoid.contains(producer) || node.output_size() != 1 || facts.graph_outputs.contains(node.output(0)) ||
+        !is_patchable(producer)) {
+      continue;
+    }
+    const std::vector<int>& readers = facts.consumers.at(node.output(0));
+    if (std::all_of(readers.begin(), readers.end(), [&](int reader) { return members.contains(reader); })) {
+      continue;  // Left out for another reason (another stage's size): nothing outside needs it whole.
+    }
+    const std::optional<std::vector<int64_t>> out = facts.ShapeOf(node.output(0));
+    const std::optional<int64_t> read = ActivationsRead(facts, node, members);
+    if (!out.has_value() || IsImageGate(*out) || !read.has_value() || *read >= Elements(*out)) continue;
+    recomputed.push_back(producer);
+  }
+  members.insert(recomputed.begin(), recomputed.end());
+}
+
 // The closure described at MultiInputSegmentsAround for T = `last`'s output;
 // nullopt when it is not a segment with two or more inputs holding `peak`.
 std::optional<Segment> ClosureEndingAt(const GraphFacts& facts, int last, int peak,
-                                       const absl::flat_hash_set<int>& avoid, bool same_stage,
+                                       const absl::flat_hash_set<int>& avoid, bool same_stage, bool recompute,
                                        absl::flat_hash_map<int, bool>& patchable) {
   const onnx::GraphProto& graph = *facts.graph;
   const onnx::NodeProto& last_node = graph.node(last);
   if (last_node.output_size() != 1) return std::nullopt;  // T is the one output of its producer.
   const std::optional<std::vector<int64_t>> t_dims = facts.ShapeOf(last_node.output(0));
   if (!t_dims.has_value() || t_dims->size() != 4) return std::nullopt;
-  const auto is_patchable = [&](int node) {
+  const std::function<bool(int)> is_patchable = [&](int node) {
     auto [it, inserted] = patchable.try_emplace(node, false);
     if (inserted) it->second = SpatialOpIn(facts, graph.node(node)).ok();
     return it->second;
@@ -281,7 +345,8 @@ std::optional<Segment> ClosureEndingAt(const GraphFacts& facts, int last, int pe
     for (const std::string& value : graph.node(node).output()) {
       if (value.empty()) continue;
       const std::optional<std::vector<int64_t>> dims = facts.ShapeOf(value);
-      take &= !facts.graph_outputs.contains(value) && dims.has_value() && dims->size() == 4;
+      // An SE gate is computed once, whole: an input, never a node each patch runs.
+      take &= !facts.graph_outputs.contains(value) && dims.has_value() && dims->size() == 4 && !IsImageGate(*dims);
       if (take && same_stage) take = (*dims)[2] == (*t_dims)[2] && (*dims)[3] == (*t_dims)[3];
       if (auto readers = facts.consumers.find(value); take && readers != facts.consumers.end()) {
         for (int reader : readers->second) take &= members.contains(reader);
@@ -291,7 +356,9 @@ std::optional<Segment> ClosureEndingAt(const GraphFacts& facts, int last, int pe
     if (take) members.insert(node);
   }
   if (!members.contains(peak)) return std::nullopt;
-  Segment segment{.output = last_node.output(0)};
+  std::vector<int> recomputed;
+  if (recompute) AddRecomputed(facts, avoid, is_patchable, members, recomputed);
+  Segment segment{.output = last_node.output(0), .recomputed = recomputed};
   std::vector<std::string> inputs;
   bool has_window = false;
   for (int node : facts.order) {
@@ -321,8 +388,9 @@ std::vector<Segment> MultiInputSegmentsAround(const GraphFacts& facts, int peak,
   std::vector<Segment> around;
   absl::flat_hash_map<int, bool> patchable;
   for (int last : NodesFrom(facts, peak, avoid)) {
-    for (bool same_stage : {false, true}) {
-      std::optional<Segment> segment = ClosureEndingAt(facts, last, peak, avoid, same_stage, patchable);
+    for (const auto& [same_stage, recompute] : {std::pair{false, false}, std::pair{true, false},
+                                               std::pair{false, true}, std::pair{true, true}}) {
+      std::optional<Segment> segment = ClosureEndingAt(facts, last, peak, avoid, same_stage, recompute, patchable);
       if (!segment.has_value()) continue;
       if (std::any_of(around.begin(), around.end(), [&](const Segment& s) { return s.nodes == segment->nodes; })) continue;
       around.push_back(*std::move(segment));

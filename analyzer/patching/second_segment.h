@@ -80,10 +80,13 @@ std::vector<Segment> SegmentsAround(const GraphFacts& facts, int peak, const abs
 // after it, the nodes are T's ancestors taken back from T while each is
 // patchable, not in `avoid`, and read only by nodes already taken (so no
 // value but T is read outside); a value read by a taken node and produced by
-// one not taken is an input. Two per T: the whole such closure, and the one
+// one not taken is an input. Per T: the whole such closure, and the one
 // kept to T's rows and columns (the stage, where an upsampling or a strided
-// Conv reading another resolution starts). Only segments with two or more
-// 4-D inputs that hold `peak` and a window op; nearest T first.
+// Conv reading another resolution starts); an N x C x 1 x 1 value (an SE
+// gate) is always an input. Each also with recomputation (segment.h): an
+// input whose producer is also read outside and reads fewer elements than
+// it writes is recomputed by the patches from those. Only segments with two
+// or more 4-D inputs that hold `peak` and a window op; nearest T first.
 std::vector<Segment> MultiInputSegmentsAround(const GraphFacts& facts, int peak, const absl::flat_hash_set<int>& avoid);
 
 }  // namespace footprint::patching

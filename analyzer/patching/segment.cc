@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -142,7 +143,8 @@ SegmentSearch SegmentsFrom(const GraphFacts& facts, const std::string& input, co
     return search;
   }
   const absl::flat_hash_set<int> downstream = DependOn(facts, input);
-  absl::flat_hash_map<int, absl::StatusOr<SpatialOp>> rule;
+  // A std::map: a flat map relocating SpatialOp's vectors made GCC 12 warn (a false maybe-uninitialized).
+  std::map<int, absl::StatusOr<SpatialOp>> rule;
   for (int node : facts.order) {
     if (downstream.contains(node)) rule.emplace(node, SpatialOpIn(facts, graph.node(node)));
   }
@@ -286,7 +288,8 @@ PatchGeometry::Patch PlanPatch(const GraphFacts& facts, const Segment& segment, 
       if (value.empty() || facts.IsStatic(value)) continue;
       if (op.kind != SpatialKind::kPointwise && j > 0) continue;
       const std::vector<int64_t>& dims = facts.shapes.at(value);
-      const Region need = NeedOf(op, out);
+      const bool gate = op.kind == SpatialKind::kPointwise && IsImageGate(dims);  // Broadcast: read whole.
+      const Region need = gate ? Region{.h = {0, 1}, .w = {0, 1}} : NeedOf(op, out);
       const Region read{.h = Clip(need.h, dims[2]), .w = Clip(need.w, dims[3])};
       geometry.empty_read |= read.h.size() <= 0 || read.w.size() <= 0;
       if (op.kind == SpatialKind::kWindow) {
@@ -316,7 +319,10 @@ PatchGeometry::Patch PlanPatch(const GraphFacts& facts, const Segment& segment, 
 PatchGeometry GeometryOf(const GraphFacts& facts, const Segment& segment, const Grid& grid) {
   PatchGeometry geometry{.rows = grid.rows, .cols = grid.cols};
   for (size_t i = 0; i < segment.nodes.size(); ++i) {
-    const onnx::NodeProto& node = facts.graph->node(segment.nodes[i]);
+    // A node recomputed still runs whole: its copies are all extra.
+    const int index = segment.nodes[i];
+    if (std::find(segment.recomputed.begin(), segment.recomputed.end(), index) != segment.recomputed.end()) continue;
+    const onnx::NodeProto& node = facts.graph->node(index);
     const std::vector<int64_t>& dims = facts.shapes.at(node.output(0));
     Region whole_in;
     if (segment.ops[i].macs_per_input > 0) {

@@ -11,7 +11,8 @@
 // only X, each other and weights, and no value but T is read outside it.
 // A segment found around a node (second_segment.h) may read several such
 // activations (a neck's stage: the upsampled branch and the skip), each
-// held whole and cut by its own receptive field.
+// held whole and cut by its own receptive field, and an SE gate
+// (N x C x 1 x 1) that every patch reads whole.
 // T's rows and columns are cut into a grid; each patch's regions follow
 // backwards from T's through every node (its receptive field, clipped to the
 // tensor: what falls outside is the original padding).
@@ -73,6 +74,11 @@ struct Segment {
   std::string output;             // T: assembled at full size from the patches.
   std::vector<int> nodes;         // Its nodes, in topological order (T's producer last).
   std::vector<SpatialOp> ops;     // Each node's rule, in the same order.
+  // Nodes of `nodes` that also stay in the graph, whole: their output is read
+  // outside too (an SE block's pool of the tensor the patches gate). Each
+  // patch recomputes them from their own inputs, smaller than that output,
+  // which then lives only until its outside readers ran.
+  std::vector<int> recomputed;
 };
 
 // X, then the other inputs: every activation the segment reads from outside.

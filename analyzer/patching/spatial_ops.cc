@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -54,6 +55,7 @@ absl::StatusOr<SpatialOp> PointwiseOf(const onnx::NodeProto& node, const std::ve
       if (HasSpatialExtent(*dims)) return NotPatchable(absl::StrCat("weight '", input, "' varies over H or W"));
       continue;
     }
+    if (dims.has_value() && IsImageGate(*dims)) continue;  // An SE gate, broadcast: every patch reads all of it.
     if (!dims.has_value() || dims->size() != 4 || (*dims)[2] != out[2] || (*dims)[3] != out[3]) {
       return NotPatchable(absl::StrCat("input '", input, "' is not an NCHW tensor of the output's H x W"));
     }
@@ -108,10 +110,53 @@ std::optional<std::vector<float>> FloatValues(const onnx::TensorProto* tensor) {
   return values;
 }
 
+// How a Resize turns the input coordinate of an output row into the rows it reads.
+enum class Rounding { kLinear, kFloorAndCeil, kFloor, kCeil, kRoundPreferFloor, kRoundPreferCeil };
+
+// The rounding of a Resize's node: linear reads floor and floor + 1;
+// nearest rounds as nearest_mode says (round_prefer_floor when absent);
+// opset 10's Resize has no nearest_mode: both neighbours, whichever it picks.
+absl::StatusOr<Rounding> RoundingOf(const onnx::NodeProto& node, const std::string& mode, bool opset10) {
+  if (mode == "linear") return Rounding::kLinear;
+  if (opset10) return Rounding::kFloorAndCeil;
+  const std::string nearest_mode =
+      StringAttribute(node, "nearest_mode").empty() ? "round_prefer_floor" : StringAttribute(node, "nearest_mode");
+  if (nearest_mode == "floor") return Rounding::kFloor;
+  if (nearest_mode == "ceil") return Rounding::kCeil;
+  if (nearest_mode == "round_prefer_floor") return Rounding::kRoundPreferFloor;
+  if (nearest_mode == "round_prefer_ceil") return Rounding::kRoundPreferCeil;
+  return NotPatchable(absl::StrCat("Resize with nearest_mode ", nearest_mode));
+}
+
+// The first and last input row read at coordinate num / den (den > 0).
+std::pair<int64_t, int64_t> RowsAt(int64_t num, int64_t den, Rounding rounding) {
+  const int64_t floor = FloorDiv(num, den);
+  const int64_t ceil = CeilDiv(num, den);
+  switch (rounding) {
+    case Rounding::kLinear:
+      return {floor, floor + 1};
+    case Rounding::kFloorAndCeil:
+      return {floor, ceil};
+    case Rounding::kFloor:
+      return {floor, floor};
+    case Rounding::kCeil:
+      return {ceil, ceil};
+    case Rounding::kRoundPreferFloor: {
+      const int64_t row = CeilDiv(2 * num - den, 2 * den);  // Nearest, a tie (k + 0.5) down.
+      return {row, row};
+    }
+    case Rounding::kRoundPreferCeil: {
+      const int64_t row = FloorDiv(2 * num + den, 2 * den);  // Nearest, a tie up.
+      return {row, row};
+    }
+  }
+  return {floor, ceil};
+}
+
 // One axis of a Resize by the integer factor `factor`: output row k*f + r maps
-// to input coordinate k + frac(r), frac = num / den; it reads floor and ceil
-// of it (nearest, whatever nearest_mode) or floor and floor + 1 (linear).
-absl::StatusOr<Upsample> UpsampleAxis(int64_t factor, const std::string& transform, bool linear) {
+// to input coordinate k + num/den (exact rationals: the integer factors are
+// the scales) and reads the rows `rounding` gives there.
+absl::StatusOr<Upsample> UpsampleAxis(int64_t factor, const std::string& transform, Rounding rounding) {
   Upsample axis{.factor = factor};
   int64_t low = 0, high = 0;
   for (int64_t r = 0; r < factor; ++r) {
@@ -125,9 +170,11 @@ absl::StatusOr<Upsample> UpsampleAxis(int64_t factor, const std::string& transfo
     } else {
       return NotPatchable(absl::StrCat("Resize with coordinate_transformation_mode ", transform));
     }
-    const int64_t floor = FloorDiv(num, den);
-    low = std::min(low, floor);
-    high = std::max(high, linear ? floor + 1 : CeilDiv(num, den));
+    const auto [first, last] = RowsAt(num, den, rounding);
+    axis.first_read.push_back(first);
+    axis.last_read.push_back(last);
+    low = std::min(low, first);
+    high = std::max(high, last);
   }
   axis.halo_begin = -low;
   axis.halo_end = high;
@@ -169,9 +216,11 @@ absl::StatusOr<SpatialOp> ResizeOf(const onnx::NodeProto& node, const std::vecto
       return NotPatchable("Resize scales are not integer factors over H and W");
     }
   }
-  absl::StatusOr<Upsample> h = UpsampleAxis(factors[0], transform, mode == "linear");
+  absl::StatusOr<Rounding> rounding = RoundingOf(node, mode, opset10);
+  if (!rounding.ok()) return rounding.status();
+  absl::StatusOr<Upsample> h = UpsampleAxis(factors[0], transform, *rounding);
   if (!h.ok()) return h.status();
-  absl::StatusOr<Upsample> w = UpsampleAxis(factors[1], transform, mode == "linear");
+  absl::StatusOr<Upsample> w = UpsampleAxis(factors[1], transform, *rounding);
   if (!w.ok()) return w.status();
   result.up_h = *h;
   result.up_w = *w;
@@ -383,9 +432,17 @@ Span TransposedInputSpanOf(const Window& window, const Span& out) {
 }
 
 Span UpsampledInputSpanOf(const Upsample& upsample, const Span& out) {
-  return {.begin = FloorDiv(out.begin, upsample.factor) - upsample.halo_begin,
-          .end = FloorDiv(out.end - 1, upsample.factor) + 1 + upsample.halo_end};
+  const int64_t f = upsample.factor;
+  if (upsample.first_read.size() == static_cast<size_t>(f) && upsample.last_read.size() == static_cast<size_t>(f)) {
+    // The rows read never go back as the output row grows: the first row's first to the last row's last.
+    const int64_t last = out.end - 1;
+    return {.begin = FloorDiv(out.begin, f) + upsample.first_read[out.begin - FloorDiv(out.begin, f) * f],
+            .end = FloorDiv(last, f) + upsample.last_read[last - FloorDiv(last, f) * f] + 1};
+  }
+  return {.begin = FloorDiv(out.begin, f) - upsample.halo_begin, .end = FloorDiv(out.end - 1, f) + 1 + upsample.halo_end};
 }
+
+bool IsImageGate(const std::vector<int64_t>& dims) { return dims.size() == 4 && dims[2] == 1 && dims[3] == 1; }
 
 Span Hull(const Span& a, const Span& b) {
   if (a.size() <= 0) return b;

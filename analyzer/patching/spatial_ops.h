@@ -11,7 +11,8 @@
 //   [r*s - pad_begin, r*s - pad_begin + (k-1)*d + 1);
 // - pointwise (activations, BatchNormalization, LRN, elementwise ops,
 //   Concat along channels, Split along channels, Slice over channels):
-//   output pixel (y, x) reads the same pixel of every activation input;
+//   output pixel (y, x) reads the same pixel of every activation input
+//   (all of an N x C x 1 x 1 one broadcast over the image: an SE gate);
 // - Pad (constant mode, over H and W), SpaceToDepth and a Slice over H or
 //   W are windows too: one row, stride 1, padded as the Pad pads; b rows,
 //   stride b; one row, stride `step`, starting `start` rows in;
@@ -20,10 +21,12 @@
 //   [ceil((a + pad_begin - (k-1)*d) / s), floor((b - 1 + pad_begin) / s) + 1);
 // - upsample (Resize nearest or linear by an integer factor f, coordinate
 //   transforms asymmetric, half_pixel, pytorch_half_pixel,
-//   tf_half_pixel_for_nn): output rows [a, b) read input rows
-//   [floor(a/f) - halo_begin, floor((b-1)/f) + 1 + halo_end); the patch
-//   computes f x its input rows, and its readers crop. DepthToSpace by b
-//   is an upsample by b without halo.
+//   tf_half_pixel_for_nn): output row x = k*f + r reads input rows
+//   k + first_read[r] to k + last_read[r] (nearest: the one row its
+//   nearest_mode rounds to; linear: floor and floor + 1), so output rows
+//   [a, b) read [a's first, (b-1)'s last + 1); the patch computes f x its
+//   input rows, and its readers crop. DepthToSpace by b is an upsample by b
+//   without halo.
 // Anything else (align_corners, cubic, global pools, reshapes, 1-D or 3-D
 // windows, a weight with a spatial extent) is not patchable: the error says
 // why, and the segment ends before it.
@@ -67,6 +70,12 @@ struct Upsample {
   int64_t factor = 1;      // Output rows per input row.
   int64_t halo_begin = 0;  // Input rows before floor(r/f) that output row r may read (linear: 1).
   int64_t halo_end = 0;    // Input rows after it.
+  // Per output row r mod factor, the first and last input row it reads,
+  // relative to floor(r/f) (a nearest Resize rounds one way: rows 2k and
+  // 2k + 1 of an asymmetric x2 with nearest_mode floor both read row k).
+  // Empty: halo_begin and halo_end for every row.
+  std::vector<int64_t> first_read;
+  std::vector<int64_t> last_read;
 };
 
 enum class SpatialKind { kPointwise, kWindow, kTransposedWindow, kUpsample };
@@ -80,6 +89,10 @@ struct SpatialOp {
   int64_t macs_per_output = 0;    // Conv: (C_in / groups) x kh x kw per output element; 0 otherwise.
   int64_t macs_per_input = 0;     // ConvTranspose: (C_out / groups) x kh x kw per input element.
 };
+
+// An N x C x 1 x 1 activation (a squeeze-and-excitation gate): a pointwise
+// op broadcasts it over the image, so every patch reads all of it.
+bool IsImageGate(const std::vector<int64_t>& dims);
 
 // Input rows read by output rows `out` (may reach into the padding: below 0
 // or past the input's size).

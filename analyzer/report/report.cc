@@ -447,6 +447,7 @@ void WriteIfBranches(const Analysis& analysis, JsonWriter& json) {
       json.Key("decided_by");
       WriteStringOrNull(branch.decided_by, json);
       if (!branch.bound_branch.empty()) json.Key("bound_branch").String(branch.bound_branch);
+      if (!branch.ruled_out.empty()) json.Key("ruled_out").String(branch.ruled_out);
       json.EndObject();
     }
     json.EndArray();
@@ -503,7 +504,6 @@ void WriteAnalysisJsonMembers(const Analysis& analysis, JsonWriter& json) {
     WriteSweep(*analysis.sweep, json);
   }
   WriteSamples(analysis, json);
-  if (!analysis.dim_default_conflict.empty()) json.Key("dim_default_conflict").String(analysis.dim_default_conflict);
   WriteIfBranches(analysis, json);
   json.Key("fits");
   if (analysis.fits.has_value()) {

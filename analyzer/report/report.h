@@ -36,9 +36,9 @@
 //    "weights": [{"name", "dtype", "shape", "bytes", "source", "graph"?}],
 //    "schedule": ["node name", ...] (the order used), "schedule_is_file_order": bool,
 //    "live_bytes_per_step": [...], "fits": true | false | null, "warnings": [...],
-//    "dim_default_conflict"? (with --dim-default N that makes two dims the model ties differ: one line),
 //    "if_branches"? (models with an If): [{"node", "branch": "then" | "else" | "undecided",
-//               "decided_by": null | "--input-value sr=..."}] (bodies' Ifs too, as first met),
+//               "decided_by": null | "--input-value sr=...", "bound_branch"?, "ruled_out"?}]
+//               (bodies' Ifs too, as first met),
 //    "sweep"? (with --sweep): {"dim", "points": [{"value", "peak_bytes", "arena_bytes",
 //               "lower_bound_bytes", "naive_bytes", "unsized_tensors"}]},
 //    "budgets": [{"figure": "peak" | "arena" | "weights", "limit_bytes", "actual_bytes", "ok"}],

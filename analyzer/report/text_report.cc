@@ -37,7 +37,6 @@ void AppendHeader(const Analysis& analysis, std::string* out) {
                     ": no value, so the sizes that use them are formulas, not counted in the figures\n",
                     "  bind    ", absl::StrJoin(BindingExamples(analysis), "  or  "), "\n");
   }
-  if (!analysis.dim_default_conflict.empty()) absl::StrAppend(out, "  NOTE    ", analysis.dim_default_conflict, "\n");
   absl::StrAppend(out, "  model   ", analysis.model.nodes, " nodes, IR ", analysis.model.ir_version, ", opsets ",
                   absl::StrJoin(opsets, ", "),
                   analysis.model.producer.empty() ? "" : absl::StrCat(", from ", analysis.model.producer), "\n");
@@ -72,7 +71,10 @@ void AppendHeader(const Analysis& analysis, std::string* out) {
     for (size_t i = 0; i < analysis.if_branches.size() && i < kShown; ++i) {
       const IfBranch& branch = analysis.if_branches[i];
       ifs.push_back(absl::StrCat(branch.node, ": ", branch.branch,
-                                 branch.decided_by.empty() ? "" : absl::StrCat(" (", branch.decided_by, ")")));
+                                 branch.decided_by.empty() ? "" : absl::StrCat(" (", branch.decided_by, ")"),
+                                 branch.ruled_out.empty() ? ""
+                                                          : absl::StrCat(" (the ", branch.ruled_out.substr(0, 4),
+                                                                         " branch cannot run)")));
     }
     if (analysis.if_branches.size() > kShown) ifs.push_back(absl::StrCat("+", analysis.if_branches.size() - kShown, " more"));
     absl::StrAppend(out, "  if      ", absl::StrJoin(ifs, "; "), "\n");

@@ -1,6 +1,9 @@
 // FindDimDefaultConflict (shape_engine.h): where --dim-default N makes two
-// dims that must be equal differ, named as the formulas of the unbound model.
+// dims that must be equal differ, named as the formulas of the unbound model;
+// FindDimClash (dim_ties.h): the same for any binding, with the values that agree.
 #include <algorithm>
+#include <cstdint>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <string>
@@ -307,6 +310,74 @@ std::optional<std::string> FindDimDefaultConflict(const onnx::ModelProto& bound_
                               node.op_type(), " '", node.name().empty() ? node.output(0) : node.name(), "'",
                               binding.empty() ? "" : absl::StrCat("; bind them consistently, e.g. ", binding));
         }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace footprint::symbolic
+
+namespace footprint::symbolic {
+namespace {
+
+// Where one symbol alone decides `clash`: the values of it at which every
+// equality of the graph that it decides holds (a detector's adds at every
+// stride whose formulas are known, not only the one that clashed).
+void FindAgreeingValues(const onnx::GraphProto& graph, const GraphShapes& unbound, const SymbolValues& values,
+                        DimClash& clash) {
+  std::set<std::string> symbols;
+  clash.a.CollectSymbols(symbols);
+  clash.b.CollectSymbols(symbols);
+  if (symbols.size() != 1 || !values.contains(*symbols.begin())) return;
+  clash.symbol = *symbols.begin();
+  std::vector<std::pair<Expr, Expr>> equalities = {{clash.a, clash.b}};
+  std::set<std::pair<std::string, std::string>> seen;  // A block repeated 24 times needs each equality once.
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (auto& [a, b] : NeededEqualities(node, unbound)) {
+      std::set<std::string> names;
+      a.CollectSymbols(names);
+      b.CollectSymbols(names);
+      if (names.contains(clash.symbol) && seen.emplace(a.ToString(), b.ToString()).second) {
+        equalities.emplace_back(std::move(a), std::move(b));
+      }
+    }
+  }
+  const int64_t bound = values.at(clash.symbol);
+  const int64_t range = std::min<int64_t>(std::max<int64_t>(4 * bound, 64), int64_t{1} << 14);
+  SymbolValues at = values;
+  for (int64_t v = 1; v <= range; ++v) {
+    at[clash.symbol] = v;
+    const bool agree = std::all_of(equalities.begin(), equalities.end(), [&at](const auto& pair) {
+      const std::optional<int64_t> a = pair.first.Evaluate(at), b = pair.second.Evaluate(at);
+      return !a.has_value() || !b.has_value() || *a == *b || *a == 1 || *b == 1;
+    });
+    if (agree) clash.agreeing.push_back(v);
+  }
+  // 1 agrees with anything once a dim becomes 1 (broadcast) or 0: not counted.
+  int64_t multiple = 0, counted = 0;
+  for (int64_t v : clash.agreeing) {
+    if (v == 1) continue;
+    multiple = std::gcd(multiple, v);
+    ++counted;
+  }
+  if (multiple > 1 && counted == range / multiple) clash.multiple = multiple;
+}
+
+}  // namespace
+
+std::optional<DimClash> FindDimClash(const onnx::GraphProto& graph, const onnx::NodeProto& node,
+                                     const GraphShapes& unbound, const SymbolValues& values) {
+  const std::vector<std::vector<Expr>> operands = BroadcastOperands(node, unbound);
+  for (size_t from_end = 1; from_end <= MaxRank(operands); ++from_end) {
+    const std::vector<Expr> dims = DimsThatMustMatch(operands, from_end);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      for (size_t j = i + 1; j < dims.size(); ++j) {
+        const std::optional<int64_t> a = dims[i].Evaluate(values), b = dims[j].Evaluate(values);
+        if (!a.has_value() || !b.has_value() || *a == *b || *a == 1 || *b == 1) continue;
+        DimClash clash{.a = dims[i], .b = dims[j], .a_value = *a, .b_value = *b};
+        FindAgreeingValues(graph, unbound, values, clash);
+        return clash;
       }
     }
   }

@@ -4,6 +4,8 @@
 #ifndef ONNX_FOOTPRINT_ANALYZER_SHAPES_DIM_TIES_H_
 #define ONNX_FOOTPRINT_ANALYZER_SHAPES_DIM_TIES_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,23 @@ struct DimTie {
   Expr equals;      // What it must equal.
 };
 std::vector<DimTie> FindDimTies(const onnx::ModelProto& model, const ShapeTables& tables);
+
+// At a node of `graph` whose dims clash once the input symbols take
+// `values` (the user's bindings), read from the engine's run on the unbound
+// model: the first pair of dims broadcasting needs equal, as formulas; and
+// when one symbol decides them, the values of it (up to 4x its bound one)
+// at which they and every other equality of the graph whose formulas the
+// engine knows hold: candidates, since a dim computed after a clash has no
+// formula (the caller checks them).
+struct DimClash {
+  Expr a, b;                          // The two dims, as formulas.
+  int64_t a_value = 0, b_value = 0;   // At `values`.
+  std::string symbol;                 // The one symbol they depend on, or "".
+  std::vector<int64_t> agreeing;      // Ascending.
+  std::optional<int64_t> multiple;    // The agreeing values are exactly its multiples (> 1) up to 4x the bound one.
+};
+std::optional<DimClash> FindDimClash(const onnx::GraphProto& graph, const onnx::NodeProto& node,
+                                     const GraphShapes& unbound, const SymbolValues& values);
 
 }  // namespace footprint::symbolic
 

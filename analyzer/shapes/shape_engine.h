@@ -22,6 +22,10 @@
 // - A formula we derived stands against a number the model declares for
 //   the same dim (exports carry shapes traced at one size); a number beats
 //   an unknown dim or one of our made-up symbols.
+// - A node whose exact input shapes it cannot take (known dims that do not
+//   broadcast, a rank ONNX's check of the op refuses) makes its graph one
+//   that cannot run (ShapeTables::contradictions); an undecided If with one
+//   such branch takes the other (IfDecision::ruled_out).
 // - FOOTPRINT_SHAPES_TRACE=1 prints every node's outputs to stderr.
 // Not guaranteed: ops whose output shape depends on input values we do not
 // know stay unsized (--tensor-shape gives them); loop-carried values whose
@@ -73,6 +77,7 @@ struct SymValue {
   std::string reason;                      // Why the shape (or a dim) is unknown.
   bool max_over_branches = false;          // An If output whose branches differ (the larger one's), or a value computed from one.
   bool extent_bound = false;               // A Slice whose ends are not known, sized at its input's extent, or a value computed from one.
+  bool contradiction = false;              // The node cannot run with these shapes (two known dims clash, a rank the op refuses): `reason` says why.
 
   bool HasFullShape() const;                  // Rank known and every dim known.
   bool HasConcreteShape() const;              // Every dim a constant.
@@ -108,7 +113,14 @@ struct IfDecision {
   std::string branch;      // "then", "else", or "undecided" (both analyzed).
   std::string decided_by;  // Undecided: the bindings that would decide it ("--input-value sr=..."), or "".
   std::string bound_branch;  // Undecided with outputs that differ: "then" or "else", whose values they take on ties.
+  std::string ruled_out;   // Taken because the other branch cannot run with these shapes: "else: " + its Contradiction's line, or "".
   const onnx::NodeProto* proto = nullptr;  // The If node itself, in the model's own graphs.
+};
+
+// A node that cannot run with the shapes it gets.
+struct Contradiction {
+  const onnx::NodeProto* node = nullptr;  // In the model's own graphs (a body's for a branch's node).
+  std::string line;                       // "Add 'x': dims 31 and 32 do not broadcast (...)".
 };
 
 struct ShapeTables {
@@ -118,6 +130,10 @@ struct ShapeTables {
   int64_t onnx_fallback_nodes = 0;    // Nodes sized by ONNX's per-node shape functions.
   std::vector<std::string> unused_symbol_values;  // Names in symbol_values no made-up symbol has.
   std::vector<IfDecision> if_decisions;  // Every If (bodies' too), in the order first met.
+  // Per graph, the first node that cannot run with these shapes; a taken
+  // branch's counts for the graph around it. Only exact shapes count: a
+  // bound (an undecided If's larger branch, a Slice's extent) never contradicts.
+  std::unordered_map<const onnx::GraphProto*, Contradiction> contradictions;
 };
 
 // Runs the engine on `model` after ONNX's whole-model inference (its

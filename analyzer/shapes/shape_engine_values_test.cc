@@ -14,6 +14,7 @@
 #include "analyzer/shapes/shape_engine.h"
 #include "analyzer/shapes/shape_engine_test_util.h"
 #include "analyzer/shapes/shapes.h"
+#include "analyzer/testing/lstm_models.h"
 #include "analyzer/testing/model_builder.h"
 #include "analyzer/testing/value_models.h"
 #include "gtest/gtest.h"
@@ -436,6 +437,55 @@ TEST(ValuesTest, UndecidedIfValuesThatAreNotSizesAreNotCarried) {
   // Decided, each branch sizes it.
   EXPECT_EQ(ShapeOf(InferWithValues(model, {{"flag", "1"}}), model, "y"), "1598");
   EXPECT_EQ(ShapeOf(InferWithValues(model, {{"flag", "0"}}), model, "y"), "800");
+}
+
+// The If's decision on `node` (its ruled-out branch after a '|').
+std::string DecisionOf(const ShapeTables& tables, const std::string& node) {
+  for (const IfDecision& decision : tables.if_decisions) {
+    if (decision.node == node) return absl::StrCat(decision.branch, "|", decision.ruled_out);
+  }
+  return "missing";
+}
+
+// SileroLstmModel's 8 kHz branch names its values "n_...".
+std::vector<std::string> OutsideThe8kBranch(std::vector<std::string> names) {
+  names.erase(std::remove_if(names.begin(), names.end(), [](const std::string& n) { return n.rfind("n_", 0) == 0; }),
+              names.end());
+  return names;
+}
+
+TEST(ValuesTest, ABranchThatCannotRunIsRuledOut) {
+  // Silero VAD's structure at 512 samples: the 8 kHz branch's LSTM would get
+  // rank 5, so without sr only the 16 kHz branch counts, as sr=16000 says.
+  onnx::ModelProto model = ::footprint::testing::SileroLstmModel().Build();
+  ASSERT_TRUE(BindDims({{"batch", 1}, {"samples", 512}}, model).ok());
+  ShapeTables without_sr = InferWithValues(model, {});
+  EXPECT_EQ(OutsideThe8kBranch(UnsizedTensors(without_sr)), std::vector<std::string>{});
+  EXPECT_EQ(DecisionOf(without_sr, "If_0"),
+            "then|else: LSTM 'n_rnn_LSTM': ONNX's check: first input tensor must have rank 3");
+  EXPECT_EQ(ShapeOf(without_sr, model, "output"), "1,1");
+  EXPECT_EQ(ShapeOf(without_sr, model, "stateN"), "2,1,128");
+  EXPECT_FALSE(without_sr.graphs.at(&model.graph()).Find("stateN")->max_over_branches);
+  EXPECT_FALSE(without_sr.contradictions.contains(&model.graph()));
+  ShapeTables at_16k = InferWithValues(model, {{"sr", "16000"}});
+  EXPECT_EQ(OutsideThe8kBranch(UnsizedTensors(at_16k)), std::vector<std::string>{});
+  EXPECT_EQ(DecisionOf(at_16k, "If_0"), "then|");
+  EXPECT_EQ(Decisions(at_16k), Decisions(without_sr));
+  // sr=8000 at 512 samples: the model cannot run at all, and says where.
+  ShapeTables at_8k = InferWithValues(model, {{"sr", "8000"}});
+  ASSERT_TRUE(at_8k.contradictions.contains(&model.graph()));
+  EXPECT_EQ(at_8k.contradictions.at(&model.graph()).line,
+            "LSTM 'n_rnn_LSTM': ONNX's check: first input tensor must have rank 3");
+}
+
+TEST(ValuesTest, BothBranchesThatCanRunStayUndecided) {
+  onnx::ModelProto model = ::footprint::testing::SileroLstmModel().Build();
+  ASSERT_TRUE(BindDims({{"batch", 1}, {"samples", 256}}, model).ok());
+  ShapeTables without_sr = InferWithValues(model, {});
+  EXPECT_EQ(UnsizedTensors(without_sr), std::vector<std::string>{});
+  EXPECT_EQ(DecisionOf(without_sr, "If_0"), "undecided|");
+  EXPECT_EQ(ShapeOf(without_sr, model, "stateN"), "2,1,128");
+  EXPECT_TRUE(without_sr.contradictions.empty());
 }
 
 }  // namespace

@@ -25,6 +25,15 @@ std::string UnboundBatchModel();
 ModelBuilder MatMulChain(const std::string& op1, const std::vector<std::string>& op1_extra, const std::string& op2,
                          const std::vector<std::string>& op2_extra);
 
+// An FPN's top-down adds, as detectors (DBNet, YOLO necks) write them:
+// x [1, 3, height, width] -> Conv 3x3 s2 p1 (8 channels) -> c2 -> Conv s2
+// -> c4 (-> Conv s2 -> c8 with `levels` 2) -> from the coarsest, Resize
+// nearest x2 and Add the finer level ("fpn_add_4" at stride 4, "fpn_add"
+// at stride 2) -> Relu -> y. Each add needs a level twice the coarser one:
+// with one level ceil(height / 2) even (480 and 483 fit, 481 does not);
+// with two, ceil(height / 2) a multiple of 4 (480 and 487 fit).
+ModelBuilder FpnAddModel(int levels = 1);
+
 }  // namespace footprint::testing
 
 #endif  // ONNX_FOOTPRINT_ANALYZER_TESTING_TEST_MODELS_H_

@@ -10,30 +10,6 @@ constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr int32_t kInt64 = onnx::TensorProto::INT64;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
 
-void GraphAttribute(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& graph) {
-  onnx::AttributeProto* a = node.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::GRAPH);
-  *a->mutable_g() = graph;
-}
-
-// A branch: the graph a builder built, returning `output` (its type left to inference).
-onnx::GraphProto Branch(const ModelBuilder& builder, const std::string& name, const std::string& output) {
-  onnx::GraphProto graph = builder.Build().graph();
-  graph.set_name(name);
-  graph.clear_output();
-  graph.add_output()->set_name(output);
-  return graph;
-}
-
-// If(cond) with the two branches, writing `output`.
-void AddIf(ModelBuilder& builder, const std::string& name, const std::string& cond, const onnx::GraphProto& then_branch,
-           const onnx::GraphProto& else_branch, const std::string& output) {
-  onnx::NodeProto& node = builder.Node("If", {cond}, {output}, name);
-  GraphAttribute(node, "then_branch", then_branch);
-  GraphAttribute(node, "else_branch", else_branch);
-}
-
 // An STFT of x [1, 1, 1600] as torch exports it, then an LSTM, into `y`.
 onnx::GraphProto StftLstmBranch(const std::string& name, int64_t window, int64_t hop, const std::string& y) {
   ModelBuilder b;
@@ -52,10 +28,33 @@ onnx::GraphProto StftLstmBranch(const std::string& name, int64_t window, int64_t
   b.Initializer(p + "w", kFloat, {1, 4 * 64, bins}).Initializer(p + "r", kFloat, {1, 4 * 64, 64});
   onnx::NodeProto& lstm = b.Node("LSTM", {p + "frames", p + "w", p + "r"}, {y});
   SetInt(lstm, "hidden_size", 64);
-  return Branch(b, name, y);
+  return Branch(b, name, {y});
 }
 
 }  // namespace
+
+void GraphAttribute(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& graph) {
+  onnx::AttributeProto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = graph;
+}
+
+onnx::GraphProto Branch(const ModelBuilder& builder, const std::string& name, const std::vector<std::string>& outputs) {
+  onnx::GraphProto graph = builder.Build().graph();
+  graph.set_name(name);
+  graph.clear_output();
+  for (const std::string& output : outputs) graph.add_output()->set_name(output);
+  return graph;
+}
+
+void AddIf(ModelBuilder& builder, const std::string& name, const std::string& cond, const onnx::GraphProto& then_branch,
+           const onnx::GraphProto& else_branch, const std::vector<std::string>& outputs) {
+  onnx::NodeProto& node = builder.Node("If", {cond}, outputs, name);
+  GraphAttribute(node, "then_branch", then_branch);
+  GraphAttribute(node, "else_branch", else_branch);
+}
+
 
 void ConstantInt64(ModelBuilder& builder, const std::string& name, const std::vector<int64_t>& values,
                    const std::vector<int64_t>& dims) {
@@ -117,8 +116,8 @@ ModelBuilder SampleRateIfModel() {
   ModelBuilder then_builder, else_builder;
   SetInt(then_builder.Node("Concat", {"x", "x"}, {"doubled"}), "axis", 1);
   else_builder.Add("Identity", {"x"}, {"same"});
-  AddIf(builder, "pick_rate", "is_16k", Branch(then_builder, "then", "doubled"), Branch(else_builder, "else", "same"),
-        "y");
+  AddIf(builder, "pick_rate", "is_16k", Branch(then_builder, "then", {"doubled"}), Branch(else_builder, "else", {"same"}),
+        {"y"});
   builder.Add("Relu", {"y"}, {"out"}).Output("out");
   return builder;
 }
@@ -136,21 +135,21 @@ ModelBuilder CacheBranchModel() {
   ModelBuilder fresh, append;
   fresh.Add("Identity", {"x"}, {"fresh_out"});
   SetInt(append.Node("Concat", {"state", "x"}, {"appended"}), "axis", 0);
-  AddIf(cache, "state_is_empty", "state_empty", Branch(fresh, "fresh", "fresh_out"),
-        Branch(append, "append", "appended"), "cached");
+  AddIf(cache, "state_is_empty", "state_empty", Branch(fresh, "fresh", {"fresh_out"}),
+        Branch(append, "append", {"appended"}), {"cached"});
   cache.Add("Size", {"state_shape"}, {"state_rank"});
   cache.Add("Equal", {"state_rank", "none"}, {"state_scalar"});
   ModelBuilder scalar_state, ranked_state;
   scalar_state.Add("Identity", {"x"}, {"scalar_out"});
   ranked_state.Add("Identity", {"state"}, {"ranked_out"});
-  AddIf(cache, "state_is_scalar", "state_scalar", Branch(scalar_state, "scalar", "scalar_out"),
-        Branch(ranked_state, "ranked", "ranked_out"), "state_copy");
-  onnx::GraphProto cache_branch = Branch(cache, "cache", "cached");
+  AddIf(cache, "state_is_scalar", "state_scalar", Branch(scalar_state, "scalar", {"scalar_out"}),
+        Branch(ranked_state, "ranked", {"ranked_out"}), {"state_copy"});
+  onnx::GraphProto cache_branch = Branch(cache, "cache", {"cached"});
   cache_branch.add_output()->set_name("state_copy");
   ModelBuilder no_cache;
   no_cache.Add("Identity", {"x"}, {"plain"});
   no_cache.Add("Identity", {"state"}, {"state_plain"});
-  onnx::GraphProto no_cache_branch = Branch(no_cache, "no_cache", "plain");
+  onnx::GraphProto no_cache_branch = Branch(no_cache, "no_cache", {"plain"});
   no_cache_branch.add_output()->set_name("state_plain");
   onnx::NodeProto& node = builder.Node("If", {"use_cache_branch"}, {"y", "state_out"}, "use_cache");
   GraphAttribute(node, "then_branch", cache_branch);
@@ -165,18 +164,15 @@ ModelBuilder StftLstmModel() {
   ConstantInt64(builder, "rate_16k", {16000}, {});
   builder.Add("Equal", {"sr", "rate_16k"}, {"is_16k"});
   AddIf(builder, "pick_window", "is_16k", StftLstmBranch("wide", 512, 128, "wide_y"),
-        StftLstmBranch("narrow", 256, 64, "narrow_y"), "y");
+        StftLstmBranch("narrow", 256, 64, "narrow_y"), {"y"});
   builder.Output("y");
   return builder;
 }
 
-ModelBuilder VoiceActivityModel() {
-  ModelBuilder builder;
-  builder.Input("input", kFloat, {"batch", 512}).Input("sr", kInt64, {}).Input("state", kFloat, {2, "batch", 128});
-  ConstantInt64(builder, "rate_16k", {16000}, {});
-  builder.Add("Equal", {"sr", "rate_16k"}, {"is_16k"});
+namespace {
 
-  // 16 kHz: an If on the state's batch dim, decided by its shape.
+// VoiceActivityModel's 16 kHz branch: an If on the state's batch dim, decided by its shape.
+onnx::GraphProto VoiceActivityWideBranch() {
   ModelBuilder wide;
   wide.Add("Shape", {"state"}, {"w_shape"});
   ConstantInt64(wide, "w_batch_axis", {1}, {});
@@ -186,8 +182,8 @@ ModelBuilder VoiceActivityModel() {
   ModelBuilder wide_fresh, wide_kept;
   wide_fresh.Add("ConstantOfShape", {"w_shape"}, {"w_zeros"});
   wide_kept.Add("Identity", {"state"}, {"w_kept"});
-  AddIf(wide, "state_is_empty_16k", "w_empty", Branch(wide_fresh, "w_fresh", "w_zeros"),
-        Branch(wide_kept, "w_kept", "w_kept"), "w_state");
+  AddIf(wide, "state_is_empty_16k", "w_empty", Branch(wide_fresh, "w_fresh", {"w_zeros"}),
+        Branch(wide_kept, "w_kept", {"w_kept"}), {"w_state"});
   wide.Initializer("w_weights", kFloat, {512, 128});
   wide.Add("MatMul", {"input", "w_weights"}, {"w_encoded"});
   ConstantInt64(wide, "w_axis0", {0}, {1});
@@ -202,11 +198,12 @@ ModelBuilder VoiceActivityModel() {
   ConstantInt64(wide, "w_start", {-64}, {1});
   ConstantInt64(wide, "w_end", {std::numeric_limits<int64_t>::max()}, {1});
   wide.Add("Slice", {"input", "w_start", "w_end", "w_axis1"}, {"w_context"});
-  onnx::GraphProto wide_branch = Branch(wide, "wide", "w_output");
-  wide_branch.add_output()->set_name("w_stateN");
-  wide_branch.add_output()->set_name("w_context");
+  return Branch(wide, "wide", {"w_output", "w_stateN", "w_context"});
+}
 
-  // 8 kHz: the state sliced to sr / 125 channels, then Ifs on that slice's length.
+// VoiceActivityModel's 8 kHz branch: the state sliced to sr / 125 channels, then Ifs on that
+// slice's length.
+onnx::GraphProto VoiceActivityNarrowBranch() {
   ModelBuilder narrow;
   ConstantInt64(narrow, "n_125", {125}, {});
   narrow.Add("Div", {"sr", "n_125"}, {"n_per_rate"});
@@ -231,15 +228,15 @@ ModelBuilder VoiceActivityModel() {
   SetInt(narrow_fresh.Node("Concat", {"n_lead", "n_batch", "n_width"}, {"n_zeros_shape"}), "axis", 0);
   narrow_fresh.Add("ConstantOfShape", {"n_zeros_shape"}, {"n_zeros"});
   narrow_kept.Add("Identity", {"n_sliced"}, {"n_kept"});
-  AddIf(narrow, "state_is_empty_8k", "n_empty", Branch(narrow_fresh, "n_fresh", "n_zeros"),
-        Branch(narrow_kept, "n_kept", "n_kept"), "n_state");
+  AddIf(narrow, "state_is_empty_8k", "n_empty", Branch(narrow_fresh, "n_fresh", {"n_zeros"}),
+        Branch(narrow_kept, "n_kept", {"n_kept"}), {"n_state"});
   ConstantInt64(narrow, "n_32", {32}, {});
   narrow.Add("Greater", {"n_length", "n_32"}, {"n_long"});
   ModelBuilder flat, kept;
   SetInt(flat.Node("Flatten", {"n_state"}, {"n_flat_then"}), "axis", 1);
   kept.Add("Identity", {"n_state"}, {"n_flat_else"});
-  AddIf(narrow, "flatten_8k", "n_long", Branch(flat, "n_flat", "n_flat_then"), Branch(kept, "n_as_is", "n_flat_else"),
-        "n_flat");
+  AddIf(narrow, "flatten_8k", "n_long", Branch(flat, "n_flat", {"n_flat_then"}), Branch(kept, "n_as_is", {"n_flat_else"}),
+        {"n_flat"});
   ConstantInt64(narrow, "n_pairs", {2, -1, 64}, {3});
   narrow.Add("Reshape", {"n_flat", "n_pairs"}, {"n_hidden"});
   narrow.Initializer("n_weights", kFloat, {512, 64});
@@ -255,13 +252,18 @@ ModelBuilder VoiceActivityModel() {
   ConstantInt64(narrow, "n_start", {-32}, {1});
   ConstantInt64(narrow, "n_stop", {std::numeric_limits<int64_t>::max()}, {1});
   narrow.Add("Slice", {"input", "n_start", "n_stop", "n_axis1"}, {"n_context"});
-  onnx::GraphProto narrow_branch = Branch(narrow, "narrow", "n_output");
-  narrow_branch.add_output()->set_name("n_stateN");
-  narrow_branch.add_output()->set_name("n_context");
+  return Branch(narrow, "narrow", {"n_output", "n_stateN", "n_context"});
+}
 
-  onnx::NodeProto& node = builder.Node("If", {"is_16k"}, {"output", "stateN", "context"}, "pick_rate");
-  GraphAttribute(node, "then_branch", wide_branch);
-  GraphAttribute(node, "else_branch", narrow_branch);
+}  // namespace
+
+ModelBuilder VoiceActivityModel() {
+  ModelBuilder builder;
+  builder.Input("input", kFloat, {"batch", 512}).Input("sr", kInt64, {}).Input("state", kFloat, {2, "batch", 128});
+  ConstantInt64(builder, "rate_16k", {16000}, {});
+  builder.Add("Equal", {"sr", "rate_16k"}, {"is_16k"});
+  AddIf(builder, "pick_rate", "is_16k", VoiceActivityWideBranch(), VoiceActivityNarrowBranch(),
+        {"output", "stateN", "context"});
   builder.Add("Relu", {"context"}, {"context_out"});
   builder.Output("output").Output("stateN").Output("context_out");
   return builder;
@@ -273,7 +275,7 @@ ModelBuilder TripCountIfModel() {
   ModelBuilder three, five;
   ConstantInt64(three, "three", {3}, {});
   ConstantInt64(five, "five", {5}, {});
-  AddIf(builder, "pick_trips", "flag", Branch(three, "few", "three"), Branch(five, "many", "five"), "trips");
+  AddIf(builder, "pick_trips", "flag", Branch(three, "few", {"three"}), Branch(five, "many", {"five"}), {"trips"});
   ModelBuilder body;
   body.Input("iteration", kInt64, {}).Input("keep_going", kBool, {});
   body.Add("Identity", {"keep_going"}, {"keep_going_out"}).Add("Identity", {"x"}, {"row"});

@@ -14,6 +14,17 @@
 
 namespace footprint::testing {
 
+// Sets graph attribute `name` of `node` (an If's branch, a Loop's body).
+void GraphAttribute(onnx::NodeProto& node, const std::string& name, const onnx::GraphProto& graph);
+
+// A body: the graph a builder built, named `name`, returning `outputs`
+// (their types left to inference).
+onnx::GraphProto Branch(const ModelBuilder& builder, const std::string& name, const std::vector<std::string>& outputs);
+
+// If(cond) named `name` with the two branches, writing `outputs`.
+void AddIf(ModelBuilder& builder, const std::string& name, const std::string& cond, const onnx::GraphProto& then_branch,
+           const onnx::GraphProto& else_branch, const std::vector<std::string>& outputs);
+
 // A Constant node writing an int64 tensor of `dims` (a scalar when empty).
 void ConstantInt64(ModelBuilder& builder, const std::string& name, const std::vector<int64_t>& values,
                    const std::vector<int64_t>& dims);

@@ -37,9 +37,24 @@ VARIANT resnet50: not a detector but the backbone of many: ResNet-50 v1 as
   stride, Sum, Relu; stages of 3, 4, 6, 3 blocks; a 100 MB file), input
   [1, 3, 224, 224], AveragePool 7x7, Flatten, Gemm to 1000 classes: the
   residual stages that chained patch segments keep in pieces.
+VARIANT dbnet: PaddleOCR's PP-OCRv4 mobile text detector (DBNet) as
+  paddle2onnx writes it at opset 11, input [1, 3, 640, 640] (the export
+  leaves N, H and W dynamic: a --dim binds them there): PPLCNetV3 x0.75
+  (det) with its re-parameterized blocks (each a Conv with bias, then
+  LearnableAffineBlock's Mul and Add by one-element weights; hardswish as
+  Add 3, Clip 0..6, Mul, Div 6 with Constant nodes; no activation after a
+  stride-2 depthwise conv; SE as GlobalAveragePool, Conv, Relu, Conv,
+  HardSigmoid, Mul in the last stage), whose stem holds two 320 x 320 x 32
+  tensors; 1x1 convs to 12, 18, 42, 360 channels at strides 4 to 32; the
+  RSEFPN neck (RSE layers: Conv, then x + x * SE(x) with HardSigmoid 0.2;
+  laterals to 96 channels, Resize nearest x2 + Add top-down, 3x3 RSE layers
+  to 24, Resize nearest x8, x4, x2 to stride 4 with Constant roi and scales
+  as paddle2onnx writes them, Concat of the four scales) and DBHead's shrink
+  map (Conv 3x3, BatchNormalization, Relu, ConvTranspose 2x2 s2,
+  BatchNormalization, Relu, ConvTranspose 2x2 s2, Sigmoid): [1, 1, 640, 640].
 Weights are random (numpy, seed 25), opset 13 (HardSwish needs 14: ssd is
-opset 14). Run with Debian's /usr/bin/python3:
-  /usr/bin/python3 detector_models.py OUT.onnx yolo|ssd|centernet|retinaface
+opset 14; dbnet 11). Run with Debian's /usr/bin/python3:
+  /usr/bin/python3 detector_models.py OUT.onnx yolo|yolov5|ssd|centernet|retinaface|resnet50|dbnet
 """
 
 import sys
@@ -353,9 +368,86 @@ def resnet50(b):
   return [1, 3, 224, 224], {"logits": [1, 1000]}, 13
 
 
+def dbnet(b):
+  def constant(values):
+    name = b.name("constant")
+    return b.node("Constant", [], [name], value=numpy_helper.from_array(np.array(values, np.float32), name))
+
+  def affine(x):
+    # LearnableAffineBlock: scale * x + bias, each a one-element weight.
+    scale, bias = 1 + 0.1 * b.rng.standard_normal(1), 0.1 * b.rng.standard_normal(1)
+    return b.node("Add", [b.node("Mul", [b.const(b.name("lab_scale"), scale, np.float32), x]),
+                          b.const(b.name("lab_bias"), bias, np.float32)])
+
+  def hardswish(x):
+    # paddle2onnx before opset 14: x * Clip(x + 3, 0, 6) / 6.
+    clipped = b.node("Clip", [b.node("Add", [x, constant(3.0)]), constant(0.0), constant(6.0)])
+    return b.node("Div", [b.node("Mul", [x, clipped]), constant(6.0)])
+
+  def rep_layer(x, c_in, c_out, k, s=1, groups=1):
+    # LearnableRepLayer after rep(): one Conv with bias; no activation after a stride 2.
+    y = affine(b.conv(x, c_in, c_out, k, s, groups=groups))
+    return y if s == 2 else affine(hardswish(y))
+
+  def se(x, c, reduction, alpha):
+    s = b.node("Relu", [b.conv(b.node("GlobalAveragePool", [x]), c, c // reduction, 1)])
+    s = b.node("HardSigmoid", [b.conv(s, c // reduction, c, 1)], alpha=alpha, beta=0.5)
+    return b.node("Mul", [x, s])
+
+  def divisible(v):
+    new_v = max(16, int(v + 8) // 16 * 16)
+    return new_v + 16 if new_v < 0.9 * v else new_v
+
+  def rse_layer(x, c_in, c_out, k):
+    y = b.conv(x, c_in, c_out, k, bias=False)
+    return b.node("Add", [y, se(y, c_out, 4, 0.2)])
+
+  def up(x, factor):
+    roi = constant([1.0] * 8)
+    return b.node("Resize", [x, roi, constant([1.0, 1.0, factor, factor]), ""], mode="nearest",
+                  coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+
+  scale = 0.75
+  c = divisible(16 * scale)
+  x = b.bn(b.conv("x", 3, c, 3, 2, bias=False), c)  # 320
+  stages = [[(3, 16, 32, 1, False)], [(3, 32, 64, 2, False), (3, 64, 64, 1, False)],
+            [(3, 64, 128, 2, False), (3, 128, 128, 1, False)],
+            [(3, 128, 256, 2, False)] + [(5, 256, 256, 1, False)] * 4,
+            [(5, 256, 512, 2, True), (5, 512, 512, 1, True), (5, 512, 512, 1, False), (5, 512, 512, 1, False)]]
+  features = []
+  for stage, blocks in enumerate(stages):
+    for k, c_in, c_out, s, use_se in blocks:
+      c_in, c_out = divisible(c_in * scale), divisible(c_out * scale)
+      x = rep_layer(x, c_in, c_in, k, s, groups=c_in)
+      if use_se:
+        x = se(x, c_in, 4, 1.0 / 6)
+      x = rep_layer(x, c_in, c_out, 1)
+    if stage > 0:
+      features.append((x, c_out))
+  # The det backbone's 1x1 convs (with bias) to 16, 24, 56, 480 x 0.75 channels.
+  features = [(b.conv(f, ch, int(mv * scale), 1), int(mv * scale)) for (f, ch), mv in zip(features, [16, 24, 56, 480])]
+  inner = 96
+  ins = [rse_layer(f, ch, inner, 1) for f, ch in features]
+  outs = [ins[3]]
+  for lateral in reversed(ins[:3]):
+    outs.insert(0, b.node("Add", [lateral, up(outs[0], 2)]))
+  p = [rse_layer(o, inner, inner // 4, 3) for o in outs]
+  fuse = b.node("Concat", [up(p[3], 8), up(p[2], 4), up(p[1], 2), p[0]], axis=1)
+  h = b.node("Relu", [b.bn(b.conv(fuse, inner, inner // 4, 3, bias=False), inner // 4)])
+  name = b.name("deconv")
+  h = b.node("ConvTranspose", [h, b.weight(name + "_w", [inner // 4, inner // 4, 2, 2]), b.weight(name + "_b", [inner // 4])],
+             [name], kernel_shape=[2, 2], strides=[2, 2])
+  h = b.node("Relu", [b.bn(h, inner // 4)])
+  name = b.name("deconv")
+  h = b.node("ConvTranspose", [h, b.weight(name + "_w", [inner // 4, 1, 2, 2]), b.weight(name + "_b", [1])], [name],
+             kernel_shape=[2, 2], strides=[2, 2])
+  b.node("Sigmoid", [h], ["sigmoid_0.tmp_0"])
+  return [1, 3, 640, 640], {"sigmoid_0.tmp_0": [1, 1, 640, 640]}, 11
+
+
 def main():
   variants = {"resnet50": (resnet50, "input"), "yolo": (yolo, "images"), "yolov5": (yolov5, "images"), "ssd": (ssd, "image"), "centernet": (centernet, "input"),
-              "retinaface": (retinaface, "input")}
+              "retinaface": (retinaface, "input"), "dbnet": (dbnet, "x")}
   if len(sys.argv) != 3 or sys.argv[2] not in variants:
     sys.exit("usage: detector_models.py OUT.onnx " + "|".join(variants))
   build, input_name = variants[sys.argv[2]]

@@ -25,6 +25,10 @@
 # backbone freed wait for the neck's tensors of their shape; the stem alone
 # left ORT's run peak where it was (6,686,592 -> 6,699,168). It needs a
 # segment with several inputs there, chosen by the runtime's figure.
+# detector_dbnet (PP-OCRv4 det-like: PPLCNetV3 stem, RSEFPN neck with SE
+# gates, DBHead's ConvTranspose x2) needs two segments with several inputs:
+# the neck's 1/4 stage (its lateral recomputed from the 12 channels it comes
+# from) and the head, each reading SE gates whole.
 # Installs onnxruntime-node into ORT_DIR first when it is not there
 # (install_ort.sh); skipped (exit 77, one line saying why) only when it cannot
 # be installed or a tool is missing.
@@ -83,6 +87,10 @@ while read -r name file flags; do
     echo "FAIL: $name: the patch option has no segment with several inputs (the neck)"
     status=1
   fi
+  if [[ "$name" == detector_dbnet ]] && [ "$(jq '[.options[] | select(.kind == "patch") | .segments[] | select(.inputs)] | length' "$out/$name.fit.json")" -lt 2 ]; then
+    echo "FAIL: $name: the patch option has not the two segments with several inputs (the neck at 1/4 and the head) it needs"
+    status=1
+  fi
   if [ "$ok" != "true" ]; then
     echo "FAIL: $name: outputs differ by $relative relative (limit 1e-4)"
     status=1
@@ -104,6 +112,7 @@ detector_resnet50 @detector_models:resnet50
 light_resnet50 onnx_onnx/light_resnet50.onnx
 detector_yolo @detector_models:yolo
 detector_yolov5 @detector_models:yolov5 --runtime onnxruntime-cpu
+detector_dbnet @detector_models:dbnet
 MODELS
 if [ $checked -eq 0 ]; then
   echo "SKIP: needs the shared model corpus (none of its CNNs is in $models; tools/fetch_test_models.sh fetches it)"

@@ -367,3 +367,37 @@ def test_fit_is_the_cli_fit_report():
         fp.fit(model)
     with pytest.raises(TypeError, match="fit\\(\\) got an unexpected keyword argument 'devcie'"):
         fp.fit(model, devcie="stm32f407")
+
+
+def fpn_add_model(path):
+    """x [1, 3, height, width] -> Conv s2 -> c2 -> Conv s2 -> Resize x2 -> Add(c2, up): an FPN's top-down add,
+    which needs ceil(height / 2) even (the C++ tests' FpnAddModel)."""
+    onnx = pytest.importorskip("onnx")  # Debian's python3-onnx
+    from onnx import TensorProto, helper
+    conv = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2]}
+    nodes = [helper.make_node("Conv", ["x", "w2"], ["c2"], "conv_c2", **conv),
+             helper.make_node("Conv", ["c2", "w4"], ["c4"], "conv_c4", **conv),
+             helper.make_node("Resize", ["c4", "", "scales"], ["up"], "upsample", mode="nearest"),
+             helper.make_node("Add", ["c2", "up"], ["sum"], "fpn_add"),
+             helper.make_node("Relu", ["sum"], ["y"], "relu")]
+    weights = [helper.make_tensor("w2", TensorProto.FLOAT, [8, 3, 3, 3], [0.0] * 216),
+               helper.make_tensor("w4", TensorProto.FLOAT, [8, 8, 3, 3], [0.0] * 576),
+               helper.make_tensor("scales", TensorProto.FLOAT, [4], [1.0, 1.0, 2.0, 2.0])]
+    graph = helper.make_graph(nodes, "fpn_add",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, "height", "width"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], weights)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def test_a_binding_the_model_contradicts_raises_the_cli_message(tmp_path):
+    model = fpn_add_model(str(tmp_path / "fpn.onnx"))
+    with pytest.raises(fp.Error) as raised:
+        fp.analyze(model, dims={"height": 481, "width": 640})
+    _, error = cli_report(model, "--dim", "height=481", "--dim", "width=640")
+    assert str(raised.value) == error
+    assert "--dim height=481 makes the model contradict itself: Add 'fpn_add': dims 241 and 242" in error
+    assert fp.analyze(model, dims={"height": 480, "width": 640})["memory"]["unsized_tensors"] == 0
+    with pytest.raises(fp.Error) as raised:
+        fp.fit(model, device="stm32h743", dims={"height": 481, "width": 640})
+    assert "--dim height=481 makes the model contradict itself" in str(raised.value)

@@ -1,5 +1,3 @@
-#include <cstdio>
-#include <cstdlib>
 // The first run with ORT's default options on its BFC arena (arena_run.h).
 #include "analyzer/runtimes/onnxruntime/arena_run.h"
 
@@ -60,9 +58,9 @@ ArenaFigures ReplayFirstRunOnArena(const ArenaRun& run) {
     // The node's outputs (OpKernelContext::Output), then its scratch block
     // by block, all given back when it returns, then what this step read
     // for the last time (SequentialExecutor releases them after the node).
-    for (size_t i : allocated_at[step]) { const int64_t before = arena.region_bytes(); handle_of[i] = arena.Alloc(run.buffers[i].bytes); if (getenv("DBG_ARENA") && arena.region_bytes() != before) fprintf(stderr, "step %lld buffer %lld extends to %lld\n", (long long)step, (long long)run.buffers[i].bytes, (long long)arena.region_bytes()); }
+    for (size_t i : allocated_at[step]) handle_of[i] = arena.Alloc(run.buffers[i].bytes);
     std::vector<BfcArena::Handle> scratch;
-    for (int64_t bytes : run.step_scratch[step]) { const int64_t before = arena.region_bytes(); scratch.push_back(arena.Alloc(bytes)); if (getenv("DBG_ARENA") && arena.region_bytes() != before) fprintf(stderr, "step %lld scratch %lld extends to %lld\n", (long long)step, (long long)bytes, (long long)arena.region_bytes()); }
+    for (int64_t bytes : run.step_scratch[step]) scratch.push_back(arena.Alloc(bytes));
     for (BfcArena::Handle handle : scratch) arena.Free(handle);
     for (size_t i : freed_after[step]) arena.Free(handle_of[i]);
   }

@@ -171,6 +171,15 @@ UndecidedOutput JoinUndecided(const SymValue& a, const SymValue& b, bool take_th
   return unknown;
 }
 
+// The outputs of an If whose branch cannot run: unknown, and the line of
+// the node that cannot run (the graph around it records it).
+void MarkCannotRun(const std::string& why, std::vector<SymValue>& outputs) {
+  for (SymValue& out : outputs) {
+    out = UnknownValue(why);
+    out.contradiction = true;
+  }
+}
+
 }  // namespace
 
 bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs) {
@@ -188,13 +197,32 @@ bool Engine::InferIf(const OpContext& ctx, const Scope& scope, int depth, std::v
   IfDecision decision{.node = ctx.node.name().empty() && ctx.node.output_size() > 0 ? ctx.node.output(0)
                                                                                     : ctx.node.name()};
   const size_t paired = std::min({outputs.size(), then_out.size(), else_out.size()});
-  if (condition.has_value()) {
-    for (size_t o = 0; o < paired; ++o) outputs[o] = *condition ? then_out[o] : else_out[o];
-    decision.branch = *condition ? "then" : "else";
+  auto then_cannot = tables_.contradictions.find(then_branch);
+  auto else_cannot = tables_.contradictions.find(else_branch);
+  const bool then_runs = then_cannot == tables_.contradictions.end();
+  const bool else_runs = else_cannot == tables_.contradictions.end();
+  std::optional<bool> taken = condition;
+  if (!taken.has_value() && then_runs != else_runs) {
+    // A branch that cannot run with these shapes is never taken: the If is
+    // decided by the other (PyTorch's exports test a rank or a dim that
+    // only one branch can serve).
+    taken = then_runs;
+    const std::string& why = (then_runs ? else_cannot : then_cannot)->second.line;
+    decision.ruled_out = absl::StrCat(then_runs ? "else" : "then", ": ", why);
+    tables_.warnings.push_back(absl::StrCat("If '", decision.node,
+                                            "': its condition is not known before running, but its ",
+                                            then_runs ? "else" : "then", " branch cannot run with these shapes (",
+                                            why, "): only the ", then_runs ? "then" : "else", " branch is counted"));
+  }
+  if (taken.has_value()) {
+    for (size_t o = 0; o < paired; ++o) outputs[o] = *taken ? then_out[o] : else_out[o];
+    if (!(*taken ? then_runs : else_runs)) MarkCannotRun((*taken ? then_cannot : else_cannot)->second.line, outputs);
+    decision.branch = *taken ? "then" : "else";
     RecordIf(ctx.node, std::move(decision));
     return true;
   }
   decision.branch = "undecided";
+  if (!then_runs && !else_runs) MarkCannotRun(then_cannot->second.line, outputs);
   if (ctx.node.input_size() > 0) decision.decided_by = absl::StrJoin(DecidingBindings(ctx.node.input(0), scope), " ");
   const bool take_then = ChooseBoundBranch(ctx.node, then_out, else_out, paired);
   bool any_differs = false;

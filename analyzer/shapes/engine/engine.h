@@ -98,6 +98,8 @@ class Engine {
   // dims disagree (a bound against an exact dim) takes the larger dim.
   void BroadcastBounds(const onnx::NodeProto& node, const Scope& scope, std::vector<SymValue>& outputs) const;
   bool InferIf(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
+  // The first node of `graph` whose output contradicts (tables_.contradictions).
+  void RecordContradiction(const onnx::GraphProto& graph, const onnx::NodeProto& node, const std::string& reason);
   bool InferLoop(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
   bool InferScan(const OpContext& ctx, const Scope& scope, int depth, std::vector<SymValue>& outputs);
   bool InferWithOnnx(const OpContext& ctx, std::vector<SymValue>& outputs);

@@ -131,6 +131,7 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
   GraphShapes& table = tables_.graphs[&graph];
   table.values.clear();
   table.index.clear();
+  tables_.contradictions.erase(&graph);  // A Loop body inferred again: the last pass counts.
   Scope scope{.table = &table, .outer = outer};
   if (depth > kMaxDepth) return;
   size_t value_count = graph.initializer_size() + graph.input_size();
@@ -198,6 +199,9 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
         SymValue& v = outputs[o];
         v.max_over_branches = v.max_over_branches || follows_bound;
         v.extent_bound = v.extent_bound || follows_extent;
+        // Two dims of bounds may clash where the real ones agree: only exact shapes contradict.
+        v.contradiction = v.contradiction && !follows_bound && !follows_extent;
+        if (v.contradiction) RecordContradiction(graph, *node, v.reason);
         auto type = onnx_types.find(node->output(o));
         FinishOutput(*node, o, graph, scope, type != onnx_types.end() ? type->second : nullptr, v);
         table.Set(node->output(o), std::move(v));
@@ -206,6 +210,24 @@ void Engine::InferGraph(const onnx::GraphProto& graph, const Scope* outer, const
     progress = later.size() < pending.size();
     pending.swap(later);
   }
+}
+
+void Engine::RecordContradiction(const onnx::GraphProto& graph, const onnx::NodeProto& node,
+                                 const std::string& reason) {
+  if (tables_.contradictions.contains(&graph)) return;
+  // An If's outputs contradict when the branch it takes cannot run: that branch's node is the one named.
+  if (IsDefaultDomain(node) && node.op_type() == "If") {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      auto inner = attribute.has_g() ? tables_.contradictions.find(&attribute.g()) : tables_.contradictions.end();
+      if (inner == tables_.contradictions.end()) continue;
+      tables_.contradictions.emplace(&graph, inner->second);
+      return;
+    }
+  }
+  tables_.contradictions.emplace(
+      &graph, Contradiction{.node = &node,
+                            .line = absl::StrCat(node.op_type(), " '", node.name().empty() ? node.output(0) : node.name(),
+                                                 "': ", reason)});
 }
 
 namespace {

@@ -1,11 +1,13 @@
 // ONNX's per-node shape functions, fed with our shapes and values: for the
 // nodes that no shape function of ours sizes.
 #include <algorithm>
+#include <cctype>
 #include <exception>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "analyzer/loader/onnx_domain.h"
 #include "analyzer/shapes/engine/engine.h"
 #include "analyzer/shapes/engine/proto_values.h"
@@ -59,6 +61,27 @@ bool HasConstantData(const SymValue& v) {
   return std::all_of(v.ints->begin(), v.ints->end(), [](const Expr& x) { return x.AsConstant().has_value(); });
 }
 
+// Every present input a tensor whose dims are all numbers, none of them a bound.
+bool ExactInputs(const OpContext& ctx) {
+  for (const SymValue* v : ctx.inputs) {
+    if (v == nullptr) continue;
+    if (v->kind != SymValue::Kind::kTensor || !v->HasConcreteShape() || v->max_over_branches || v->extent_bound) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "[ShapeInferenceError] First input tensor must have rank 3" -> "ONNX's
+// check: first input tensor must have rank 3" (one line).
+std::string OnnxCheckText(std::string text) {
+  if (size_t end = text.find(']'); text.rfind('[', 0) == 0 && end != std::string::npos) text.erase(0, end + 1);
+  text.erase(0, std::min(text.find_first_not_of(' '), text.size()));
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return absl::StrCat("ONNX's check: ", text);
+}
+
 }  // namespace
 
 bool Engine::InferWithOnnx(const OpContext& ctx, std::vector<SymValue>& outputs) {
@@ -98,6 +121,16 @@ bool Engine::InferWithOnnx(const OpContext& ctx, std::vector<SymValue>& outputs)
       any = true;
     }
     return any;
+  } catch (const onnx::InferenceError& error) {
+    // With every input's shape exact, ONNX's check is the op's own: the
+    // node cannot run with these shapes (an LSTM fed rank 5). Otherwise
+    // (symbolic dims, unknown inputs) the check may be ONNX's limit, not the node's.
+    if (!ExactInputs(ctx)) return false;
+    for (SymValue& out : outputs) {
+      out = UnknownValue(OnnxCheckText(error.what()));
+      out.contradiction = true;
+    }
+    return !outputs.empty();
   } catch (const std::exception&) {
     return false;
   }

@@ -102,6 +102,7 @@ ShapeFunction ArithFunction(Arith op) {
     if (!shape.has_value() || ctx.inputs.empty()) return false;
     SymValue result = TensorOf(FirstType(ctx), *shape);
     result.reason = conflict;
+    result.contradiction = !conflict.empty();
     // Values fold only when every input has them (shape arithmetic); an
     // activation plus a bias has none, and needs no broadcast index.
     bool any_values_missing = false;
@@ -185,9 +186,12 @@ bool AtLeastOneForAnyDims(const Expr& e) {
 
 ShapeFunction CompareFunction(Compare op) {
   return [op](const OpContext& ctx, Outputs& out) {
-    std::optional<std::vector<Expr>> shape = BroadcastInputs(ctx);
+    std::string conflict;
+    std::optional<std::vector<Expr>> shape = BroadcastInputs(ctx, &conflict);
     if (!shape.has_value() || ctx.inputs.size() != 2) return false;
     SymValue result = TensorOf(onnx::TensorProto::BOOL, *shape);
+    result.reason = conflict;
+    result.contradiction = !conflict.empty();
     const std::optional<std::vector<int64_t>> concrete = result.ConcreteShape();
     std::optional<std::vector<Expr>> a = IntValues(ctx.inputs[0]);
     std::optional<std::vector<Expr>> b = IntValues(ctx.inputs[1]);
@@ -252,10 +256,13 @@ ShapeFunction UnaryFunction(std::function<std::optional<Expr>(const Expr&)> int_
 }
 
 bool WhereFunction(const OpContext& ctx, Outputs& out) {
-  std::optional<std::vector<Expr>> shape = BroadcastInputs(ctx);
+  std::string conflict;
+  std::optional<std::vector<Expr>> shape = BroadcastInputs(ctx, &conflict);
   if (!shape.has_value() || ctx.inputs.size() != 3) return false;
   SymValue result = TensorOf(ctx.inputs[1]->elem_type != 0 ? ctx.inputs[1]->elem_type : ctx.inputs[2]->elem_type,
                              *shape);
+  result.reason = conflict;
+  result.contradiction = !conflict.empty();
   const std::optional<std::vector<int64_t>> concrete = result.ConcreteShape();
   std::optional<std::vector<int64_t>> cond = ConstantInts(ctx.inputs[0]);
   if (concrete.has_value() && cond.has_value()) {

@@ -83,7 +83,7 @@ std::string BroadcastConflict(const std::vector<Expr>& a, const std::vector<Expr
     std::optional<int64_t> x = a[i + a.size() - rank].AsConstant();
     std::optional<int64_t> y = b[i + b.size() - rank].AsConstant();
     if (x.has_value() && y.has_value() && *x != *y && *x != 1 && *y != 1) {
-      return absl::StrCat("dims ", *x, " and ", *y, " do not broadcast (are the bound dims consistent?)");
+      return absl::StrCat("dims ", *x, " and ", *y, " do not broadcast");
     }
   }
   return "";

@@ -51,7 +51,10 @@ bool ExpandFunction(const OpContext& ctx, Outputs& out) {
   std::optional<std::vector<Expr>> target = ShapeInput(ctx, 1);
   if (!target.has_value()) return false;
   SymValue result = TensorOf(x->elem_type, Broadcast(*x->shape, *target));
-  if (!result.HasFullShape()) result.reason = BroadcastConflict(*x->shape, *target);
+  if (!result.HasFullShape()) {
+    result.reason = BroadcastConflict(*x->shape, *target);
+    result.contradiction = !result.reason.empty();
+  }
   if (std::optional<std::vector<int64_t>> concrete = result.ConcreteShape();
       concrete.has_value() && x->ints.has_value()) {
     if (std::optional<std::vector<int64_t>> idx = BroadcastIndex(*x->ConcreteShape(), *concrete)) {
