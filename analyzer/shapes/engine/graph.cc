@@ -4,6 +4,7 @@
 #include <forward_list>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -220,7 +221,8 @@ void Engine::RecordContradiction(const onnx::GraphProto& graph, const onnx::Node
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       auto inner = attribute.has_g() ? tables_.contradictions.find(&attribute.g()) : tables_.contradictions.end();
       if (inner == tables_.contradictions.end()) continue;
-      tables_.contradictions.emplace(&graph, inner->second);
+      Contradiction taken = inner->second;  // Copied before the map may rehash.
+      tables_.contradictions.emplace(&graph, std::move(taken));
       return;
     }
   }
