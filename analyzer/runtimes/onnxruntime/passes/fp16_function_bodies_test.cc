@@ -130,6 +130,29 @@ TEST(Float16FunctionBodiesTest, ReluAtOpset18IsAFloat16Max) {
   EXPECT_EQ(Find(*ort, "x.float32"), nullptr);
 }
 
+TEST(Float16FunctionBodiesTest, FastGeluWithABiasIsItsBodyWithTheAddFirst) {
+  // ORT's optimized fp16 tiny-random-gpt2 (AVX-512 host): each FastGelu
+  // reading a bias is Add(X, bias), then the body's eight nodes on that sum,
+  // in float32 (no float16 kernel).
+  ModelBuilder builder;
+  builder.Opset("", 17).Opset("com.microsoft", 1).Input("x", kFloat, {1, 1024});
+  builder.Initializer("bias", kFloat16, {1024});
+  SetInt(builder.Node("Cast", {"x"}, {"x16"}), "to", kFloat16);
+  builder.Node("FastGelu", {"x16", "bias"}, {"z16"}, "op").set_domain("com.microsoft");
+  SetInt(builder.Node("Cast", {"z16"}, {"y"}), "to", kFloat);
+  builder.Output("y", kFloat, {1, 1024});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  const TensorRecord* sum = Find(*ort, "_inlfunc_FastGelu_op/0");
+  ASSERT_NE(sum, nullptr);
+  EXPECT_EQ(sum->producer, "_inlfunc_FastGelu_op/Add_0");
+  EXPECT_EQ(sum->dtype, "float32");
+  EXPECT_EQ(sum->bytes, 4096);
+  EXPECT_EQ(CountWrittenBy(*ort, "Add"), 3);
+  EXPECT_EQ(CountWrittenBy(*ort, "Mul"), 5);
+  EXPECT_EQ(CountWrittenBy(*ort, "Tanh"), 1);
+}
+
 TEST(Float16FunctionBodiesTest, TheInlinedOpsAndOpsetsAreORTs) {
   EXPECT_TRUE(ort::InlinesFloat16Body("LeakyRelu", 16));
   EXPECT_TRUE(ort::InlinesFloat16Body("PRelu", 18));
