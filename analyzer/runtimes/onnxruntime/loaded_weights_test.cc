@@ -162,9 +162,9 @@ TEST(LoadedWeightsTest, EqualInitializersAreOneOnlyUpToEightElements) {
             9 * 4 + kPerInitializer);
 }
 
-absl::StatusOr<Analysis> Chain(const std::vector<std::string>& ops) {
+absl::StatusOr<Analysis> Chain(const std::vector<std::string>& ops, int32_t type = onnx::TensorProto::FLOAT) {
   ModelBuilder builder;
-  builder.Input("t0", onnx::TensorProto::FLOAT, {1, 18, 4, 4});
+  builder.Input("t0", type, {1, 18, 4, 4});
   for (size_t i = 0; i < ops.size(); ++i) {
     builder.Add(ops[i], {absl::StrCat("t", i)}, {absl::StrCat("t", i + 1)});
   }
@@ -188,6 +188,21 @@ TEST(LoadedWeightsTest, AnIdentityOrtTakesOutStillCostsTheSessionSome) {
   absl::StatusOr<Analysis> with_identity = Chain({"Relu", "Identity", "Relu"});
   ASSERT_TRUE(relus.ok() && with_identity.ok());
   EXPECT_EQ(with_identity->memory.runtime_weights_bytes - relus->memory.runtime_weights_bytes, 1'140);
+}
+
+TEST(LoadedWeightsTest, EachCastOrtInsertsAndTakesOutAgainStillCostsTheSessionSome) {
+  // session_fp16_sigmoid_*: ORT runs a float16 Sigmoid in float32 behind a
+  // Cast in and a Cast out; between two Sigmoids the two meet and go. Two
+  // more Sigmoids: two nodes and four such Casts (850 each) more.
+  absl::StatusOr<Analysis> three = Chain({"Sigmoid", "Sigmoid", "Sigmoid"}, onnx::TensorProto::FLOAT16);
+  absl::StatusOr<Analysis> five = Chain({"Sigmoid", "Sigmoid", "Sigmoid", "Sigmoid", "Sigmoid"}, onnx::TensorProto::FLOAT16);
+  ASSERT_TRUE(three.ok() && five.ok());
+  EXPECT_EQ(five->memory.runtime_weights_bytes - three->memory.runtime_weights_bytes, 2 * kPerNode + 4 * 850);
+  // In float32 no Cast is made: two nodes more.
+  absl::StatusOr<Analysis> three32 = Chain({"Sigmoid", "Sigmoid", "Sigmoid"});
+  absl::StatusOr<Analysis> five32 = Chain({"Sigmoid", "Sigmoid", "Sigmoid", "Sigmoid", "Sigmoid"});
+  ASSERT_TRUE(three32.ok() && five32.ok());
+  EXPECT_EQ(five32->memory.runtime_weights_bytes - three32->memory.runtime_weights_bytes, 2 * kPerNode);
 }
 
 TEST(LoadedWeightsTest, AFirstRunOfSmallTensorsLeavesTheInitialMegabyteHeld) {

@@ -70,6 +70,11 @@ class Float16Casts {
       if (model_type_[id] == kFloat16) Convert(static_cast<ValueId>(id));
     }
     DropCastsToFloat();
+    // Every Cast ORT numbered but does not run was inserted, then taken out
+    // (met its Cast back, or fused into a weight converted at load).
+    int64_t kept = 0;
+    for (const auto& made : made_casts_) kept += made.first < cast_count_ ? 1 : 0;
+    cancelled_ = cast_count_ - kept;
     Rebuild();
     return {.casts = true, .converted_at_load = converted_at_load_};
   }
@@ -410,11 +415,13 @@ class Float16Casts {
 
  public:
   int64_t dropped() const { return dropped_; }
+  int64_t cancelled() const { return cancelled_; }
 
  private:
   PassContext& context_;
   IrGraph& graph_;
   int64_t dropped_ = 0;                           // Casts of the model's ORT removes.
+  int64_t cancelled_ = 0;                         // Casts ORT inserted and took out again.
   std::vector<int32_t> model_type_;               // Per value: its element type in the model (0: unknown).
   std::vector<bool> in_float_;                    // Per original node: runs in float32.
   std::vector<bool> took_in_weights_;             // Per original node: a Conv whose weights ORT rewrote at level 1.
@@ -514,6 +521,7 @@ PassChange RefuseBfloat16WithoutKernel(IrGraph& graph, PassContext& context) {
 PassChange InsertCasts(IrGraph& graph, PassContext& context) {
   Float16Casts casts(context, graph);
   context.float16 = casts.Run();
+  context.rewrite.cancelled_casts += casts.cancelled();
   return {.fused_nodes = casts.dropped()};
 }
 
