@@ -111,6 +111,10 @@ int64_t SessionBytes(const IrGraph& graph, const GraphRewrite& rewrite, const Sh
                   kSessionBytesPerInitializer * (new_initializers + static_cast<int64_t>(held_weights.size())) +
                   kSessionBytesPerRemovedInitializer * removed_initializers +
                   kSessionBytesPerCancelledCast * rewrite.cancelled_casts;
+  // A float16 body's constant: its float32 initializer held (4 bytes), the
+  // float16 one and the Cast between taken out.
+  bytes += rewrite.float16_body_constants * (kSessionBytesPerInitializer + 4 + kSessionBytesPerRemovedInitializer +
+                                             kSessionBytesPerCancelledCast);
   for (ValueId id : held_weights) bytes += name_bytes(graph.values[id].name, kSessionBytesPerValueNameChar);
   std::set<const onnx::NodeProto*> kept;
   for (const IrNode& node : graph.nodes) {
