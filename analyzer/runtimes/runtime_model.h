@@ -76,6 +76,14 @@ struct GraphRewrite {
   int64_t layout_nodes = 0;                // Nodes run in the runtime's blocked layout (ORT's NCHWc).
   int64_t reorder_nodes = 0;               // Layout conversions it adds (ReorderInput/Output, NHWC Transposes).
   std::vector<std::string> fused_tensors;  // Tensors that no longer exist (ValueOrigin::kFusedAway).
+  // Nodes the runtime adds and a later pass of its own takes out again
+  // (ORT's float16 Casts that meet their Cast back): in no graph, but part
+  // of each stays held (loaded_weights.h, the session's structures).
+  int64_t cancelled_casts = 0;
+  // Constants of the float16 function bodies the runtime inlines, each an
+  // initializer ORT converts to float32 at load (the bodies' own nodes leave
+  // them out: a few bytes of data, but the session's structures of each).
+  int64_t float16_body_constants = 0;
   // Indexed like IrGraph::values (empty when nothing fused): the input whose
   // bytes a fused node's output is written over (Conv + Add: the residual),
   // or -1. The in-place mode applies it when that input dies there.

@@ -132,6 +132,14 @@ for n in (10, 80):
     chain('session_long_node_names', lambda i, t: helper.make_node('Relu', [t(i)], [t(i + 1)], name=f'{LONG}node{i:03d}'))
     chain('session_long_value_names', lambda i, t: helper.make_node('Relu', [t(i)], [t(i + 1)]),
           names=lambda i: f'{LONG}{i:03d}')
+    # For fit_constants.py: Sigmoid chains on [16], float32 and float16. ORT has no float16
+    # Sigmoid on the CPU: each runs in float32 behind a Cast of its input and one of its output
+    # (InsertCastTransformer), and the two that meet between two Sigmoids are taken out again
+    # (RemoveDuplicateCastTransformer): what each such Cast leaves behind.
+    chain('session_sigmoid', lambda i, t: helper.make_node('Sigmoid', [t(i)], [t(i + 1)]), shape=[16])
+    nodes = [helper.make_node('Sigmoid', [f't{i}'], [f't{i + 1}']) for i in range(n)]
+    save(f'session_fp16_sigmoid_{n}', nodes, [helper.make_tensor_value_info('t0', TensorProto.FLOAT16, [16])],
+         [helper.make_tensor_value_info(f't{n}', TensorProto.FLOAT16, [16])])
     nodes = [helper.make_node('Relu', [f't{i}'], [f't{i + 1}']) for i in range(n)]
     g = helper.make_graph(nodes, f'session_value_info_{n}', [vi('t0', S4)], [vi(f't{n}', S4)],
                           value_info=[vi(f't{i}', S4) for i in range(1, n)])

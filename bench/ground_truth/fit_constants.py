@@ -31,7 +31,8 @@ DEFAULT_RESULTS = os.path.join(HERE, 'constants_probes.results.jsonl')
 CHAIN_SHORT, CHAIN_LONG = 10, 80
 SESSION_CHAINS = ('session_relu1d', 'session_relu4d', 'session_leaky', 'session_conv18', 'session_conv18_attrs',
                   'session_conv18_bias', 'session_add_init', 'session_identity_relu', 'session_conv_bn',
-                  'session_conv_bn_plain', 'session_value_info', 'session_long_node_names', 'session_long_value_names')
+                  'session_conv_bn_plain', 'session_value_info', 'session_long_node_names', 'session_long_value_names',
+                  'session_sigmoid', 'session_fp16_sigmoid')
 RUN_PROBES = tuple(f'overhead_{i}in_{b - i}out' for b in range(2, 7) for i in range(1, b)) + (
     'overhead_conv1d_8x512', 'overhead_conv1d_4x256', 'overhead_conv1d_16x400_s2', 'overhead_conv1d_3x600')
 COPY_PROBES = ('copy_relu', 'copy_averagepool_2d', 'copy_averagepool_3d', 'copy_maxpool_1d', 'copy_instancenorm')
@@ -64,7 +65,8 @@ def model_facts(path):
 
     def tensor_bytes(info):
         dims = [d.dim_value for d in info.type.tensor_type.shape.dim]
-        return 4 * math.prod(dims)  # Every probe tensor is float32 of static dims.
+        element = 2 if info.type.tensor_type.elem_type == onnx.TensorProto.FLOAT16 else 4
+        return element * math.prod(dims)  # Every probe tensor is float32 or float16 of static dims.
 
     def long_chars(names):
         return sum(len(n) for n in names if len(n) > SHORT_STRING_CHARS)
@@ -198,6 +200,9 @@ def session_constants(p):
              2 * c['kSessionBytesPerRemovedAttribute'] - c['kSessionBytesPerInitializer'] - 18 * 4)
     c['kSessionBytesPerRemovedInitializer'] = round_to(fused / 5, 10)
     c['kSessionBytesPerValueInfo'] = round_to(p.slope('session_value_info') - node_4d, 10)
+    # A Cast ORT inserts for a float16 node it runs in float32 and takes out again when it meets
+    # the Cast back (two per float16 Sigmoid of a chain, against the float32 chain).
+    c['kSessionBytesPerCancelledCast'] = round_to((p.slope('session_fp16_sigmoid') - p.slope('session_sigmoid')) / 2, 10)
     # A name past std::string's own 15 characters: bytes per unit over characters per unit.
     for constant, chain, chars in (('kSessionBytesPerNodeNameChar', 'session_long_node_names', 'node_name_chars'),
                                    ('kSessionBytesPerValueNameChar', 'session_long_value_names', 'value_name_chars')):

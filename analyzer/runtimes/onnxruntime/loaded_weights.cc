@@ -235,6 +235,8 @@ class KernelCopies {
       AddGemm(node, handled);
     } else if (op == "ConvTranspose" && default_domain) {
       AddConvTranspose(node, handled);
+    } else if (op == "Attention" && proto.domain() == "com.microsoft") {
+      AddAttention(node, handled);
     } else if (op == "QLinearConv" && (default_domain || proto.domain() == "com.microsoft")) {
       AddQLinearConv(node, handled);
     } else if (QuantizedGemmB(proto) >= 0) {
@@ -323,6 +325,32 @@ class KernelCopies {
     if (first) result_.held_bytes += GemmPackedBytes(n, k);
     buffers_.Make(LoadStage::kPrePack, first ? GemmPackedBytes(n, k) : 0, first ? 0 : GemmPackedBytes(n, k),
                   buffers_.HoldersInFloatOf({node.inputs[1]}));
+    handled[1] = true;
+  }
+
+  // com.microsoft Attention packs its constant 2-D float weights at load,
+  // head by head for each of Q, K and V (contrib_ops/cpu/bert/attention.cc
+  // PrePack: num_heads x MlasGemmPackBSize(head_size, input hidden), reserved,
+  // none when a hidden size is not a multiple of num_heads), so a head of 8
+  // columns is padded to 16: the pack twice the weights. Measured on an
+  // AVX-512 host, arena off: 256 x 768 weights in 32 heads of 8 hold
+  // 1,646,824 after creation, in 4 heads of 64 860,176.
+  void AddAttention(const IrNode& node, std::vector<bool>& handled) {
+    const std::optional<KnownWeight> weights = ConstantFloat(node.inputs[1]);
+    const int64_t heads = IntAttribute(*node.proto, "num_heads", 0);
+    if (!weights.has_value() || weights->dims.size() != 2 || heads <= 0) return;
+    std::vector<int64_t> hidden = IntsAttribute(*node.proto, "qkv_hidden_sizes");
+    if (hidden.empty()) hidden.assign(3, weights->dims[1] / 3);
+    if (hidden.size() != 3) return;
+    const int64_t k = weights->dims[0];
+    int64_t pack = 0;
+    for (int64_t size : hidden) {
+      if (size <= 0 || size % heads != 0) return;
+      pack += heads * GemmPackedBytes(size / heads, k);
+    }
+    const bool first = packed_.insert({classes_.Of(node.inputs[1]), "attention", heads, k}).second;
+    if (first) result_.held_bytes += pack;
+    buffers_.Make(LoadStage::kPrePack, first ? pack : 0, 0, buffers_.HoldersInFloatOf({node.inputs[1]}));
     handled[1] = true;
   }
 

@@ -28,6 +28,9 @@
 //     with Reserve (gemm.cc GemmPackBFp32: MakeUniquePtr(..., use_reserve)),
 //     so never an arena chunk; one copy however many kernels pack the same B
 //     (measured: two MatMuls on one B hold one packed copy);
+//   - com.microsoft Attention (float, 2-D weights): per head of Q, K and V,
+//     MlasGemmPackBSize(head_size, input hidden), reserved (attention.cc
+//     PrePack): a head under 16 columns padded to 16;
 //   - ConvTranspose (float, filter of rank > 2, neither K nor N 1): the
 //     filter transposed, same bytes, with alloc->Alloc (conv_transpose.cc
 //     PrePack): under ORT's default options an arena chunk (arena_run.h);
@@ -54,7 +57,7 @@
 //   (mapped_bytes); a copy ORT makes of it (a fused, reordered, packed or
 //   float32 one) is heap like any other.
 // Not modelled: other pre-packing kernels (the other quantized ones,
-// LSTM/GRU, Attention), initializers shared between sessions.
+// LSTM/GRU), initializers shared between sessions.
 #ifndef ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_LOADED_WEIGHTS_H_
 #define ONNX_FOOTPRINT_ANALYZER_RUNTIMES_ONNXRUNTIME_LOADED_WEIGHTS_H_
 

@@ -77,6 +77,30 @@ TEST(LoadedWeightsTest, AnNchwcConvsFilterHasItsOutputChannelsPaddedToTheBlock) 
   EXPECT_EQ(padded->memory.runtime_weights_bytes, whole->memory.runtime_weights_bytes);
 }
 
+// One com.microsoft Attention on [1, 4, 256] with 256 x 768 constant weights.
+absl::StatusOr<Analysis> AttentionOf(int64_t heads) {
+  ModelBuilder builder;
+  builder.Opset("com.microsoft", 1).Input("x", onnx::TensorProto::FLOAT, {1, 4, 256});
+  builder.Initializer("w", onnx::TensorProto::FLOAT, {256, 768}).Initializer("b", onnx::TensorProto::FLOAT, {768});
+  onnx::NodeProto& node = builder.Node("Attention", {"x", "w", "b"}, {"y"});
+  node.set_domain("com.microsoft");
+  testing::SetInt(node, "num_heads", heads);
+  builder.Output("y", onnx::TensorProto::FLOAT, {1, 4, 256});
+  return AnalyzeBuilt(builder, kNoArena);
+}
+
+TEST(LoadedWeightsTest, AttentionPacksItsWeightsPerHeadWithEachHeadPaddedTo16Columns) {
+  // attn_h256_n32 / _n4 (AVX-512 host, arena off): 1,646,824 and 860,176
+  // held after creation. 4 heads of 64: the pack has the weights' bytes; 32
+  // heads of 8: each head's 8 columns padded to 16, twice the weights.
+  absl::StatusOr<Analysis> wide = AttentionOf(4);
+  absl::StatusOr<Analysis> narrow = AttentionOf(32);
+  ASSERT_TRUE(wide.ok() && narrow.ok());
+  EXPECT_EQ(wide->memory.weights_bytes, (256 * 768 + 768) * 4);
+  EXPECT_EQ(narrow->memory.runtime_weights_bytes - wide->memory.runtime_weights_bytes,
+            3 * 32 * (16 * 256 * 4) - 256 * 768 * 4);
+}
+
 TEST(LoadedWeightsTest, AConvTransposeFilterTakesAnArenaRegionUnderTheDefaultsOnly) {
   // w_convT: a 2,359,296-byte filter transposed at load; with the arena it is
   // a chunk of a 4 MiB region (+ 1/32 for its handles), measured 4,394,344;
@@ -162,9 +186,9 @@ TEST(LoadedWeightsTest, EqualInitializersAreOneOnlyUpToEightElements) {
             9 * 4 + kPerInitializer);
 }
 
-absl::StatusOr<Analysis> Chain(const std::vector<std::string>& ops) {
+absl::StatusOr<Analysis> Chain(const std::vector<std::string>& ops, int32_t type = onnx::TensorProto::FLOAT) {
   ModelBuilder builder;
-  builder.Input("t0", onnx::TensorProto::FLOAT, {1, 18, 4, 4});
+  builder.Input("t0", type, {1, 18, 4, 4});
   for (size_t i = 0; i < ops.size(); ++i) {
     builder.Add(ops[i], {absl::StrCat("t", i)}, {absl::StrCat("t", i + 1)});
   }
@@ -188,6 +212,21 @@ TEST(LoadedWeightsTest, AnIdentityOrtTakesOutStillCostsTheSessionSome) {
   absl::StatusOr<Analysis> with_identity = Chain({"Relu", "Identity", "Relu"});
   ASSERT_TRUE(relus.ok() && with_identity.ok());
   EXPECT_EQ(with_identity->memory.runtime_weights_bytes - relus->memory.runtime_weights_bytes, 1'140);
+}
+
+TEST(LoadedWeightsTest, EachCastOrtInsertsAndTakesOutAgainStillCostsTheSessionSome) {
+  // session_fp16_sigmoid_*: ORT runs a float16 Sigmoid in float32 behind a
+  // Cast in and a Cast out; between two Sigmoids the two meet and go. Two
+  // more Sigmoids: two nodes and four such Casts (850 each) more.
+  absl::StatusOr<Analysis> three = Chain({"Sigmoid", "Sigmoid", "Sigmoid"}, onnx::TensorProto::FLOAT16);
+  absl::StatusOr<Analysis> five = Chain({"Sigmoid", "Sigmoid", "Sigmoid", "Sigmoid", "Sigmoid"}, onnx::TensorProto::FLOAT16);
+  ASSERT_TRUE(three.ok() && five.ok());
+  EXPECT_EQ(five->memory.runtime_weights_bytes - three->memory.runtime_weights_bytes, 2 * kPerNode + 4 * 850);
+  // In float32 no Cast is made: two nodes more.
+  absl::StatusOr<Analysis> three32 = Chain({"Sigmoid", "Sigmoid", "Sigmoid"});
+  absl::StatusOr<Analysis> five32 = Chain({"Sigmoid", "Sigmoid", "Sigmoid", "Sigmoid", "Sigmoid"});
+  ASSERT_TRUE(three32.ok() && five32.ok());
+  EXPECT_EQ(five32->memory.runtime_weights_bytes - three32->memory.runtime_weights_bytes, 2 * kPerNode);
 }
 
 TEST(LoadedWeightsTest, AFirstRunOfSmallTensorsLeavesTheInitialMegabyteHeld) {

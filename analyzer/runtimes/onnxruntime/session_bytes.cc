@@ -45,6 +45,12 @@ constexpr int64_t kSessionBytesPerRemovedAttribute = 320;
 // - per initializer a rewrite took out (the four of a BatchNormalization
 //   fused into its Conv and the Conv's old filter: 750 each);
 constexpr int64_t kSessionBytesPerRemovedInitializer = 750;
+// - per Cast ORT inserted for a float16 node it runs in float32 and took
+//   out again (RemoveDuplicateCastTransformer: met its Cast back;
+//   FuseInitializersTransformer: a weight converted at load): a chain of
+//   float16 Sigmoids holds 1,700 more per node than a float32 one, two such
+//   Casts each (RemoveNode leaves part behind, as for the file's nodes);
+constexpr int64_t kSessionBytesPerCancelledCast = 850;
 // - per value_info entry of the file (a Relu chain with one per
 //   intermediate value: 609 more each);
 constexpr int64_t kSessionBytesPerValueInfo = 610;
@@ -103,7 +109,12 @@ int64_t SessionBytes(const IrGraph& graph, const GraphRewrite& rewrite, const Sh
   };
   int64_t bytes = kSessionFixedBytes +
                   kSessionBytesPerInitializer * (new_initializers + static_cast<int64_t>(held_weights.size())) +
-                  kSessionBytesPerRemovedInitializer * removed_initializers;
+                  kSessionBytesPerRemovedInitializer * removed_initializers +
+                  kSessionBytesPerCancelledCast * rewrite.cancelled_casts;
+  // A float16 body's constant: its float32 initializer held (4 bytes), the
+  // float16 one and the Cast between taken out.
+  bytes += rewrite.float16_body_constants * (kSessionBytesPerInitializer + 4 + kSessionBytesPerRemovedInitializer +
+                                             kSessionBytesPerCancelledCast);
   for (ValueId id : held_weights) bytes += name_bytes(graph.values[id].name, kSessionBytesPerValueNameChar);
   std::set<const onnx::NodeProto*> kept;
   for (const IrNode& node : graph.nodes) {

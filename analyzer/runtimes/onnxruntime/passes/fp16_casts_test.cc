@@ -279,5 +279,25 @@ TEST(Float16CastsTest, ContribOpsFollowTheirMeasuredKernels) {
   EXPECT_TRUE(ort::HasFloat16CpuKernel("SimplifiedLayerNormalization"));
 }
 
+TEST(Float16CastsTest, EmbedLayerNormalizationRunsInFloat32WithItsEmbeddingsConvertedAtLoad) {
+  // ORT's optimized fp16 tiny-random-gpt2: EmbedLayerNormalization reads
+  // FusedBack_ float32 embeddings; a float16 4096 x 256 table holds what a
+  // float32 one does after creation (4,809,984 against 4,797,392 measured).
+  ModelBuilder builder;
+  builder.Opset("com.microsoft", 1).Input("ids", onnx::TensorProto::INT32, {1, 4});
+  builder.Input("pos", onnx::TensorProto::INT32, {1, 4});
+  builder.Initializer("wte", kFloat16, {4096, 256}).Initializer("wpe", kFloat16, {512, 256});
+  builder.Initializer("g", kFloat16, {256}).Initializer("b", kFloat16, {256});
+  builder.Node("EmbedLayerNormalization", {"ids", "", "wte", "wpe", "", "g", "b", "", "pos"}, {"y", "mask_index"})
+      .set_domain("com.microsoft");
+  builder.Output("y", kFloat16, {1, 4, 256});
+  absl::StatusOr<Analysis> ort = AnalyzeBuilt(builder, kOrt);
+  ASSERT_TRUE(ort.ok()) << ort.status();
+  const int64_t float32_weights = (4096 + 512 + 2) * 256 * 4;
+  EXPECT_GE(ort->memory.runtime_weights_bytes, float32_weights + kSessionAtLeast);
+  EXPECT_LT(ort->memory.runtime_weights_bytes, float32_weights + kSessionBelow);
+  EXPECT_TRUE(ort::ContribRunsInFloat32("EmbedLayerNormalization"));
+}
+
 }  // namespace
 }  // namespace footprint

@@ -145,9 +145,12 @@ const std::vector<Step>& GeluSteps(bool tanh) {
   return tanh ? *kTanh : *kExact;
 }
 
-// com.microsoft's Gelu and FastGelu (without bias), functions of ORT's own
-// contrib schemas (core/graph/contrib_ops/bert_defs.cc), inlined at any
-// opset: measured, single float16 ops.
+// com.microsoft's Gelu and FastGelu, functions of ORT's own contrib schemas
+// (core/graph/contrib_ops/bert_defs.cc), inlined at any opset: measured,
+// single float16 ops. FastGelu's optional bias is its body's first node,
+// X_bias = Add(X, bias), which the other nodes read where they read X
+// without it (measured: the fp16 tiny-random-gpt2's optimized model, and a
+// chain of biased float16 FastGelus, on an AVX-512 host).
 const std::vector<Step>* ContribBodyOf(const onnx::NodeProto& node) {
   using W = Writes;
   static const auto* const kGelu = new std::vector<Step>{{"Mul", {kX}, W::kLikeInput},
@@ -159,9 +162,27 @@ const std::vector<Step>* ContribBodyOf(const onnx::NodeProto& node) {
       {"Mul", {kX, kX}, W::kLikeInput}, {"Mul", {0}, W::kLikeInput},     {"Add", {1}, W::kLikeInput},
       {"Mul", {kX, 2}, W::kLikeInput},  {"Tanh", {3}, W::kLikeInput},    {"Add", {4}, W::kLikeInput},
       {"Mul", {kX, 5}, W::kLikeInput},  {"Mul", {6}, W::kOutput}};
+  static const auto* const kFastGeluWithBias = new std::vector<Step>{
+      {"Add", {kX, kSecond}, W::kLikeInput}, {"Mul", {0, 0}, W::kLikeInput}, {"Mul", {1}, W::kLikeInput},
+      {"Add", {2}, W::kLikeInput},           {"Mul", {0, 3}, W::kLikeInput}, {"Tanh", {4}, W::kLikeInput},
+      {"Add", {5}, W::kLikeInput},           {"Mul", {0, 6}, W::kLikeInput}, {"Mul", {7}, W::kOutput}};
   if (node.op_type() == "Gelu") return kGelu;
-  if (node.op_type() == "FastGelu" && node.input_size() == 1) return kFastGelu;
+  if (node.op_type() != "FastGelu") return nullptr;
+  const bool has_bias = node.input_size() >= 2 && !node.input(1).empty();
+  return has_bias ? kFastGeluWithBias : kFastGelu;
   return nullptr;
+}
+
+// The Constant nodes of the body ORT inlines for float16 `node`, which it
+// adds as float16 initializers (graph.cc InlineFunctionProto:
+// AddConstantProtoAsInitializer); each read by one node run in float32, so
+// each becomes a FusedBack_ float32 initializer (fuse_initializers_
+// transformer.cc), the float16 one and its Cast taken out. Counted for
+// FastGelu only, whose a, b, c and one (bert_defs.cc) ORT's optimized fp16
+// tiny-random-gpt2 and the FastGelu chain probes show; the other bodies'
+// constants are not counted yet.
+int64_t Float16BodyConstants(const onnx::NodeProto& node) {
+  return node.domain() == "com.microsoft" && node.op_type() == "FastGelu" ? 4 : 0;
 }
 
 // GroupNormalization has no CPU kernel in any type: ORT always runs its
@@ -288,7 +309,10 @@ class Inliner {
     bool float16_input = false;
     for (ValueId input : node.inputs) float16_input = float16_input || TypeOf(input) == kFloat16;
     const std::vector<Step>* steps = inlinable ? AnyTypeBodyOf(*node.proto, opset_) : nullptr;
-    if (inlinable && steps == nullptr && float16_input) steps = BodyOf(*node.proto, opset_);
+    if (inlinable && steps == nullptr && float16_input) {
+      steps = BodyOf(*node.proto, opset_);
+      if (steps != nullptr) context_.rewrite.float16_body_constants += Float16BodyConstants(*node.proto);
+    }
     const bool needs_second = steps != nullptr && UsesSecond(*steps);
     if (steps == nullptr || (needs_second && node.inputs.size() < 2)) {
       out.push_back(std::move(node));
