@@ -6,6 +6,8 @@ tool's peak_bytes under --runtime onnxruntime-cpu (":noarena" for the arena-off 
 usage: process_peak_table.py TOOL MODELS_DIR COPIES_DIR [RESULTS] [--only REGEX]
   MODELS_DIR  the shared corpus (the results name its models "shared:PATH")
   COPIES_DIR  the fp16/QDQ/dynamic copies tools/report_snapshot.sh --make-copies writes ("copies:NAME")
+A row with "processes": N keeps the highest process peak of N processes (ORT's order of some
+copies follows a hash map seeded per process; "process_peak_min" is the lowest).
 Prints a Markdown table, then the acceptance count: rows whose measured peak is >= 1 MiB, how many
 ours is within 10% of, how many under 0.9x. Exit 0 (the figures are for reading, not a gate).
 """
