@@ -150,8 +150,10 @@ The figures follow the memory model: peak = weights + folded weights + arena; lo
 the busiest step's live bytes; naive = one buffer per tensor; reuse savings = naive - arena.
 They are those of the modes in use; the report also gives the baseline lower bound and what
 each mode saved.
-Exit codes: 0 success; 1 a budget or the device's capacity is exceeded; 2 usage or input error
-(with several models: the worst of them, 2 > 1 > 0).
+Exit codes: 0 success; 1 a budget or the device's capacity is exceeded; 2 usage or input error,
+a binding the model contradicts among them (--dim height=481 where its adds need other sizes:
+the line names the node, the dims and the nearest values the model takes) (with several models:
+the worst of them, 2 > 1 > 0).
 )";
 
 // A usage error of `analyze`: its one-line message, which the command prints
