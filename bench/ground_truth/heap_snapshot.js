@@ -2,6 +2,7 @@
 // ort_driver.js and patch_compare.js read around each session and run.
 //   const {snapshot, sleepMs} = require('./heap_snapshot.js');
 //   const {current, peak} = snapshot();  // heap bytes now, and the peak since the last snapshot
+//   settle();                             // gc until the heap stops shrinking (node --expose-gc)
 // Needs FOOTPRINT_HEAP_REPORT (the shim's report file) and LD_PRELOAD=heap_shim.so.
 'use strict';
 const fs = require('fs');
@@ -26,4 +27,19 @@ function snapshot() {
   throw new Error('heap shim did not answer (is LD_PRELOAD set?)');
 }
 
-module.exports = {snapshot, sleepMs};
+// Collects garbage until the heap stops shrinking: V8 frees the backing
+// stores of dead ArrayBuffers (a released session's outputs) off the main
+// thread, after gc() returns.
+function settle() {
+  if (!global.gc) return;
+  let last = snapshot().current;
+  for (let i = 0; i < 20; ++i) {
+    global.gc();
+    sleepMs(20);
+    const now = snapshot().current;
+    if (now === last) return;
+    last = now;
+  }
+}
+
+module.exports = {settle, snapshot, sleepMs};

@@ -29,25 +29,11 @@ const fs = require('fs');
 const path = require('path');
 const ort = require(path.join(process.env.FOOTPRINT_ORT_MODULES, 'onnxruntime-node'));
 
-const {snapshot, sleepMs} = require('./heap_snapshot.js');
+const {settle, snapshot} = require('./heap_snapshot.js');
 
 const {zeroInputs: zeroInputsOf} = require('./zero_inputs.js');
 const zeroInputs = (session, dimDefault) => zeroInputsOf(ort, session, dimDefault);
 
-// Collects garbage until the heap stops shrinking: V8 frees the backing
-// stores of dead ArrayBuffers (a released session's outputs) off the main
-// thread, after gc() returns.
-function settle() {
-  if (!global.gc) return;
-  let last = snapshot().current;
-  for (let i = 0; i < 20; ++i) {
-    global.gc();
-    sleepMs(20);
-    const now = snapshot().current;
-    if (now === last) return;
-    last = now;
-  }
-}
 
 async function warmUp(modelSource, options, dimDefault) {
   const session = await ort.InferenceSession.create(modelSource, options);

@@ -24,22 +24,11 @@
 const path = require('path');
 const ort = require(path.join(process.env.FOOTPRINT_ORT_MODULES, 'onnxruntime-node'));
 
-const {snapshot, sleepMs} = require('./heap_snapshot.js');
+const {settle, snapshot} = require('./heap_snapshot.js');
 
 const {zeroInputs: zeroInputsOf} = require('./zero_inputs.js');
 const zeroInputs = (session, dimDefault) => zeroInputsOf(ort, session, dimDefault);
 
-function settle() {
-  if (!global.gc) return;
-  let last = snapshot().current;
-  for (let i = 0; i < 20; ++i) {
-    global.gc();
-    sleepMs(20);
-    const now = snapshot().current;
-    if (now === last) return;
-    last = now;
-  }
-}
 
 async function main() {
   const args = process.argv.slice(2);
